@@ -1,0 +1,60 @@
+package io.roboco.sandbox.engine;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a sandbox of one kind looks like: its container, how it becomes ready, how the agent's
+ * least-privileged credential is made, which features may be activated, and the env an agent gets.
+ *
+ * <p>Adding an engine is one implementation of this interface plus one line in
+ * {@link EngineRegistry#defaults()}. Implementations are stateless and thread-safe.
+ */
+public interface Engine {
+
+    /** Registry key and label value, e.g. {@code postgres}. Lower case, no spaces. */
+    String name();
+
+    /** Human name for pages, e.g. {@code PostgreSQL}. */
+    String displayName();
+
+    /** Production default image, e.g. {@code postgres:16-alpine}. Overridable per engine. */
+    String defaultImage();
+
+    /** Port the service listens on inside a named network. */
+    int defaultPort();
+
+    /** The fixed allowlist of activatable features (extensions, modules). Empty when none. */
+    Set<String> features();
+
+    /** Word for features in envelopes: {@code available_extensions}, {@code available_modules}, or null when none. */
+    String featuresKey();
+
+    /** Fresh random credentials for one sandbox: an admin pair kept by the plugin and the agent's own pair. */
+    Credentials newCredentials(SecretSource secrets);
+
+    /** The container to run. The admin secret may appear in its env; the agent's secret never does. */
+    ContainerSpec containerSpec(SpecRequest request);
+
+    /** Ready when the service answers on the admin credential. Polled by {@link Readiness#await}. */
+    ReadinessProbe readiness();
+
+    /**
+     * Creates the agent's least-privileged user (and database / keyspace) through the admin
+     * credential, then proves the agent can log in. Called once, after {@link #readiness()} passed.
+     */
+    void prepareAgent(ProbeTarget target) throws Exception;
+
+    /** Whether the agent's own credential works right now: the live re-verification of a cached sandbox. */
+    ReadinessProbe liveness();
+
+    /**
+     * Activates one allowlisted feature inside the running container through an exec (never a bind
+     * mount or init script). Idempotent. Throws {@link FeatureUnavailableException} naming the
+     * feature and the image when the image does not carry it.
+     */
+    void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception;
+
+    /** The env dict an agent exports, e.g. {@code ROBOCO_TEST_DB_HOST}; includes a full URL. */
+    Map<String, String> env(Endpoint endpoint, Credentials credentials);
+}

@@ -1,0 +1,88 @@
+package io.roboco.sandbox.engine;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The engines a deployment knows, built explicitly in one place. Duplicates are refused; unknown
+ * names fail with a message that lists the known ones.
+ */
+public final class EngineRegistry {
+    private final Map<String, Engine> engines;
+
+    private EngineRegistry(Map<String, Engine> engines) {
+        this.engines = Collections.unmodifiableMap(engines);
+    }
+
+    public static EngineRegistry of(Collection<? extends Engine> list) {
+        Map<String, Engine> map = new LinkedHashMap<>();
+        for (Engine engine : list) {
+            if (map.putIfAbsent(engine.name(), engine) != null) {
+                throw new IllegalArgumentException("engine '" + engine.name() + "' registered twice");
+            }
+        }
+        return new EngineRegistry(map);
+    }
+
+    /** The engine called {@code name}, or an {@link UnknownNameException} listing the known ones. */
+    public Engine require(String name) {
+        Engine engine = engines.get(name);
+        if (engine == null) {
+            throw new UnknownNameException("no engine '" + printable(name) + "'; known: " + String.join(", ", names()));
+        }
+        return engine;
+    }
+
+    public Optional<Engine> find(String name) {
+        return Optional.ofNullable(engines.get(name));
+    }
+
+    /** Known engine names, sorted. */
+    public Set<String> names() {
+        return new TreeSet<>(engines.keySet());
+    }
+
+    /** Engines in registration order. */
+    public Collection<Engine> all() {
+        return engines.values();
+    }
+
+    /**
+     * Checks that every feature is on the engine's allowlist; the error names the allowlist.
+     * Comparison is exact: no case folding, trimming or normalisation (a look-alike is a different name).
+     */
+    public void requireFeatures(String engineName, Collection<String> features) {
+        Engine engine = require(engineName);
+        for (String feature : features) {
+            if (feature == null || !engine.features().contains(feature)) {
+                String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
+                throw new UnknownNameException(engineName + " feature '" + printable(feature) + "' is not allowed; allowed: " + allowed);
+            }
+        }
+    }
+
+    /** Echoes a caller-supplied name safely: bounded length, control and non-ASCII characters escaped. */
+    static String printable(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < s.length() && sb.length() < 64; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x20 && c < 0x7f) {
+                sb.append(c);
+            } else {
+                sb.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        if (sb.length() >= 64) {
+            sb.append('…');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,51 @@
+package io.roboco.sandbox.runtime;
+
+import io.roboco.sandbox.engine.ExecResult;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How sandbox containers run. One implementation talks to Docker ({@code runtime.docker}); a fake
+ * serves unit tests. Both pass {@code ContainerRuntimeContract}. No vendor type crosses this interface.
+ *
+ * <p>Faults (daemon unreachable, image missing) are {@link ContainerRuntimeException}s with an
+ * actionable message; "already gone" on removal is success.
+ */
+public interface ContainerRuntime extends AutoCloseable {
+
+    /** Checks the daemon answers; throws {@link ContainerRuntimeException} saying how to fix it if not. */
+    void ping();
+
+    /**
+     * Creates and starts a container: tmpfs data dir, memory / CPU / pids caps, no-new-privileges,
+     * all capabilities dropped but those in {@link RunRequest#capabilities()}, labels, network.
+     * If start fails after create, the container is removed before the exception is thrown.
+     */
+    StartedContainer start(RunRequest request);
+
+    /** Runs a command inside a running container and waits for it. */
+    ExecResult exec(String containerId, List<String> command, Map<String, String> env);
+
+    /** The container's state, or empty when it does not exist. */
+    Optional<ContainerState> inspect(String containerId);
+
+    /** True when the container exists and runs. */
+    default boolean isRunning(String containerId) {
+        return inspect(containerId).map(ContainerState::running).orElse(false);
+    }
+
+    /** Last {@code lines} lines of the container's stdout+stderr; empty when it is gone. */
+    String logTail(String containerId, int lines);
+
+    /** Force-removes the container (and its anonymous volumes). Idempotent: a missing container is success. */
+    void remove(String containerId);
+
+    /** Containers (running or not) carrying every given label; a null value matches any value of that key. */
+    List<ContainerState> list(Map<String, String> labels);
+
+    @Override
+    default void close() {
+    }
+}

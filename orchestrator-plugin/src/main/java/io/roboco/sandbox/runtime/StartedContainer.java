@@ -1,0 +1,5 @@
+package io.roboco.sandbox.runtime;
+
+/** A container the runtime created and started. */
+public record StartedContainer(String id, String name) {
+}

@@ -1,0 +1,8 @@
+package io.roboco.sandbox.settings;
+
+/** Everything the plugin persists, behind one store (one database, one transaction boundary per call). */
+public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AuditLog, AutoCloseable {
+    @Override
+    default void close() {
+    }
+}
