@@ -1,0 +1,295 @@
+package io.roboco.sandbox.manager;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.ProvisionException;
+import io.roboco.sandbox.provision.SandboxLabels;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.runtime.ContainerState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Owns the lifecycle of every agent's sandbox set: whole-set provisioning in parallel on first
+ * call, a cache re-verified live before it is trusted, features activated in place, growth of the
+ * project's set without touching running services, and release. Calls for one agent are
+ * serialized; different agents proceed in parallel (no global lock).
+ */
+public final class SandboxManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SandboxManager.class);
+
+    private final EngineRegistry registry;
+    private final ServiceProvisioner provisioner;
+    private final Clock clock;
+    private final AgentLocks locks = new AgentLocks();
+    private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
+    private final ExecutorService workers;
+
+    public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
+        this.registry = registry;
+        this.provisioner = provisioner;
+        this.clock = clock;
+        this.workers = Executors.newCachedThreadPool(daemonThreads("sandbox-worker-"));
+    }
+
+    /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
+    public EnsureOutcome ensure(EnsureRequest request) throws InterruptedException {
+        requireKnown(request);
+        ReentrantLock lock = locks.lockFor(request.agent());
+        lock.lockInterruptibly();
+        try {
+            AgentSandbox entry = liveEntry(request);
+            boolean created = false;
+            if (entry == null) {
+                removeLeftovers(request.agent());
+                Map<String, ServiceInstance> started = provisionAll(request, request.project().services());
+                entry = new AgentSandbox(request.agent(), request.project().id(), started, clock.instant());
+                cache.put(request.agent(), entry);
+                created = true;
+            } else {
+                Set<String> have = entry.services().keySet();
+                List<String> missing = request.project().services().stream().filter(s -> !have.contains(s)).toList();
+                if (!missing.isEmpty()) {
+                    entry = entry.with(provisionAll(request, missing));
+                    cache.put(request.agent(), entry);
+                    created = true;
+                }
+            }
+            entry = activateRequested(request, entry);
+            return new EnsureOutcome.Ready(entry.select(request.services()), !created);
+        } catch (ProvisionException e) {
+            return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes the agent's containers and cache entry. Idempotent; returns how many containers were removed. */
+    public int release(String agent) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(agent);
+        lock.lockInterruptibly();
+        try {
+            AgentSandbox entry = cache.remove(agent);
+            Set<String> ids = new HashSet<>();
+            if (entry != null) {
+                ids.addAll(entry.containerIds());
+            }
+            listAgentContainers(agent).forEach(c -> ids.add(c.id()));
+            removeAll(ids);
+            return ids.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The cached sandbox of one agent, as last verified (no live check). */
+    public Optional<AgentSandbox> find(String agent) {
+        return Optional.ofNullable(cache.get(agent));
+    }
+
+    /** Every cached sandbox set. */
+    public List<AgentSandbox> live() {
+        return List.copyOf(cache.values());
+    }
+
+    /** Container ids the cache holds: what the janitor must never remove. */
+    public Set<String> knownContainerIds() {
+        Set<String> ids = new HashSet<>();
+        cache.values().forEach(e -> ids.addAll(e.containerIds()));
+        return ids;
+    }
+
+    /** Re-verifies one agent's cached services now (for pages); empty when the agent has none. */
+    public Map<String, Boolean> verify(String agent) {
+        AgentSandbox entry = cache.get(agent);
+        if (entry == null) {
+            return Map.of();
+        }
+        Map<String, Boolean> result = new TreeMap<>();
+        entry.services().forEach((name, instance) -> result.put(name, provisioner.isLive(registry.require(name), instance)));
+        return result;
+    }
+
+    public ServiceProvisioner provisioner() {
+        return provisioner;
+    }
+
+    @Override
+    public void close() {
+        workers.shutdownNow();
+    }
+
+    // --- internals -------------------------------------------------------------------------------
+
+    /** The cached entry if it belongs to the request's project and every service is live; else evicts it. */
+    private AgentSandbox liveEntry(EnsureRequest request) throws InterruptedException {
+        AgentSandbox entry = cache.get(request.agent());
+        if (entry == null) {
+            return null;
+        }
+        if (!entry.project().equals(request.project().id())) {
+            log.info("agent {} moved from project {} to {}; replacing its sandbox", request.agent(), entry.project(), request.project().id());
+            evict(entry);
+            return null;
+        }
+        if (!allLive(entry)) {
+            log.info("sandbox of agent {} failed re-verification; evicting and re-provisioning the whole set", request.agent());
+            evict(entry);
+            return null;
+        }
+        return entry;
+    }
+
+    private boolean allLive(AgentSandbox entry) throws InterruptedException {
+        Collection<ServiceInstance> instances = entry.services().values();
+        if (instances.size() == 1) {
+            ServiceInstance only = instances.iterator().next();
+            return provisioner.isLive(registry.require(only.service()), only);
+        }
+        List<CompletableFuture<Boolean>> checks = instances.stream()
+                .map(i -> CompletableFuture.supplyAsync(() -> provisioner.isLive(registry.require(i.service()), i), workers))
+                .toList();
+        boolean all = true;
+        for (CompletableFuture<Boolean> check : checks) {
+            all &= join(check);
+        }
+        return all;
+    }
+
+    private void evict(AgentSandbox entry) throws InterruptedException {
+        cache.remove(entry.agent(), entry);
+        removeAll(entry.containerIds());
+    }
+
+    private Map<String, ServiceInstance> provisionAll(EnsureRequest request, List<String> services)
+            throws ProvisionException, InterruptedException {
+        Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
+        for (String service : services) {
+            Engine engine = registry.require(service);
+            Set<String> features = request.featuresFor(service);
+            futures.put(service, CompletableFuture.supplyAsync(() -> {
+                try {
+                    return provisioner.provision(engine, request.agent(), request.project().id(), features);
+                } catch (ProvisionException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, workers));
+        }
+        Map<String, ServiceInstance> started = new TreeMap<>();
+        List<ProvisionException> failures = new ArrayList<>();
+        for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
+            try {
+                started.put(f.getKey(), f.getValue().get());
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable cause = e.getCause();
+                failures.add(cause instanceof ProvisionException pe ? pe
+                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
+            } catch (InterruptedException e) {
+                futures.values().forEach(other -> other.cancel(true));
+                removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+                throw e;
+            }
+        }
+        if (!failures.isEmpty()) {
+            removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+            String reason = String.join("; ", failures.stream().map(Throwable::getMessage).toList());
+            boolean retryable = failures.stream().allMatch(ProvisionException::retryable);
+            throw new ProvisionException(reason, retryable, null);
+        }
+        return started;
+    }
+
+    private AgentSandbox activateRequested(EnsureRequest request, AgentSandbox entry) throws ProvisionException {
+        Map<String, ServiceInstance> updated = new TreeMap<>();
+        for (String service : request.services()) {
+            ServiceInstance instance = entry.services().get(service);
+            Set<String> wanted = request.featuresFor(service);
+            if (!instance.features().containsAll(wanted)) {
+                updated.put(service, provisioner.activate(registry.require(service), instance, wanted));
+            }
+        }
+        if (updated.isEmpty()) {
+            return entry;
+        }
+        AgentSandbox next = entry.with(updated);
+        cache.put(entry.agent(), next);
+        return next;
+    }
+
+    private void removeLeftovers(String agent) throws InterruptedException {
+        List<ContainerState> leftovers = listAgentContainers(agent);
+        if (!leftovers.isEmpty()) {
+            log.info("removing {} leftover sandbox container(s) of agent {} before provisioning", leftovers.size(), agent);
+            removeAll(leftovers.stream().map(ContainerState::id).toList());
+        }
+    }
+
+    private List<ContainerState> listAgentContainers(String agent) {
+        try {
+            return provisioner.runtime().list(SandboxLabels.ofAgent(provisioner.settings().instanceId(), agent));
+        } catch (RuntimeException e) {
+            log.warn("could not list containers of agent {}: {}", agent, e.getMessage());
+            return List.of();
+        }
+    }
+
+    private void removeAll(Collection<String> ids) throws InterruptedException {
+        if (ids.size() <= 1) {
+            ids.forEach(provisioner::removeQuietly);
+            return;
+        }
+        List<CompletableFuture<Void>> removals = ids.stream()
+                .map(id -> CompletableFuture.runAsync(() -> provisioner.removeQuietly(id), workers)).toList();
+        for (CompletableFuture<Void> removal : removals) {
+            join(removal);
+        }
+    }
+
+    private void requireKnown(EnsureRequest request) {
+        for (String service : request.services()) {
+            if (!request.project().services().contains(service)) {
+                throw new IllegalArgumentException("service '" + service + "' is not in project " + request.project().id()
+                        + "'s set " + request.project().services());
+            }
+        }
+        for (String service : request.project().services()) {
+            registry.requireFeatures(service, request.featuresFor(service));
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> future) throws InterruptedException {
+        try {
+            return future.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,100 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.Project;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The guard chain of {@code request_sandbox}, in the contract's order. Each method returns the
+ * refusal reason, or empty when the guard passes. Messages say what is allowed and what to do.
+ */
+final class Guards {
+    private final EngineRegistry registry;
+
+    Guards(EngineRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** 1. The feature flag. */
+    static Optional<String> flag(boolean enabled) {
+        return enabled ? Optional.empty()
+                : Optional.of("sandboxes are disabled: feature flag ROBOCO_SANDBOX_DB_ENABLED is off; an admin can turn it on "
+                + "(it takes effect on the next backend restart)");
+    }
+
+    /** 2. An active, project-bound task. */
+    static Optional<String> activeTask(String slug, Optional<Agent> agent) {
+        if (agent.isEmpty()) {
+            return Optional.of("agent '" + slug + "' is not known to the orchestrator; it must be spawned and given work first");
+        }
+        if (!agent.get().hasActiveTask()) {
+            return Optional.of("agent '" + slug + "' has no active, project-bound task; call give_me_work first");
+        }
+        return Optional.empty();
+    }
+
+    /** 3. The project opted into at least one service. */
+    static Optional<String> optedIn(String projectId, Optional<Project> project) {
+        if (project.isEmpty() || !project.get().optedIn()) {
+            return Optional.of("project '" + projectId + "' has no sandbox_services; an operator can opt it in on the project's "
+                    + "Sandbox settings card");
+        }
+        return Optional.empty();
+    }
+
+    /** 4. Every service inside the project's set; every feature on its engine's allowlist. */
+    Optional<String> allowed(Project project, List<String> services, Map<String, List<String>> features) {
+        String allowedServices = String.join(", ", project.services());
+        for (String service : services) {
+            if (!project.services().contains(service)) {
+                return Optional.of("service '" + printable(service) + "' is not in project '" + project.id()
+                        + "''s sandbox set; allowed: " + allowedServices);
+            }
+        }
+        for (Map.Entry<String, List<String>> entry : features.entrySet()) {
+            String service = entry.getKey();
+            if (!project.services().contains(service)) {
+                return Optional.of("extensions given for service '" + printable(service) + "', which is not in project '"
+                        + project.id() + "''s sandbox set; allowed: " + allowedServices);
+            }
+            Engine engine = registry.require(service);
+            for (String feature : entry.getValue()) {
+                if (feature == null || !engine.features().contains(feature)) {
+                    String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
+                    return Optional.of(service + " " + featureWord(engine) + " '" + printable(feature) + "' is not allowed; allowed: " + allowed);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** 5. The orchestrator handle is available. Retryable. */
+    static Optional<String> handle(OrchestratorHandle handle) {
+        OrchestratorHandle.State state = handle.state();
+        return state == OrchestratorHandle.State.RUNNING ? Optional.empty()
+                : Optional.of("the orchestrator is " + state.name().toLowerCase() + "; try again in a few seconds");
+    }
+
+    private static String featureWord(Engine engine) {
+        return "available_modules".equals(engine.featuresKey()) ? "module" : "extension";
+    }
+
+    /** Echoes caller input safely: bounded, control and non-ASCII characters escaped. */
+    static String printable(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < s.length() && sb.length() < 64; i++) {
+            char c = s.charAt(i);
+            sb.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+        }
+        return s.length() > 64 ? sb + "…" : sb.toString();
+    }
+}

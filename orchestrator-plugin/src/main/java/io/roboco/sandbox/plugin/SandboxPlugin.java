@@ -1,0 +1,186 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.manager.EnsureOutcome;
+import io.roboco.sandbox.manager.EnsureRequest;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SettingsStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The embeddable front door: {@code request_sandbox} (guard chain, then the manager) and
+ * {@code release_sandbox}, each recorded in the audit trail without a credential.
+ */
+public final class SandboxPlugin implements AutoCloseable {
+    public static final String REQUEST_VERB = "request_sandbox";
+    public static final String RELEASE_VERB = "release_sandbox";
+    private static final Logger log = LoggerFactory.getLogger(SandboxPlugin.class);
+
+    private final EngineRegistry registry;
+    private final SandboxManager manager;
+    private final SettingsStore store;
+    private final boolean flagEffective;
+    private final OrchestratorHandle handle;
+    private final Clock clock;
+    private final Guards guards;
+
+    public SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
+                         OrchestratorHandle handle, Clock clock) {
+        this.registry = registry;
+        this.manager = manager;
+        this.store = store;
+        this.flagEffective = flagEffective;
+        this.handle = handle;
+        this.clock = clock;
+        this.guards = new Guards(registry);
+    }
+
+    /**
+     * The verb. {@code services} null or empty means the project's whole set; {@code extensions}
+     * maps a service to per-call features on top of the project's standing set.
+     */
+    public SandboxDecision requestSandbox(String slug, List<String> services, Map<String, List<String>> extensions)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
+        Map<String, List<String>> perCall = extensions == null ? Map.of() : extensions;
+        Optional<Agent> agent = store.findAgent(slug);
+        String projectId = agent.map(Agent::project).orElse("");
+
+        SandboxDecision decision = decide(slug, agent, asked, perCall);
+        List<String> audited = decision instanceof SandboxDecision.Granted g
+                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList() : asked;
+        audit(slug, projectId, REQUEST_VERB, decision, audited, start);
+        return decision;
+    }
+
+    private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall)
+            throws InterruptedException {
+        Optional<String> refusal = Guards.flag(flagEffective);
+        if (refusal.isEmpty()) {
+            refusal = Guards.activeTask(slug, agent);
+        }
+        Optional<Project> project = agent.flatMap(a -> store.findProject(a.project()));
+        if (refusal.isEmpty()) {
+            refusal = Guards.optedIn(agent.get().project(), project);
+        }
+        if (refusal.isEmpty()) {
+            refusal = guards.allowed(project.get(), asked, perCall);
+        }
+        if (refusal.isPresent()) {
+            return new SandboxDecision.Refused(refusal.get(), false);
+        }
+        Optional<String> unavailable = Guards.handle(handle);
+        if (unavailable.isPresent()) {
+            return new SandboxDecision.Refused(unavailable.get(), true);
+        }
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest(slug, project.get(), asked, toSets(perCall)));
+        if (outcome instanceof EnsureOutcome.Ready ready) {
+            return new SandboxDecision.Granted(ready.services().stream().map(this::grant).toList(), ready.cacheHit());
+        }
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
+        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable());
+    }
+
+    /** Tears the agent's sandbox down; never throws. {@code verb} names what triggered it, for the audit. */
+    public int releaseSandbox(String slug, String verb) {
+        long start = System.nanoTime();
+        String project = store.findAgent(slug).map(Agent::project).orElse("");
+        Set<String> services = manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
+        try {
+            int removed = manager.release(slug);
+            record(slug, project, verb, "released", removed + " container(s) removed", List.copyOf(new TreeSet<>(services)), start);
+            return removed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            record(slug, project, verb, "invalid_state", "interrupted while releasing", List.copyOf(services), start);
+            return 0;
+        } catch (RuntimeException e) {
+            log.warn("release of agent {}'s sandbox failed: {}", slug, e.getMessage());
+            record(slug, project, verb, "invalid_state", "release failed: " + e.getMessage(), List.copyOf(services), start);
+            return 0;
+        }
+    }
+
+    /** The services an agent of this project may request; empty when the flag is off or the project has none. */
+    public List<String> servicesAvailable(String projectId) {
+        if (!flagEffective || projectId == null) {
+            return List.of();
+        }
+        return store.findProject(projectId).map(Project::services).orElse(List.of());
+    }
+
+    public boolean flagEffective() {
+        return flagEffective;
+    }
+
+    public SandboxManager manager() {
+        return manager;
+    }
+
+    public EngineRegistry registry() {
+        return registry;
+    }
+
+    public SettingsStore store() {
+        return store;
+    }
+
+    public Optional<AgentSandbox> sandboxOf(String slug) {
+        return manager.find(slug);
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+
+    private SandboxDecision.Grant grant(ServiceInstance instance) {
+        Engine engine = registry.require(instance.service());
+        return new SandboxDecision.Grant(instance.service(), engine.env(instance.endpoint(), instance.credentials()),
+                engine.featuresKey(), List.copyOf(new TreeSet<>(instance.features())));
+    }
+
+    private void audit(String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {
+        if (decision instanceof SandboxDecision.Granted g) {
+            record(slug, project, verb, "granted", g.cacheHit() ? "cache hit" : "provisioned", services, start);
+        } else if (decision instanceof SandboxDecision.Refused r) {
+            record(slug, project, verb, "refused", r.reason(), services, start);
+        } else if (decision instanceof SandboxDecision.InvalidState s) {
+            record(slug, project, verb, "invalid_state", s.reason(), services, start);
+        }
+    }
+
+    private void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
+        long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        try {
+            store.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
+        } catch (RuntimeException e) {
+            log.warn("could not write audit record for {} {}: {}", verb, slug, e.getMessage());
+        }
+    }
+
+    private static Map<String, Set<String>> toSets(Map<String, List<String>> perCall) {
+        Map<String, Set<String>> sets = new TreeMap<>();
+        perCall.forEach((k, v) -> sets.put(k, new TreeSet<>(v)));
+        return sets;
+    }
+}

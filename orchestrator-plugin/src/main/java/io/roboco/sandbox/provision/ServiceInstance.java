@@ -1,0 +1,29 @@
+package io.roboco.sandbox.provision;
+
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * One running, ready sandbox service: the container, where it answers, its credentials, and the
+ * features activated in it so far. Held only in the plugin's memory.
+ */
+public record ServiceInstance(String service, String image, String containerId, String containerName,
+                              Endpoint endpoint, Credentials credentials, Set<String> features, Instant created) {
+    public ServiceInstance {
+        features = Set.copyOf(features);
+    }
+
+    public ServiceInstance withFeatures(Set<String> more) {
+        java.util.Set<String> all = new java.util.TreeSet<>(features);
+        all.addAll(more);
+        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created);
+    }
+
+    @Override
+    public String toString() {
+        return "ServiceInstance[" + service + " " + containerName + " (" + containerId + ") at " + endpoint + ", features=" + features + "]";
+    }
+}
