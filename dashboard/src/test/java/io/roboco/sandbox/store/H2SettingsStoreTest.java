@@ -7,12 +7,17 @@ import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreContract;
 import io.roboco.sandbox.settings.SettingsStoreException;
-import java.nio.file.Files;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,13 +79,43 @@ class H2SettingsStoreTest extends SettingsStoreContract {
     }
 
     @Test
-    void secondOpenOfTheSameStateDirectoryIsRefusedWithAHint() {
-        // Same JVM shares H2's in-process database, so simulate another process with a foreign lock file.
-        Path other = stateDir.resolve("other");
-        try (SettingsStore first = JdbcSettingsStore.embedded(other)) {
-            assertThat(first.storedFlag("X")).isEmpty();
+    void secondProcessOnTheSameStateDirectoryIsRefusedWithAHint() throws Exception {
+        Process child = child(false);
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(output).startsWith("FAILED cannot open the settings database jdbc:h2:file:" + stateDir.toAbsolutePath())
+                .contains("Another process (a second server?) has this state directory open");
+    }
+
+    @Test
+    void everyAcknowledgedAppendSurvivesAKilledProcess() throws Exception {
+        store.close();
+        store = null;
+        Process child = child(true);
+        long acked = -1;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = out.readLine()) != null && acked < 200; ) {
+                if (line.startsWith("ACK ")) {
+                    acked = Long.parseLong(line.substring(4));
+                }
+            }
+            child.destroyForcibly();
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(Files.exists(other.resolve("roboco-sandbox.mv.db"))).isTrue();
+        assertThat(acked).as("child appends acknowledged").isGreaterThanOrEqualTo(200);
+        store = JdbcSettingsStore.embedded(stateDir);
+        assertThat(store.recent("child", null, 100_000).size()).isGreaterThanOrEqualTo((int) acked + 1);
+    }
+
+    private Process child(boolean append) throws Exception {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), EmbeddedStoreChild.class.getName(),
+                stateDir.toAbsolutePath().toString()));
+        if (append) {
+            command.add("append");
+        }
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
     @Test
