@@ -205,7 +205,7 @@ public abstract class SettingsStoreContract {
     @Test
     void concurrentAppendsFromEightThreadsLoseNothing() throws Exception {
         int threads = 8;
-        int each = 200;
+        int each = 100;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch go = new CountDownLatch(1);
         try {
