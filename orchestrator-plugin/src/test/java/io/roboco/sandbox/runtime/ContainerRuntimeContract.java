@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * What every {@link ContainerRuntime} does. Subclasses supply the runtime and requests that suit it
  * (the fake scripts its answers; the Docker IT uses local images). Every container made here carries
- * {@value #TEST_LABEL}=runtime and a per-run label, and is removed after the class even on failure.
+ * {@value #TEST_LABEL}=runtime and a per-run label, and is removed after the class even on failure;
+ * the runtime is closed afterwards.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ContainerRuntimeContract {
@@ -69,6 +70,8 @@ public abstract class ContainerRuntimeContract {
             }
         } catch (ContainerRuntimeException e) {
             // the daemon is gone: nothing left to remove, and the test failure already says why
+        } finally {
+            runtime().close();
         }
     }
 
