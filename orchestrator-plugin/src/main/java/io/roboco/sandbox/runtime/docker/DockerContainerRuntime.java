@@ -113,8 +113,12 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         try {
             client.startContainerCmd(id).exec();
         } catch (RuntimeException e) {
+            // Docker 20.10 resolves a named network only at start.
             String reason = e instanceof DockerException de ? DockerFailures.daemonMessage(de) : DockerFailures.rootMessage(e);
             removeQuietly(id);
+            if (e instanceof NotFoundException && request.network() instanceof NetworkMode.Named named) {
+                throw networkMissing(named, reason + "; container removed", e);
+            }
             throw new ContainerRuntimeException("container " + request.name() + " (" + spec.image()
                     + ") was created but did not start: " + reason + "; container removed", e);
         }
@@ -137,8 +141,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         } catch (NotFoundException e) {
             String message = DockerFailures.daemonMessage(e);
             if (request.network() instanceof NetworkMode.Named named && message.toLowerCase(Locale.ROOT).contains("network")) {
-                throw new ContainerRuntimeException("Docker network '" + named.network() + "' does not exist (" + message
-                        + "); create it (docker network create " + named.network() + ") or configure network mode 'host'", e);
+                throw networkMissing(named, message, e);
             }
             throw DockerFailures.imageMissing(spec.image(), e);
         } catch (ConflictException e) {
@@ -147,6 +150,11 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         } catch (RuntimeException e) {
             throw DockerFailures.of(dockerHost, "creating container " + request.name() + " from " + spec.image(), e);
         }
+    }
+
+    private static ContainerRuntimeException networkMissing(NetworkMode.Named named, String detail, RuntimeException cause) {
+        return new ContainerRuntimeException("Docker network '" + named.network() + "' does not exist (" + detail
+                + "); create it (docker network create " + named.network() + ") or configure network mode 'host'", cause);
     }
 
     static HostConfig hostConfig(RunRequest request) {
@@ -195,6 +203,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                 throw new ContainerRuntimeException(what + " did not finish within " + execTimeout.toSeconds()
                         + " s; output so far: " + output.combined().strip());
             }
+            output.throwIfFailed();
             Long exitCode = client.inspectExecCmd(execId).exec().getExitCodeLong();
             if (exitCode == null) {
                 throw new ContainerRuntimeException(what + " finished but Docker reported no exit code");
@@ -230,6 +239,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             if (!output.awaitCompletion(LOG_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 closeQuietly(output);
             }
+            output.throwIfFailed();
             return output.combined();
         } catch (NotFoundException e) {
             return "";
