@@ -109,7 +109,9 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     @Override
     public StartedContainer start(RunRequest request) {
         ContainerSpec spec = request.spec();
+        long t0 = System.nanoTime();
         String id = create(request, spec);
+        long t1 = System.nanoTime();
         try {
             client.startContainerCmd(id).exec();
         } catch (RuntimeException e) {
@@ -121,6 +123,10 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             }
             throw new ContainerRuntimeException("container " + request.name() + " (" + spec.image()
                     + ") was created but did not start: " + reason + "; container removed", e);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("container {} ({}) created in {} ms, started in {} ms", request.name(), spec.image(),
+                    (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
         }
         return new StartedContainer(id, request.name());
     }
