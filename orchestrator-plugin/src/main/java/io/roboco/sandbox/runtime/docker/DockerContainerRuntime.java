@@ -5,9 +5,6 @@ import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.api.model.Capability;
-import com.github.dockerjava.api.model.HostConfig;
-import com.github.dockerjava.api.model.RestartPolicy;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
@@ -17,7 +14,6 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
-import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
@@ -138,7 +134,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                 .withName(request.name())
                 .withEnv(env)
                 .withLabels(request.labels())
-                .withHostConfig(hostConfig(request));
+                .withHostConfig(SandboxHostConfig.of(request));
         if (!spec.command().isEmpty()) {
             cmd.withCmd(spec.command());
         }
@@ -161,36 +157,6 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     private static ContainerRuntimeException networkMissing(NetworkMode.Named named, String detail, RuntimeException cause) {
         return new ContainerRuntimeException("Docker network '" + named.network() + "' does not exist (" + detail
                 + "); create it (docker network create " + named.network() + ") or configure network mode 'host'", cause);
-    }
-
-    static HostConfig hostConfig(RunRequest request) {
-        Limits limits = request.limits();
-        String network = request.network() instanceof NetworkMode.Named named ? named.network() : "host";
-        // mode=1777: the entrypoint (root with CHOWN/FOWNER) chowns it; a non-root image can still write.
-        String tmpfs = "rw,size=" + limits.tmpfsBytes() + ",mode=1777";
-        return HostConfig.newHostConfig()
-                .withTmpFs(Map.of(request.spec().dataDir(), tmpfs))
-                .withMemory(limits.memoryBytes())
-                .withMemorySwap(limits.memoryBytes())
-                .withNanoCPUs(limits.nanoCpus())
-                .withPidsLimit(limits.pidsLimit())
-                .withSecurityOpts(List.of("no-new-privileges:true"))
-                .withCapDrop(Capability.ALL)
-                .withCapAdd(capabilities(request))
-                .withPrivileged(false)
-                .withNetworkMode(network)
-                .withRestartPolicy(RestartPolicy.noRestart());
-    }
-
-    private static Capability[] capabilities(RunRequest request) {
-        return request.capabilities().stream().sorted().map(name -> {
-            String bare = name.toUpperCase(Locale.ROOT).replaceFirst("^CAP_", "");
-            try {
-                return Capability.valueOf(bare);
-            } catch (IllegalArgumentException e) {
-                throw new ContainerRuntimeException("unknown Linux capability '" + name + "' for container " + request.name());
-            }
-        }).toArray(Capability[]::new);
     }
 
     @Override
