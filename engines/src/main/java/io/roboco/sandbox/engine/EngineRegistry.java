@@ -71,10 +71,7 @@ public final class EngineRegistry {
     public void requireFeatures(String engineName, Collection<String> features) {
         Engine engine = require(engineName);
         for (String feature : features) {
-            if (feature == null || !engine.features().contains(feature)) {
-                String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
-                throw new UnknownNameException(engineName + " feature '" + printable(feature) + "' is not allowed; allowed: " + allowed);
-            }
+            Features.require(engine, feature);
         }
     }
 
