@@ -101,6 +101,11 @@ class EnginesIT {
             System.out.println(sandbox);
             assertThat(DockerCli.exec(sandbox.id).exec(List.of("sh", "-c", "grep '^Uid:' /proc/1/status")).stdout())
                     .as("redis-server runs as a non-root user").doesNotMatch("(?s)Uid:\\s+0\\s.*");
+            try (Jedis admin = RedisEngine.connect(sandbox.target, Login.ADMIN)) {
+                assertThat(admin.configGet("save")).containsEntry("save", "");
+                assertThat(admin.configGet("appendonly")).containsEntry("appendonly", "no");
+                assertThat(admin.configGet("port")).containsEntry("port", Integer.toString(sandbox.spec.port()));
+            }
             long t0 = System.nanoTime();
             engine.prepareAgent(sandbox.target);
             System.out.printf("redis prepareAgent %d ms%n", (System.nanoTime() - t0) / 1_000_000);
