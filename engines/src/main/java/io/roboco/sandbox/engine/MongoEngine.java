@@ -20,6 +20,12 @@ import org.bson.Document;
  *
  * <p>The agent's password reaches the server inside {@code createUser} (mongod hashes it; SCRAM-SHA-256
  * has no pre-hashed form), on the plugin's admin connection only.
+ *
+ * <p><b>Not verified against a real {@code mongod}</b> (none is obtainable on the build machines). Known
+ * risk there: the official entrypoint runs its temporary init server on {@code 127.0.0.1:27017}
+ * whatever {@code --port} says, so in host-network mode two Mongo sandboxes initialising at once (or a
+ * host mongod) collide on that port. Named-network mode (one network namespace per container) is
+ * unaffected.
  */
 public final class MongoEngine implements Engine {
     static final String ADMIN_USER = "roboco_admin";
