@@ -1,0 +1,62 @@
+package io.roboco.sandbox.provision;
+
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The locally built images the integration tests run, and a check that says how to get them. */
+public final class LocalImages {
+    public static final Map<String, String> IMAGES = Map.of(
+            "postgres", "roboco-sandbox/postgres:15",
+            "redis", "roboco-sandbox/redis:7",
+            "mongo", "roboco-sandbox/mongo-compat:1");
+
+    private LocalImages() {
+    }
+
+    /** Connects to the daemon and checks every local image exists; fails (never skips) with what to run. */
+    public static ContainerRuntime requireDockerAndImages() {
+        ContainerRuntime runtime = DockerContainerRuntime.connect();
+        runtime.ping();
+        for (String image : IMAGES.values()) {
+            if (!imageExists(image)) {
+                throw new IllegalStateException("image " + image + " is missing; run ./scripts/test.sh (or ./scripts/build-images.sh), which builds it");
+            }
+        }
+        return runtime;
+    }
+
+    private static boolean imageExists(String image) {
+        try {
+            Process p = new ProcessBuilder("docker", "image", "inspect", "-f", "{{.Id}}", image).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            throw new IllegalStateException("docker CLI not available: " + e.getMessage() + "; run ./scripts/test.sh", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Runs the docker CLI and returns stdout (for inspect/logs evidence in tests). */
+    public static String docker(String... args) {
+        try {
+            String[] cmd = new String[args.length + 1];
+            cmd[0] = "docker";
+            System.arraycopy(args, 0, cmd, 1, args.length);
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            p.waitFor(30, TimeUnit.SECONDS);
+            return out;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
