@@ -111,9 +111,11 @@ public final class SandboxManager implements AutoCloseable {
         return List.copyOf(cache.values());
     }
 
-    /** Container ids the cache holds: what the janitor must never remove. */
+    /** Container ids the cache holds or that are being provisioned right now: what the janitor must never remove. */
     public Set<String> knownContainerIds() {
-        Set<String> ids = new HashSet<>();
+        // A ready container sits briefly between in-flight and the cache while its siblings finish;
+        // the janitor's grace window (validated to exceed the readiness timeout) covers that gap.
+        Set<String> ids = new HashSet<>(provisioner.inFlight());
         cache.values().forEach(e -> ids.addAll(e.containerIds()));
         return ids;
     }

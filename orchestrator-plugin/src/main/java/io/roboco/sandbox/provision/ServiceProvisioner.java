@@ -25,6 +25,7 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns "postgres for agent dev-3 in project shop, with pg_trgm" into one running, ready, isolated
@@ -40,6 +41,7 @@ public final class ServiceProvisioner {
     private final SecretSource secrets;
     private final Clock clock;
     private final PortAllocator ports = new PortAllocator();
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
         this.runtime = runtime;
@@ -78,6 +80,7 @@ public final class ServiceProvisioner {
         }
         Endpoint endpoint = new Endpoint(hostMode ? "127.0.0.1" : name, port);
         ProbeTarget target = target(container.id(), endpoint, credentials);
+        inFlight.add(container.id());
         try {
             Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
             engine.prepareAgent(target);
@@ -103,7 +106,17 @@ public final class ServiceProvisioner {
             removeQuietly(container.id());
             throw new ProvisionException(what(engine, agent) + " setup failed: " + redact(String.valueOf(e.getMessage()), credentials)
                     + "; container removed", true, null);
+        } finally {
+            inFlight.remove(container.id());
         }
+    }
+
+    /**
+     * Containers started but not yet handed to a cache (still becoming ready). The janitor must not
+     * take them; callers put the returned instance in their cache before this set forgets it.
+     */
+    public Set<String> inFlight() {
+        return Set.copyOf(inFlight);
     }
 
     /** Activates more features on a live service without a teardown; returns the updated instance. */
