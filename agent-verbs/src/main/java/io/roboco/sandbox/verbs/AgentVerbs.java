@@ -177,8 +177,9 @@ public final class AgentVerbs {
         if (roles.carries(agent.role(), verb)) {
             return Optional.empty();
         }
+        List<String> carriers = roles.rolesCarrying(verb);
         String reason = "role '" + Names.printable(agent.role()) + "' does not carry " + verb + "; only "
-                + humanList(roles.rolesCarrying(verb)) + " do";
+                + humanList(carriers) + (carriers.size() == 1 ? " does" : " do");
         return Optional.of(refuse(agent.slug(), agent.project(), verb, reason, services));
     }
 
