@@ -1,0 +1,278 @@
+package io.roboco.sandbox.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.settings.SettingsStoreException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The persistent settings store: an embedded H2 file database in the state directory by default, or
+ * PostgreSQL when the operator gives a {@code jdbc:postgresql://} URL. The schema is created or
+ * migrated at open. Lists come back ordered by key; audit reads newest first (ties: last appended first).
+ * Thread-safe: calls share one connection, one transaction at a time (see {@link SingleConnection}).
+ */
+public final class JdbcSettingsStore implements SettingsStore {
+    /** File name (without H2's {@code .mv.db}) of the embedded database inside the state directory. */
+    public static final String EMBEDDED_NAME = "roboco-sandbox";
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcSettingsStore.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() { };
+    private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() { };
+
+    private final SingleConnection db;
+
+    private JdbcSettingsStore(SingleConnection db) {
+        this.db = db;
+    }
+
+    /**
+     * Opens (creating or migrating the schema) the database at {@code jdbcUrl}: {@code jdbc:h2:…} or
+     * {@code jdbc:postgresql://…}. Fails with a {@link SettingsStoreException} that names the URL
+     * (never the password) and what to check.
+     */
+    public static JdbcSettingsStore open(String jdbcUrl, String user, String password) {
+        DatabaseUrl url = DatabaseUrl.parse(jdbcUrl);
+        SingleConnection db = new SingleConnection(url, user == null ? "" : user, password == null ? "" : password);
+        try {
+            int found = Schema.migrate(db, url.redacted());
+            LOG.info("settings store open at {} (schema version {}{})", url.redacted(), Schema.CURRENT,
+                    found == Schema.CURRENT ? "" : ", migrated from " + found);
+            return new JdbcSettingsStore(db);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the embedded H2 database {@code <stateDir>/roboco-sandbox.mv.db}, creating the directory if
+     * needed. The file is locked to this process; commits are written through at once.
+     */
+    public static JdbcSettingsStore embedded(Path stateDir) {
+        Path dir = stateDir.toAbsolutePath().normalize();
+        if (dir.toString().contains(";")) {
+            throw new SettingsStoreException("state directory " + dir + " contains ';', which H2 cannot take in a"
+                    + " database URL; choose another ROBOCO_SANDBOX_STATE_DIR");
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new SettingsStoreException("cannot create the state directory " + dir + ": " + e
+                    + "; create it, or set ROBOCO_SANDBOX_STATE_DIR to a writable directory", e);
+        }
+        // FILE lock (H2's default) refuses a second process; WRITE_DELAY=0 flushes each commit so a killed
+        // server loses nothing it acknowledged.
+        return open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0", "sa", "");
+    }
+
+    // --- projects ---------------------------------------------------------------------------
+
+    @Override
+    public Optional<Project> findProject(String id) {
+        return db.transaction("read project " + id, c -> one(c, "SELECT id, name, services, extensions FROM projects"
+                + " WHERE id = ?", JdbcSettingsStore::project, id));
+    }
+
+    @Override
+    public List<Project> allProjects() {
+        return db.transaction("list projects", c -> all(c, "SELECT id, name, services, extensions FROM projects"
+                + " ORDER BY id", JdbcSettingsStore::project));
+    }
+
+    @Override
+    public void saveProject(Project project) {
+        String services = write(project.services());
+        String extensions = write(project.extensions());
+        db.transaction("save project " + project.id(), c -> upsert(c,
+                "UPDATE projects SET name = ?, services = ?, extensions = ? WHERE id = ?",
+                "INSERT INTO projects (name, services, extensions, id) VALUES (?, ?, ?, ?)",
+                project.name(), services, extensions, project.id()));
+    }
+
+    // --- flags ------------------------------------------------------------------------------
+
+    @Override
+    public Optional<Boolean> storedFlag(String name) {
+        return db.transaction("read flag " + name, c -> one(c, "SELECT enabled FROM flags WHERE name = ?",
+                rs -> rs.getBoolean(1), name));
+    }
+
+    @Override
+    public void storeFlag(String name, boolean enabled) {
+        Objects.requireNonNull(name, "name");
+        db.transaction("store flag " + name, c -> upsert(c,
+                "UPDATE flags SET enabled = ? WHERE name = ?",
+                "INSERT INTO flags (enabled, name) VALUES (?, ?)", enabled, name));
+    }
+
+    // --- agents -----------------------------------------------------------------------------
+
+    @Override
+    public Optional<Agent> findAgent(String slug) {
+        return db.transaction("read agent " + slug, c -> one(c, "SELECT slug, role, project, task FROM agents"
+                + " WHERE slug = ?", JdbcSettingsStore::agent, slug));
+    }
+
+    @Override
+    public List<Agent> allAgents() {
+        return db.transaction("list agents", c -> all(c, "SELECT slug, role, project, task FROM agents ORDER BY slug",
+                JdbcSettingsStore::agent));
+    }
+
+    @Override
+    public void saveAgent(Agent agent) {
+        db.transaction("save agent " + agent.slug(), c -> upsert(c,
+                "UPDATE agents SET role = ?, project = ?, task = ? WHERE slug = ?",
+                "INSERT INTO agents (role, project, task, slug) VALUES (?, ?, ?, ?)",
+                agent.role(), agent.project(), agent.task(), agent.slug()));
+    }
+
+    @Override
+    public void deleteAgent(String slug) {
+        db.transaction("delete agent " + slug, c -> update(c, "DELETE FROM agents WHERE slug = ?", slug));
+    }
+
+    // --- audit ------------------------------------------------------------------------------
+
+    @Override
+    public void append(AuditRecord r) {
+        Objects.requireNonNull(r.time(), "audit record time");
+        OffsetDateTime ts = OffsetDateTime.ofInstant(r.time().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+        String services = write(r.services());
+        db.transaction("append an audit record", c -> update(c, "INSERT INTO audit"
+                        + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                ts, r.agent(), r.project(), r.verb(), r.decision(), r.reason(), services, r.durationMillis()));
+    }
+
+    @Override
+    public List<AuditRecord> recent(String agent, String decision, int limit) {
+        if (limit <= 0) {
+            return List.of();
+        }
+        StringBuilder sql = new StringBuilder("SELECT ts, agent, project, verb, decision, reason, services, duration_ms"
+                + " FROM audit WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (agent != null && !agent.isBlank()) {
+            sql.append(" AND agent = ?");
+            args.add(agent);
+        }
+        if (decision != null && !decision.isBlank()) {
+            sql.append(" AND decision = ?");
+            args.add(decision);
+        }
+        sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
+        args.add(limit);
+        return db.transaction("read the audit trail", c -> all(c, sql.toString(), JdbcSettingsStore::auditRecord,
+                args.toArray()));
+    }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+
+    // --- rows -------------------------------------------------------------------------------
+
+    private static Project project(ResultSet rs) throws SQLException {
+        return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
+                read(rs.getString(4), EXTENSIONS));
+    }
+
+    private static Agent agent(ResultSet rs) throws SQLException {
+        return new Agent(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4));
+    }
+
+    private static AuditRecord auditRecord(ResultSet rs) throws SQLException {
+        return new AuditRecord(rs.getObject(1, OffsetDateTime.class).toInstant(), rs.getString(2), rs.getString(3),
+                rs.getString(4), rs.getString(5), rs.getString(6), read(rs.getString(7), STRINGS), rs.getLong(8));
+    }
+
+    // --- plumbing ---------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface RowMapper<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> Optional<T> one(Connection c, String sql, RowMapper<T> mapper, Object... args)
+            throws SQLException {
+        List<T> rows = all(c, sql, mapper, args);
+        return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+    }
+
+    private static <T> List<T> all(Connection c, String sql, RowMapper<T> mapper, Object... args)
+            throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+            List<T> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(mapper.map(rs));
+            }
+            return rows;
+        }
+    }
+
+    /** Safe without MERGE or ON CONFLICT because {@link SingleConnection} runs one transaction at a time. */
+    private static Void upsert(Connection c, String updateSql, String insertSql, Object... args) throws SQLException {
+        if (update(c, updateSql, args) == 0) {
+            update(c, insertSql, args);
+        }
+        return null;
+    }
+
+    private static Integer update(Connection c, String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, args)) {
+            return ps.executeUpdate();
+        }
+    }
+
+    private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        try {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            return ps;
+        } catch (SQLException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    private static String write(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new SettingsStoreException("cannot encode settings value as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private static <T> T read(String json, TypeReference<T> type) {
+        try {
+            return JSON.readValue(json, type);
+        } catch (JsonProcessingException e) {
+            throw new SettingsStoreException("settings database holds malformed JSON '" + json + "': "
+                    + e.getOriginalMessage(), e);
+        }
+    }
+}
