@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.verbs.MapSettingsStore;
 import io.roboco.sandbox.verbs.StubContainerRuntime;
 import io.roboco.sandbox.verbs.StubEngine;
@@ -23,7 +24,7 @@ final class TestServer implements AutoCloseable {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     final StubContainerRuntime runtime = new StubContainerRuntime();
-    final MapSettingsStore store = new MapSettingsStore();
+    final MapSettingsStore store;
     final ByteArrayOutputStream console = new ByteArrayOutputStream();
     final RunningServer server;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -36,10 +37,15 @@ final class TestServer implements AutoCloseable {
         this(config, new MapSettingsStore());
     }
 
-    TestServer(ServerConfig config, MapSettingsStore seeded) {
-        seeded.allProjects().forEach(store::saveProject);
-        seeded.storedFlag("ROBOCO_SANDBOX_DB_ENABLED").ifPresent(v -> store.storeFlag("ROBOCO_SANDBOX_DB_ENABLED", v));
+    TestServer(ServerConfig config, MapSettingsStore store) {
+        this.store = store;
         server = SandboxServer.start(config, runtime, StubEngine.registry(), store, Clock.systemUTC(), new PrintStream(console, true));
+    }
+
+    /** Over any store (e.g. the real embedded one); {@link #store} is then null. */
+    TestServer(ServerConfig config, SettingsStore other) {
+        this.store = null;
+        server = SandboxServer.start(config, runtime, StubEngine.registry(), other, Clock.systemUTC(), new PrintStream(console, true));
     }
 
     record Reply(int status, String body) {
