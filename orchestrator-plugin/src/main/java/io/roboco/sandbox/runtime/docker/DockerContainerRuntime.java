@@ -1,0 +1,280 @@
+package io.roboco.sandbox.runtime.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.StartedContainer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link ContainerRuntime} on a Docker daemon through docker-java (httpclient5 transport). Never pulls:
+ * images must already be local. Create + start are two API calls; nothing is inspected up front.
+ */
+public final class DockerContainerRuntime implements ContainerRuntime {
+    /** Used when neither an explicit host nor {@code DOCKER_HOST} is given. */
+    public static final String DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
+    /** How long {@link #exec} waits for a command before giving up. */
+    public static final Duration DEFAULT_EXEC_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration LOG_TIMEOUT = Duration.ofSeconds(10);
+    private static final Logger log = LoggerFactory.getLogger(DockerContainerRuntime.class);
+
+    private final DockerClient client;
+    private final String dockerHost;
+    private final Duration execTimeout;
+
+    private DockerContainerRuntime(DockerClient client, String dockerHost, Duration execTimeout) {
+        this.client = client;
+        this.dockerHost = dockerHost;
+        this.execTimeout = execTimeout;
+    }
+
+    /** Connects to {@code DOCKER_HOST}, or {@value #DEFAULT_DOCKER_HOST} when it is unset. */
+    public static DockerContainerRuntime connect() {
+        return connect(null);
+    }
+
+    /** Connects to the given daemon ({@code unix:///…} or {@code tcp://…}); null or blank means {@link #connect()}. */
+    public static DockerContainerRuntime connect(String dockerHost) {
+        return connect(dockerHost, DEFAULT_EXEC_TIMEOUT);
+    }
+
+    public static DockerContainerRuntime connect(String dockerHost, Duration execTimeout) {
+        String host = dockerHost;
+        if (host == null || host.isBlank()) {
+            String env = System.getenv("DOCKER_HOST");
+            host = env == null || env.isBlank() ? DEFAULT_DOCKER_HOST : env;
+        }
+        try {
+            DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
+            ApacheDockerHttpClient http = new ApacheDockerHttpClient.Builder()
+                    .dockerHost(config.getDockerHost())
+                    .sslConfig(config.getSSLConfig())
+                    .maxConnections(64)
+                    .connectionTimeout(Duration.ofSeconds(5))
+                    .responseTimeout(execTimeout.plusSeconds(30))
+                    .build();
+            return new DockerContainerRuntime(DockerClientImpl.getInstance(config, http), host, execTimeout);
+        } catch (RuntimeException e) {
+            throw new ContainerRuntimeException("Docker host '" + host + "' not usable (" + DockerFailures.rootMessage(e)
+                    + "); set DOCKER_HOST to unix:///var/run/docker.sock or tcp://host:port", e);
+        }
+    }
+
+    /** The daemon address this runtime talks to. */
+    public String dockerHost() {
+        return dockerHost;
+    }
+
+    /** For integration tests in this package only: the raw client, to check what the daemon recorded. */
+    DockerClient client() {
+        return client;
+    }
+
+    @Override
+    public void ping() {
+        try {
+            client.pingCmd().exec();
+        } catch (RuntimeException e) {
+            throw DockerFailures.unreachable(dockerHost, e);
+        }
+    }
+
+    @Override
+    public StartedContainer start(RunRequest request) {
+        ContainerSpec spec = request.spec();
+        long t0 = System.nanoTime();
+        String id = create(request, spec);
+        long t1 = System.nanoTime();
+        try {
+            client.startContainerCmd(id).exec();
+        } catch (RuntimeException e) {
+            // Docker 20.10 resolves a named network only at start.
+            String reason = e instanceof DockerException de ? DockerFailures.daemonMessage(de) : DockerFailures.rootMessage(e);
+            removeQuietly(id);
+            if (e instanceof NotFoundException && request.network() instanceof NetworkMode.Named named) {
+                throw networkMissing(named, reason + "; container removed", e);
+            }
+            throw new ContainerRuntimeException("container " + request.name() + " (" + spec.image()
+                    + ") was created but did not start: " + reason + "; container removed", e);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("container {} ({}) created in {} ms, started in {} ms", request.name(), spec.image(),
+                    (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+        }
+        return new StartedContainer(id, request.name());
+    }
+
+    private String create(RunRequest request, ContainerSpec spec) {
+        List<String> env = new ArrayList<>(spec.env().size());
+        spec.env().forEach((k, v) -> env.add(k + "=" + v));
+        CreateContainerCmd cmd = client.createContainerCmd(spec.image())
+                .withName(request.name())
+                .withEnv(env)
+                .withLabels(request.labels())
+                .withHostConfig(SandboxHostConfig.of(request));
+        if (!spec.command().isEmpty()) {
+            cmd.withCmd(spec.command());
+        }
+        try {
+            return cmd.exec().getId();
+        } catch (NotFoundException e) {
+            String message = DockerFailures.daemonMessage(e);
+            if (request.network() instanceof NetworkMode.Named named && message.toLowerCase(Locale.ROOT).contains("network")) {
+                throw networkMissing(named, message, e);
+            }
+            throw DockerFailures.imageMissing(spec.image(), e);
+        } catch (ConflictException e) {
+            throw new ContainerRuntimeException("cannot create container " + request.name() + ": "
+                    + DockerFailures.daemonMessage(e) + "; remove the old container or choose another name", e);
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "creating container " + request.name() + " from " + spec.image(), e);
+        }
+    }
+
+    private static ContainerRuntimeException networkMissing(NetworkMode.Named named, String detail, RuntimeException cause) {
+        return new ContainerRuntimeException("Docker network '" + named.network() + "' does not exist (" + detail
+                + "); create it (docker network create " + named.network() + ") or configure network mode 'host'", cause);
+    }
+
+    @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env) {
+        String what = "exec " + command + " in container " + containerId;
+        FrameCollector output = new FrameCollector();
+        String execId;
+        try {
+            List<String> envList = new ArrayList<>();
+            env.forEach((k, v) -> envList.add(k + "=" + v));
+            execId = client.execCreateCmd(containerId).withCmd(command.toArray(String[]::new)).withEnv(envList)
+                    .withAttachStdout(true).withAttachStderr(true).exec().getId();
+            client.execStartCmd(execId).exec(output);
+            if (!output.awaitCompletion(execTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                closeQuietly(output);
+                throw new ContainerRuntimeException(what + " did not finish within " + execTimeout.toSeconds()
+                        + " s; output so far: " + output.combined().strip());
+            }
+            output.throwIfFailed();
+            Long exitCode = client.inspectExecCmd(execId).exec().getExitCodeLong();
+            if (exitCode == null) {
+                throw new ContainerRuntimeException(what + " finished but Docker reported no exit code");
+            }
+            return new ExecResult(exitCode.intValue(), output.stdout(), output.stderr());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(output);
+            throw new ContainerRuntimeException(what + " interrupted", e);
+        } catch (NotFoundException | ConflictException e) {
+            throw new ContainerRuntimeException(what + " failed: " + DockerFailures.daemonMessage(e), e);
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, what, e);
+        }
+    }
+
+    @Override
+    public Optional<ContainerState> inspect(String containerId) {
+        try {
+            return Optional.of(DockerStateMapper.fromInspect(client.inspectContainerCmd(containerId).exec()));
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "inspecting container " + containerId, e);
+        }
+    }
+
+    @Override
+    public String logTail(String containerId, int lines) {
+        FrameCollector output = new FrameCollector();
+        try {
+            client.logContainerCmd(containerId).withStdOut(true).withStdErr(true).withTail(lines).exec(output);
+            if (!output.awaitCompletion(LOG_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                closeQuietly(output);
+            }
+            output.throwIfFailed();
+            return output.combined();
+        } catch (NotFoundException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return output.combined();
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "reading logs of container " + containerId, e);
+        }
+    }
+
+    @Override
+    public void remove(String containerId) {
+        try {
+            client.removeContainerCmd(containerId).withForce(true).withRemoveVolumes(true).exec();
+        } catch (NotFoundException e) {
+            // already gone
+        } catch (ConflictException e) {
+            if (!DockerFailures.daemonMessage(e).contains("already in progress")) {
+                throw DockerFailures.of(dockerHost, "removing container " + containerId, e);
+            }
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "removing container " + containerId, e);
+        }
+    }
+
+    @Override
+    public List<ContainerState> list(Map<String, String> labels) {
+        List<String> filter = new ArrayList<>();
+        labels.forEach((k, v) -> filter.add(v == null ? k : k + "=" + v));
+        try {
+            var cmd = client.listContainersCmd().withShowAll(true);
+            if (!filter.isEmpty()) {
+                cmd.withFilter("label", filter);
+            }
+            return cmd.exec().stream().map(DockerStateMapper::fromListing).toList();
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "listing containers labelled " + labels, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (IOException e) {
+            log.debug("closing the Docker client failed", e);
+        }
+    }
+
+    private void removeQuietly(String id) {
+        try {
+            remove(id);
+        } catch (RuntimeException e) {
+            log.warn("could not remove container {} after a failed start: {}", id, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(FrameCollector collector) {
+        try {
+            collector.close();
+        } catch (IOException ignored) {
+            // the stream is abandoned either way
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.roboco.sandbox.runtime.docker;
+
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.RestartPolicy;
+import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.RunRequest;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The locked-down host configuration of a sandbox container: data dir on tmpfs, memory without swap,
+ * CPU and pids caps, no-new-privileges, every capability dropped but the requested ones, not privileged,
+ * no binds or volumes, no restart, host mode or a named network.
+ */
+final class SandboxHostConfig {
+    private SandboxHostConfig() {
+    }
+
+    static HostConfig of(RunRequest request) {
+        Limits limits = request.limits();
+        String network = request.network() instanceof NetworkMode.Named named ? named.network() : "host";
+        // mode=1777: the entrypoint (root with CHOWN/FOWNER) chowns it; a non-root image can still write.
+        String tmpfs = "rw,size=" + limits.tmpfsBytes() + ",mode=1777";
+        return HostConfig.newHostConfig()
+                .withTmpFs(Map.of(request.spec().dataDir(), tmpfs))
+                .withMemory(limits.memoryBytes())
+                .withMemorySwap(limits.memoryBytes())
+                .withNanoCPUs(limits.nanoCpus())
+                .withPidsLimit(limits.pidsLimit())
+                .withSecurityOpts(List.of("no-new-privileges:true"))
+                .withCapDrop(Capability.ALL)
+                .withCapAdd(capabilities(request))
+                .withPrivileged(false)
+                .withNetworkMode(network)
+                .withRestartPolicy(RestartPolicy.noRestart());
+    }
+
+    private static Capability[] capabilities(RunRequest request) {
+        return request.capabilities().stream().sorted().map(name -> {
+            String bare = name.toUpperCase(Locale.ROOT).replaceFirst("^CAP_", "");
+            try {
+                return Capability.valueOf(bare);
+            } catch (IllegalArgumentException e) {
+                throw new ContainerRuntimeException("unknown Linux capability '" + name + "' for container " + request.name());
+            }
+        }).toArray(Capability[]::new);
+    }
+}

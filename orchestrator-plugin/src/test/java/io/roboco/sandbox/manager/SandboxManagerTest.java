@@ -1,0 +1,252 @@
+package io.roboco.sandbox.manager;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.StubEngine;
+import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.SandboxLabels;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.runtime.FakeContainerRuntime;
+import io.roboco.sandbox.settings.Project;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SandboxManagerTest {
+    private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm", "vector"));
+    private final StubEngine redis = new StubEngine("redis", Set.of("search"));
+    private final StubEngine mongo = new StubEngine("mongo", Set.of());
+    private final FakeContainerRuntime runtime = new FakeContainerRuntime();
+    private final ProvisionSettings settings = ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2));
+    private final SandboxManager manager = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
+            new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
+    private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis", "mongo"), Map.of("postgres", List.of("pg_trgm")));
+
+    @AfterEach
+    void close() {
+        manager.close();
+    }
+
+    private EnsureOutcome.Ready ensure(String agent, Project project, String... services) throws InterruptedException {
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest(agent, project, List.of(services), Map.of()));
+        assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
+        return (EnsureOutcome.Ready) outcome;
+    }
+
+    @Test
+    void firstCallProvisionsTheWholeSetButAnswersOnlyWhatWasAsked() throws Exception {
+        EnsureOutcome.Ready ready = ensure("dev-1", shop, "postgres");
+
+        assertThat(ready.services()).extracting(ServiceInstance::service).containsExactly("postgres");
+        assertThat(ready.cacheHit()).isFalse();
+        assertThat(runtime.runningCount()).isEqualTo(3);
+        assertThat(ready.services().get(0).features()).containsExactly("pg_trgm");
+    }
+
+    @Test
+    void laterCallsForSubsetsOrTheWholeSetAreCacheHitsWithTheSameCredentials() throws Exception {
+        ServiceInstance first = ensure("dev-1", shop, "postgres").services().get(0);
+        int starts = runtime.startCount();
+        runtime.resetCounts();
+
+        EnsureOutcome.Ready again = ensure("dev-1", shop, "redis", "mongo");
+        EnsureOutcome.Ready all = ensure("dev-1", shop);
+
+        assertThat(again.cacheHit()).isTrue();
+        assertThat(all.services()).extracting(ServiceInstance::service).containsExactly("postgres", "redis", "mongo");
+        assertThat(all.services().get(0).credentials()).isEqualTo(first.credentials());
+        assertThat(runtime.startCount()).isZero();
+        assertThat(runtime.removeCount()).isZero();
+        assertThat(runtime.callCount()).as("only liveness inspections").isEqualTo(runtime.inspectCount());
+        assertThat(starts).isEqualTo(3);
+    }
+
+    @Test
+    void aKilledContainerIsEvictedAndTheWholeSetReprovisionedWithNewCredentials() throws Exception {
+        EnsureOutcome.Ready before = ensure("dev-1", shop);
+        runtime.kill(before.services().get(1).containerId());
+
+        EnsureOutcome.Ready after = ensure("dev-1", shop);
+
+        assertThat(after.cacheHit()).isFalse();
+        assertThat(after.services()).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(after.services().get(i).containerId()).isNotEqualTo(before.services().get(i).containerId());
+            assertThat(after.services().get(i).credentials().password()).isNotEqualTo(before.services().get(i).credentials().password());
+        }
+        assertThat(runtime.containerIds()).containsExactlyInAnyOrderElementsOf(
+                after.services().stream().map(ServiceInstance::containerId).toList());
+    }
+
+    @Test
+    void aServiceThatStopsAnsweringIsEvictedEvenIfItsContainerRuns() throws Exception {
+        EnsureOutcome.Ready before = ensure("dev-1", shop);
+        postgres.markDead(before.services().get(0).endpoint());
+
+        EnsureOutcome.Ready after = ensure("dev-1", shop, "postgres");
+
+        assertThat(after.cacheHit()).isFalse();
+        assertThat(after.services().get(0).containerId()).isNotEqualTo(before.services().get(0).containerId());
+    }
+
+    @Test
+    void concurrentCallsForOneAgentLeaveExactlyOneContainerPerService() throws Exception {
+        runtime.setStartLatency(Duration.ofMillis(50));
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        try {
+            List<Callable<EnsureOutcome.Ready>> calls = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                calls.add(() -> ensure("dev-1", shop, "postgres"));
+            }
+            List<String> passwords = new ArrayList<>();
+            for (Future<EnsureOutcome.Ready> f : pool.invokeAll(calls)) {
+                passwords.add(f.get().services().get(0).credentials().password());
+            }
+            assertThat(runtime.startCount()).isEqualTo(3);
+            assertThat(runtime.runningCount()).isEqualTo(3);
+            assertThat(Set.copyOf(passwords)).hasSize(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSlowProvisioningForOneAgentDoesNotDelayAnotherAgentsCacheHit() throws Exception {
+        ensure("fast", shop);
+        postgres.holdReadinessWhen(c -> true);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<EnsureOutcome.Ready> slow = pool.submit(() -> ensure("slow", shop));
+            Thread.sleep(100);
+            long start = System.nanoTime();
+            EnsureOutcome.Ready hit = ensure("fast", shop, "postgres");
+            long millis = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(hit.cacheHit()).isTrue();
+            assertThat(millis).isLessThan(1000);
+            assertThat(slow.isDone()).isFalse();
+            postgres.releaseHeld();
+            assertThat(slow.get().services()).hasSize(3);
+        } finally {
+            postgres.releaseHeld();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void leftoverContainersOfTheAgentAreRemovedBeforeAFreshSetIsProvisioned() throws Exception {
+        SandboxManager before = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
+        EnsureOutcome.Ready old = (EnsureOutcome.Ready) before.ensure(new EnsureRequest("dev-1", shop, List.of(), Map.of()));
+        before.close(); // a restart: the cache is gone, the containers are not
+
+        EnsureOutcome.Ready fresh = ensure("dev-1", shop);
+
+        assertThat(runtime.containerIds()).doesNotContainAnyElementsOf(old.services().stream().map(ServiceInstance::containerId).toList());
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1"))).hasSize(3);
+        assertThat(fresh.cacheHit()).isFalse();
+    }
+
+    @Test
+    void aFeatureAskedForOnALiveSandboxIsActivatedWithoutATeardown() throws Exception {
+        ServiceInstance before = ensure("dev-1", shop, "redis").services().get(0);
+        runtime.resetCounts();
+
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("redis"), Map.of("redis", Set.of("search"))));
+
+        ServiceInstance after = ((EnsureOutcome.Ready) outcome).services().get(0);
+        assertThat(after.containerId()).isEqualTo(before.containerId());
+        assertThat(after.features()).containsExactly("search");
+        assertThat(runtime.startCount()).isZero();
+        assertThat(runtime.removeCount()).isZero();
+        assertThat(runtime.execCalls()).extracting(c -> c.command()).containsExactly(List.of("activate", "search"));
+    }
+
+    @Test
+    void servicesAddedToTheProjectAreProvisionedWithoutTouchingRunningOnes() throws Exception {
+        Project small = new Project("shop", "Shop", List.of("postgres"), Map.of());
+        ServiceInstance pg = ensure("dev-1", small).services().get(0);
+
+        EnsureOutcome.Ready grown = ensure("dev-1", shop, "postgres", "redis");
+
+        assertThat(grown.services().get(0).containerId()).isEqualTo(pg.containerId());
+        assertThat(grown.services().get(1).service()).isEqualTo("redis");
+        assertThat(runtime.runningCount()).isEqualTo(3);
+    }
+
+    @Test
+    void aFailedServiceRemovesTheWholePartialSetAndIsRetryable() throws Exception {
+        runtime.markImageMissing("stub/redis:1");
+
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("postgres"), Map.of()));
+
+        assertThat(outcome).isInstanceOf(EnsureOutcome.Failed.class);
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
+        assertThat(failed.retryable()).isTrue();
+        assertThat(failed.reason()).contains("redis sandbox for agent dev-1 could not start").contains("stub/redis:1");
+        assertThat(runtime.containerIds()).isEmpty();
+        assertThat(manager.find("dev-1")).isEmpty();
+    }
+
+    @Test
+    void aFeatureMissingFromTheImageFailsNonRetryablyAndLeavesNothing() throws Exception {
+        runtime.onExec(List.of("activate", "vector"), new ExecResult(3, "", "extension \"vector\" is not available"));
+
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("postgres"), Map.of("postgres", Set.of("vector"))));
+
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
+        assertThat(failed.retryable()).isFalse();
+        assertThat(failed.reason()).contains("'vector'").contains("stub/postgres:1").contains("container removed");
+        assertThat(runtime.containerIds()).isEmpty();
+    }
+
+    @Test
+    void aContainerThatExitsWhileStartingIsDiagnosedAndRemoved() throws Exception {
+        runtime.exitOnStart("stub/mongo:1", 137);
+
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) manager.ensure(new EnsureRequest("dev-1", shop, List.of(), Map.of()));
+
+        assertThat(failed.reason()).contains("mongo sandbox for agent dev-1 not ready").contains("exited with code 137")
+                .contains("last log lines").contains("container removed");
+        assertThat(runtime.containerIds()).isEmpty();
+    }
+
+    @Test
+    void releaseRemovesTheAgentsContainersAndIsIdempotent() throws Exception {
+        ensure("dev-1", shop);
+        ensure("dev-2", shop);
+
+        assertThat(manager.release("dev-1")).isEqualTo(3);
+        assertThat(manager.release("dev-1")).isZero();
+
+        assertThat(manager.find("dev-1")).isEmpty();
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1"))).isEmpty();
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-2"))).hasSize(3);
+    }
+
+    @Test
+    void containersCarryOwnershipLabelsAndNeverTheAgentsPassword() throws Exception {
+        ServiceInstance pg = ensure("dev-1", shop, "postgres").services().get(0);
+
+        var request = runtime.request(pg.containerId()).orElseThrow();
+        assertThat(request.labels()).containsEntry("roboco.sandbox", "1").containsEntry("roboco.sandbox.agent", "dev-1")
+                .containsEntry("roboco.sandbox.service", "postgres").containsEntry("roboco.sandbox.project", "shop")
+                .containsEntry("roboco.sandbox.instance", "test-instance").containsKey("roboco.sandbox.created");
+        assertThat(request.toString()).doesNotContain(pg.credentials().password());
+        assertThat(request.labels().values()).noneMatch(v -> v.contains(pg.credentials().adminPassword()));
+    }
+}

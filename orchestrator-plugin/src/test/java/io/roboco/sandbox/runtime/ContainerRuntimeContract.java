@@ -1,0 +1,190 @@
+package io.roboco.sandbox.runtime;
+
+import io.roboco.sandbox.engine.ExecResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What every {@link ContainerRuntime} does. Subclasses supply the runtime and requests that suit it
+ * (the fake scripts its answers; the Docker IT uses local images). Every container made here carries
+ * {@value #TEST_LABEL}=runtime and a per-run label, and is removed after the class even on failure;
+ * the runtime is closed afterwards.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ContainerRuntimeContract {
+    public static final String TEST_LABEL = "roboco.sandbox.test";
+    public static final String RUN_LABEL = "roboco.sandbox.test.run";
+    /** Prints "hello" (from env), "oops" on stderr, exits 7. */
+    protected static final List<String> GREETING_COMMAND = List.of("sh", "-c", "echo \"$GREETING\"; echo oops >&2; exit 7");
+
+    protected final String runId = UUID.randomUUID().toString().substring(0, 8);
+
+    /** The runtime under test; the same instance on every call. */
+    protected abstract ContainerRuntime runtime();
+
+    /** A request for a container that keeps running until removed. */
+    protected abstract RunRequest longRunningRequest(String name, Map<String, String> labels);
+
+    /** A request for a container whose process exits at once with {@code exitCode}. */
+    protected abstract RunRequest exitingRequest(String name, Map<String, String> labels, int exitCode);
+
+    /** An image the runtime does not have. */
+    protected abstract String missingImage();
+
+    /** A fragment the long-running container writes to its log soon after start. */
+    protected abstract String expectedLogFragment();
+
+    /** Hook: make {@link #GREETING_COMMAND} with GREETING=hello answer (7, "hello\n", "oops\n"). */
+    protected void prepareGreeting() {
+    }
+
+    protected Map<String, String> labels() {
+        Map<String, String> labels = new HashMap<>();
+        labels.put(TEST_LABEL, "runtime");
+        labels.put(RUN_LABEL, runId);
+        labels.put("roboco.sandbox", "1");
+        return labels;
+    }
+
+    protected String uniqueName(String what) {
+        return "roboco-test-" + what + "-" + runId + "-" + UUID.randomUUID().toString().substring(0, 6);
+    }
+
+    @AfterAll
+    void removeEveryTestContainer() {
+        try {
+            for (ContainerState s : runtime().list(Map.of(RUN_LABEL, runId))) {
+                runtime().remove(s.id());
+            }
+        } catch (ContainerRuntimeException e) {
+            // the daemon is gone: nothing left to remove, and the test failure already says why
+        } finally {
+            runtime().close();
+        }
+    }
+
+    @Test
+    void startedContainerLivesUntilRemoved() {
+        Map<String, String> labels = labels();
+        labels.put("roboco.sandbox.instance", "life-" + runId);
+        RunRequest request = longRunningRequest(uniqueName("life"), labels);
+        StartedContainer started = runtime().start(request);
+        assertThat(started.name()).isEqualTo(request.name());
+
+        ContainerState state = runtime().inspect(started.id()).orElseThrow();
+        assertThat(state.running()).isTrue();
+        assertThat(state.exitCode()).isNull();
+        assertThat(state.id()).isEqualTo(started.id());
+        assertThat(state.name()).isEqualTo(request.name());
+        assertThat(state.labels()).containsAllEntriesOf(labels);
+        assertThat(state.createdEpochSeconds()).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(120L));
+        assertThat(runtime().isRunning(started.id())).isTrue();
+
+        prepareGreeting();
+        ExecResult result = runtime().exec(started.id(), GREETING_COMMAND, Map.of("GREETING", "hello"));
+        assertThat(result.exitCode()).isEqualTo(7);
+        assertThat(result.stdout()).isEqualTo("hello\n");
+        assertThat(result.stderr()).isEqualTo("oops\n");
+
+        assertThat(runtime().list(Map.of("roboco.sandbox.instance", "life-" + runId)))
+                .singleElement().satisfies(s -> {
+                    assertThat(s.id()).isEqualTo(started.id());
+                    assertThat(s.running()).isTrue();
+                    assertThat(s.name()).isEqualTo(request.name());
+                });
+        assertThat(runtime().list(Map.of(RUN_LABEL, runId, "roboco.sandbox.instance", "nope"))).isEmpty();
+        Map<String, String> anyValue = new HashMap<>();
+        anyValue.put("roboco.sandbox.instance", null);
+        anyValue.put(RUN_LABEL, runId);
+        assertThat(runtime().list(anyValue)).extracting(ContainerState::id).contains(started.id());
+
+        String logs = eventually(() -> runtime().logTail(started.id(), 50), l -> l.contains(expectedLogFragment()));
+        assertThat(logs).contains(expectedLogFragment());
+
+        runtime().remove(started.id());
+        assertThat(runtime().inspect(started.id())).isEmpty();
+        assertThat(runtime().isRunning(started.id())).isFalse();
+        assertThat(runtime().logTail(started.id(), 10)).isEmpty();
+        runtime().remove(started.id());
+    }
+
+    @Test
+    void missingImageFailsNamingItAndLeavesNoContainer() {
+        Map<String, String> labels = labels();
+        labels.put("roboco.sandbox.instance", "missing-" + runId);
+        RunRequest base = longRunningRequest(uniqueName("missing"), labels);
+        RunRequest request = new RunRequest(base.name(),
+                new io.roboco.sandbox.engine.ContainerSpec(missingImage(), base.spec().env(), base.spec().command(),
+                        base.spec().dataDir(), base.spec().port()),
+                base.labels(), base.limits(), base.network(), base.capabilities());
+
+        assertThatThrownBy(() -> runtime().start(request))
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessageContaining(missingImage())
+                .hasMessageContaining("./scripts/build-images.sh");
+        assertThat(runtime().list(Map.of("roboco.sandbox.instance", "missing-" + runId))).isEmpty();
+    }
+
+    @Test
+    void exitedProcessReportsItsExitCode() {
+        StartedContainer started = runtime().start(exitingRequest(uniqueName("exit"), labels(), 3));
+        ContainerState state = eventually(() -> runtime().inspect(started.id()).orElseThrow(), s -> !s.running());
+        assertThat(state.running()).isFalse();
+        assertThat(state.exitCode()).isEqualTo(3);
+        assertThat(state.oomKilled()).isFalse();
+        assertThat(state.describe()).isEqualTo("exited with code 3");
+        assertThat(runtime().list(Map.of(RUN_LABEL, runId))).filteredOn(s -> s.id().equals(started.id()))
+                .singleElement().satisfies(s -> {
+                    assertThat(s.running()).isFalse();
+                    assertThat(s.exitCode()).isEqualTo(3);
+                });
+        runtime().remove(started.id());
+        assertThat(runtime().inspect(started.id())).isEmpty();
+    }
+
+    @Test
+    void nameAlreadyInUseIsRefused() {
+        RunRequest request = longRunningRequest(uniqueName("dup"), labels());
+        StartedContainer first = runtime().start(request);
+        assertThatThrownBy(() -> runtime().start(request))
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessageContaining(request.name());
+        assertThat(runtime().isRunning(first.id())).isTrue();
+        runtime().remove(first.id());
+    }
+
+    @Test
+    void execInMissingContainerFailsClearly() {
+        assertThatThrownBy(() -> runtime().exec("no-such-container-" + runId, List.of("true"), Map.of()))
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessageContaining("no-such-container-" + runId);
+        assertThat(runtime().inspect("no-such-container-" + runId)).isEqualTo(Optional.empty());
+    }
+
+    protected static <T> T eventually(Supplier<T> probe, java.util.function.Predicate<T> done) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        T value = probe.get();
+        while (!done.test(value) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            value = probe.get();
+        }
+        return value;
+    }
+}

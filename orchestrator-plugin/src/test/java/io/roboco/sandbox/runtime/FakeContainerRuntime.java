@@ -1,0 +1,327 @@
+package io.roboco.sandbox.runtime;
+
+import io.roboco.sandbox.engine.ExecResult;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * In-memory {@link ContainerRuntime} for unit tests. Passes {@code ContainerRuntimeContract}. Thread-safe.
+ *
+ * <p>Scriptable: exec results ({@link #onExec}), images that exit at once ({@link #exitOnStart}), missing
+ * images ({@link #markImageMissing}), an unreachable daemon ({@link #setDaemonReachable}), start latency,
+ * container death ({@link #kill}, {@link #oomKill}). Counts every call for assertions such as
+ * "a cache hit made no runtime call besides the liveness check".
+ */
+public final class FakeContainerRuntime implements ContainerRuntime {
+    /** A recorded exec call. */
+    public record ExecCall(String containerId, List<String> command, Map<String, String> env) {
+    }
+
+    private record ExecScript(Predicate<ExecCall> matches, Function<ExecCall, ExecResult> result) {
+    }
+
+    private static final class FakeContainer {
+        final String id;
+        final RunRequest request;
+        final long created;
+        final StringBuilder logs = new StringBuilder();
+        volatile boolean running = true;
+        volatile Integer exitCode;
+        volatile boolean oomKilled;
+
+        FakeContainer(String id, RunRequest request, long created) {
+            this.id = id;
+            this.request = request;
+            this.created = created;
+        }
+
+        synchronized ContainerState state() {
+            return new ContainerState(id, request.name(), request.spec().image(), running,
+                    running ? "running" : "exited", running ? null : exitCode, oomKilled, request.labels(), created);
+        }
+    }
+
+    private final Map<String, FakeContainer> containers = new ConcurrentHashMap<>();
+    private final Set<String> missingImages = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> exitOnStart = new ConcurrentHashMap<>();
+    private final List<ExecScript> execScripts = new CopyOnWriteArrayList<>();
+    private final List<ExecCall> execCalls = new CopyOnWriteArrayList<>();
+    private final Clock clock;
+    private volatile Duration startLatency = Duration.ZERO;
+    private volatile boolean daemonReachable = true;
+
+    private final AtomicInteger pings = new AtomicInteger();
+    private final AtomicInteger starts = new AtomicInteger();
+    private final AtomicInteger execs = new AtomicInteger();
+    private final AtomicInteger inspects = new AtomicInteger();
+    private final AtomicInteger logTails = new AtomicInteger();
+    private final AtomicInteger removes = new AtomicInteger();
+    private final AtomicInteger lists = new AtomicInteger();
+
+    public FakeContainerRuntime() {
+        this(Clock.systemUTC());
+    }
+
+    public FakeContainerRuntime(Clock clock) {
+        this.clock = clock;
+    }
+
+    // ---- scripting -------------------------------------------------------------------------------
+
+    /** Starting from this image fails as Docker does when the image is not local. */
+    public FakeContainerRuntime markImageMissing(String image) {
+        missingImages.add(image);
+        return this;
+    }
+
+    public FakeContainerRuntime markImagePresent(String image) {
+        missingImages.remove(image);
+        return this;
+    }
+
+    /** Containers from this image start, then their process exits at once with {@code exitCode}. */
+    public FakeContainerRuntime exitOnStart(String image, int exitCode) {
+        exitOnStart.put(image, exitCode);
+        return this;
+    }
+
+    /** Every call after this throws the "daemon not reachable" fault (or stops doing so). */
+    public FakeContainerRuntime setDaemonReachable(boolean reachable) {
+        this.daemonReachable = reachable;
+        return this;
+    }
+
+    /** Each successful {@link #start} sleeps this long first (a real start takes ~0.1–0.4 s). */
+    public FakeContainerRuntime setStartLatency(Duration latency) {
+        this.startLatency = Objects.requireNonNull(latency);
+        return this;
+    }
+
+    /** Execs matching {@code matches} answer {@code result}; later scripts win. Unscripted execs answer exit 0, no output. */
+    public FakeContainerRuntime onExec(Predicate<ExecCall> matches, Function<ExecCall, ExecResult> result) {
+        execScripts.add(0, new ExecScript(matches, result));
+        return this;
+    }
+
+    /** Execs whose command equals {@code command} answer {@code result}. */
+    public FakeContainerRuntime onExec(List<String> command, ExecResult result) {
+        return onExec(call -> call.command().equals(command), call -> result);
+    }
+
+    /** Simulates the container's process dying with {@code exitCode} (it stays listed, as in Docker). */
+    public void kill(String containerId, int exitCode) {
+        FakeContainer c = require(containerId);
+        synchronized (c) {
+            c.running = false;
+            c.exitCode = exitCode;
+        }
+    }
+
+    /** The container died; exit code 137 as after SIGKILL. */
+    public void kill(String containerId) {
+        kill(containerId, 137);
+    }
+
+    public void oomKill(String containerId) {
+        FakeContainer c = require(containerId);
+        synchronized (c) {
+            c.running = false;
+            c.exitCode = 137;
+            c.oomKilled = true;
+        }
+    }
+
+    /** Appends a line to the container's log (what {@link #logTail} returns). */
+    public void log(String containerId, String line) {
+        FakeContainer c = require(containerId);
+        synchronized (c) {
+            c.logs.append(line).append('\n');
+        }
+    }
+
+    // ---- observation -----------------------------------------------------------------------------
+
+    public int pingCount() { return pings.get(); }
+
+    public int startCount() { return starts.get(); }
+
+    public int execCount() { return execs.get(); }
+
+    public int inspectCount() { return inspects.get(); }
+
+    public int logTailCount() { return logTails.get(); }
+
+    public int removeCount() { return removes.get(); }
+
+    public int listCount() { return lists.get(); }
+
+    /** All calls of any kind. */
+    public int callCount() {
+        return pings.get() + starts.get() + execs.get() + inspects.get() + logTails.get() + removes.get() + lists.get();
+    }
+
+    public void resetCounts() {
+        for (AtomicInteger counter : List.of(pings, starts, execs, inspects, logTails, removes, lists)) {
+            counter.set(0);
+        }
+        execCalls.clear();
+    }
+
+    public List<ExecCall> execCalls() {
+        return List.copyOf(execCalls);
+    }
+
+    /** The request a live (existing) container was started with. */
+    public Optional<RunRequest> request(String containerId) {
+        return Optional.ofNullable(containers.get(containerId)).map(c -> c.request);
+    }
+
+    /** Ids of existing containers, running or not. */
+    public Set<String> containerIds() {
+        return Set.copyOf(containers.keySet());
+    }
+
+    public long runningCount() {
+        return containers.values().stream().filter(c -> c.running).count();
+    }
+
+    // ---- ContainerRuntime ------------------------------------------------------------------------
+
+    @Override
+    public void ping() {
+        pings.incrementAndGet();
+        checkReachable();
+    }
+
+    @Override
+    public StartedContainer start(RunRequest request) {
+        starts.incrementAndGet();
+        checkReachable();
+        String image = request.spec().image();
+        if (missingImages.contains(image)) {
+            throw new ContainerRuntimeException("image " + image + " is not present on the Docker host and is never pulled"
+                    + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image");
+        }
+        sleep(startLatency);
+        String id = HexFormat.of().formatHex(randomBytes());
+        FakeContainer container = new FakeContainer(id, request, clock.instant().getEpochSecond());
+        container.logs.append("fake container ").append(request.name()).append(" started from ").append(image).append('\n');
+        Integer exit = exitOnStart.get(image);
+        if (exit != null) {
+            container.running = false;
+            container.exitCode = exit;
+        }
+        synchronized (containers) {
+            boolean taken = containers.values().stream().anyMatch(c -> c.request.name().equals(request.name()));
+            if (taken) {
+                throw new ContainerRuntimeException("cannot create container " + request.name()
+                        + ": the name is already in use; remove the old container or choose another name");
+            }
+            containers.put(id, container);
+        }
+        return new StartedContainer(id, request.name());
+    }
+
+    @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env) {
+        execs.incrementAndGet();
+        checkReachable();
+        ExecCall call = new ExecCall(containerId, List.copyOf(command), Map.copyOf(env));
+        execCalls.add(call);
+        FakeContainer c = containers.get(containerId);
+        if (c == null) {
+            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + " failed: No such container: " + containerId);
+        }
+        if (!c.running) {
+            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + " failed: container " + containerId + " is not running");
+        }
+        return execScripts.stream().filter(s -> s.matches().test(call)).findFirst()
+                .map(s -> s.result().apply(call)).orElse(new ExecResult(0, "", ""));
+    }
+
+    @Override
+    public Optional<ContainerState> inspect(String containerId) {
+        inspects.incrementAndGet();
+        checkReachable();
+        return Optional.ofNullable(containers.get(containerId)).map(FakeContainer::state);
+    }
+
+    @Override
+    public String logTail(String containerId, int lines) {
+        logTails.incrementAndGet();
+        checkReachable();
+        FakeContainer c = containers.get(containerId);
+        if (c == null) {
+            return "";
+        }
+        String[] all;
+        synchronized (c) {
+            all = c.logs.toString().split("\n");
+        }
+        List<String> tail = new ArrayList<>(List.of(all).subList(Math.max(0, all.length - lines), all.length));
+        return tail.isEmpty() ? "" : String.join("\n", tail) + "\n";
+    }
+
+    @Override
+    public void remove(String containerId) {
+        removes.incrementAndGet();
+        checkReachable();
+        containers.remove(containerId);
+    }
+
+    @Override
+    public List<ContainerState> list(Map<String, String> labels) {
+        lists.incrementAndGet();
+        checkReachable();
+        return containers.values().stream().map(FakeContainer::state).filter(s -> labels.entrySet().stream()
+                .allMatch(e -> s.labels().containsKey(e.getKey())
+                        && (e.getValue() == null || e.getValue().equals(s.labels().get(e.getKey()))))).toList();
+    }
+
+    private void checkReachable() {
+        if (!daemonReachable) {
+            throw new ContainerRuntimeException("Docker daemon at fake://daemon not reachable (switched off by the test);"
+                    + " start it (./scripts/test.sh starts one) or set DOCKER_HOST");
+        }
+    }
+
+    private FakeContainer require(String containerId) {
+        FakeContainer c = containers.get(containerId);
+        if (c == null) {
+            throw new IllegalArgumentException("no fake container " + containerId + "; known: " + containers.keySet());
+        }
+        return c;
+    }
+
+    private static byte[] randomBytes() {
+        byte[] bytes = new byte[32];
+        ThreadLocalRandom.current().nextBytes(bytes);
+        return bytes;
+    }
+
+    private static void sleep(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ContainerRuntimeException("start interrupted", e);
+        }
+    }
+}
