@@ -1,5 +1,11 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.store.JdbcSettingsStore;
+
 import java.time.Clock;
 
 /** The production parts: the engine registry, the Docker runtime and the persistent settings store. */
@@ -8,10 +14,29 @@ final class Production {
     }
 
     static RunningServer start(ServerConfig config) {
-        throw new ConfigException("this build has no production wiring yet (engines, Docker runtime and settings store pending merge)");
+        EngineRegistry registry = registry();
+        config.validateAgainst(registry);
+        SettingsStore store = config.stateUrl() != null
+                ? JdbcSettingsStore.open(config.stateUrl(), config.stateUser(), config.statePassword())
+                : JdbcSettingsStore.embedded(config.stateDir());
+        ContainerRuntime runtime;
+        try {
+            runtime = DockerContainerRuntime.connect();
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        try {
+            return SandboxServer.start(config, runtime, registry, store, Clock.systemUTC());
+        } catch (RuntimeException e) {
+            runtime.close();
+            store.close();
+            throw e;
+        }
     }
 
-    static Clock clock() {
-        return Clock.systemUTC();
+    static EngineRegistry registry() {
+        // EngineRegistry.defaults() arrives with the engines branch.
+        throw new ConfigException("this build carries no engines yet (EngineRegistry.defaults() is pending merge)");
     }
 }
