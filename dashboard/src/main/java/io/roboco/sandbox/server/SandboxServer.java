@@ -52,6 +52,11 @@ public final class SandboxServer {
             System.err.println("roboco-sandbox: refusing to start: " + e.getMessage());
             System.exit(2);
             return;
+        } catch (RuntimeException e) {
+            // Store and runtime faults carry operator-safe messages (URLs redacted, what to check).
+            System.err.println("roboco-sandbox: could not start: " + e.getMessage());
+            System.exit(1);
+            return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "roboco-sandbox-shutdown"));
         log.info("roboco-sandbox listening on http://127.0.0.1:{} (instance {})", server.port(), server.instanceId());
