@@ -1,0 +1,190 @@
+package io.roboco.sandbox.engine;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * PostgreSQL sandboxes. The agent gets a plain login role ({@code NOSUPERUSER}, no role/database
+ * creation, no replication, no RLS bypass) that owns its database and its {@code public} schema; the
+ * {@code roboco_admin} superuser stays with the plugin and is used for readiness and extensions.
+ *
+ * <p>Works with the official {@code postgres} images and any image honouring their contract
+ * ({@code POSTGRES_USER} / {@code POSTGRES_PASSWORD} / {@code POSTGRES_DB} / {@code PGDATA} /
+ * {@code PGPORT}, command {@code postgres ...}, trust auth on the local socket).
+ */
+public final class PostgresEngine implements Engine {
+    static final String ADMIN_USER = "roboco_admin";
+    static final String DATA_DIR = "/var/lib/postgresql/data";
+    private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public String displayName() {
+        return "PostgreSQL";
+    }
+
+    @Override
+    public String defaultImage() {
+        return "postgres:16-alpine";
+    }
+
+    @Override
+    public int defaultPort() {
+        return 5432;
+    }
+
+    @Override
+    public Set<String> features() {
+        return FEATURES;
+    }
+
+    @Override
+    public String featuresKey() {
+        return "available_extensions";
+    }
+
+    @Override
+    public Credentials newCredentials(SecretSource secrets) {
+        String id = secrets.identifier();
+        return new Credentials(ADMIN_USER, secrets.password(), "agent_" + id, secrets.password(), "sandbox_" + id);
+    }
+
+    /**
+     * Durability is off (tmpfs data, throwaway database). {@code PGPORT} is set so that {@code psql}
+     * in an exec, and the image's temporary init server, use the same port as the server.
+     */
+    @Override
+    public ContainerSpec containerSpec(SpecRequest request) {
+        Credentials c = request.credentials();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("POSTGRES_USER", c.adminUser());
+        env.put("POSTGRES_PASSWORD", c.adminPassword());
+        env.put("POSTGRES_DB", c.database());
+        env.put("PGDATA", DATA_DIR);
+        env.put("PGPORT", Integer.toString(request.port()));
+        List<String> command = List.of("postgres",
+                "-c", "listen_addresses=" + request.bindHost(),
+                "-c", "port=" + request.port(),
+                "-c", "fsync=off",
+                "-c", "synchronous_commit=off",
+                "-c", "full_page_writes=off");
+        return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
+    }
+
+    @Override
+    public ReadinessProbe readiness() {
+        return Probes.jdbc(Login.ADMIN);
+    }
+
+    /**
+     * One round trip on an admin connection to the agent's database: the role (with a SCRAM verifier
+     * computed here, so the plaintext never reaches the server) and the ownership transfers. Then an
+     * agent login proves the credential.
+     */
+    @Override
+    public void prepareAgent(ProbeTarget target) throws Exception {
+        Credentials c = target.credentials();
+        String agent = identifier(c.user());
+        String sql = "CREATE ROLE " + agent + " LOGIN PASSWORD " + literal(ScramVerifier.of(c.password()))
+                + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
+                + "ALTER DATABASE " + identifier(c.database()) + " OWNER TO " + agent + ";\n"
+                + "ALTER SCHEMA public OWNER TO " + agent;
+        try (Connection connection = connect(target, Login.ADMIN); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+        selectOne(target, Login.AGENT);
+    }
+
+    @Override
+    public ReadinessProbe liveness() {
+        return Probes.allOf(Probes.running(), Probes.jdbc(Login.AGENT));
+    }
+
+    /**
+     * {@code CREATE EXTENSION IF NOT EXISTS} through {@code psql} on the container's local socket as
+     * the admin (trust auth there, so no password on the exec command line).
+     */
+    @Override
+    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        Features.require(this, feature);
+        ExecResult result = exec.exec(List.of("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                "-U", credentials.adminUser(), "-d", credentials.database(),
+                "-c", "CREATE EXTENSION IF NOT EXISTS " + identifier(feature)));
+        if (result.ok()) {
+            return;
+        }
+        String output = result.output();
+        if (output.contains("is not available") || output.contains("could not open extension control file")) {
+            throw new FeatureUnavailableException(name(), feature, image, Features.line(output, "ERROR"));
+        }
+        throw new IllegalStateException("postgres: CREATE EXTENSION \"" + feature + "\" in image '" + image
+                + "' failed with exit code " + result.exitCode() + ": " + output);
+    }
+
+    @Override
+    public Map<String, String> env(Endpoint endpoint, Credentials credentials) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("ROBOCO_TEST_DB_HOST", endpoint.host());
+        env.put("ROBOCO_TEST_DB_PORT", Integer.toString(endpoint.port()));
+        env.put("ROBOCO_TEST_DB_NAME", credentials.database());
+        env.put("ROBOCO_TEST_DB_USER", credentials.user());
+        env.put("ROBOCO_TEST_DB_PASSWORD", credentials.password());
+        env.put("ROBOCO_TEST_DB_URL", Urls.of("postgresql", credentials.user(), credentials.password(), endpoint, credentials.database()));
+        return Collections.unmodifiableMap(env);
+    }
+
+    // --- connections -------------------------------------------------------------------------
+
+    static void selectOne(ProbeTarget target, Login login) throws SQLException {
+        try (Connection connection = connect(target, login); Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1");
+        }
+    }
+
+    /** A short-timeout pgjdbc connection to the sandbox's database. No TLS: the sandbox has none. */
+    static Connection connect(ProbeTarget target, Login login) throws SQLException {
+        Credentials c = target.credentials();
+        Properties props = new Properties();
+        props.setProperty("user", login.user(c));
+        props.setProperty("password", login.password(c));
+        props.setProperty("connectTimeout", "1");
+        props.setProperty("loginTimeout", "2");
+        props.setProperty("socketTimeout", "5");
+        props.setProperty("sslmode", "disable");
+        props.setProperty("assumeMinServerVersion", "12");
+        props.setProperty("ApplicationName", "roboco-sandbox");
+        Endpoint e = target.endpoint();
+        String host = e.host().indexOf(':') >= 0 ? "[" + e.host() + "]" : e.host();
+        return DriverManager.getConnection("jdbc:postgresql://" + host + ":" + e.port() + "/" + Urls.encode(c.database()), props);
+    }
+
+    // --- quoting -----------------------------------------------------------------------------
+
+    /** A double-quoted SQL identifier; embedded quotes doubled, NUL refused. */
+    static String identifier(String name) {
+        if (name.isEmpty() || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("not a usable SQL identifier");
+        }
+        return '"' + name.replace("\"", "\"\"") + '"';
+    }
+
+    /** A standard-conforming single-quoted SQL literal; quotes doubled, NUL and backslash refused. */
+    static String literal(String value) {
+        if (value.indexOf('\0') >= 0 || value.indexOf('\\') >= 0) {
+            throw new IllegalArgumentException("not a usable SQL literal");
+        }
+        return "'" + value.replace("'", "''") + "'";
+    }
+}

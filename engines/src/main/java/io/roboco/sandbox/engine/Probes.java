@@ -1,0 +1,53 @@
+package io.roboco.sandbox.engine;
+
+import java.util.List;
+
+/**
+ * Front door for readiness and liveness probes, so an engine says how it becomes ready in one line:
+ * {@code Probes.jdbc(Login.ADMIN)}, {@code Probes.allOf(Probes.running(), Probes.redisPing(Login.AGENT))}.
+ *
+ * <p>Every probe opens a fresh connection with connect and read timeouts of about a second and
+ * closes it again; none of them retries (the {@link Readiness} poller does).
+ */
+public final class Probes {
+    private Probes() {
+    }
+
+    /** Passes while the container runs; fails fast (no network) once it has stopped. */
+    public static ReadinessProbe running() {
+        return target -> {
+            if (!target.running().getAsBoolean()) {
+                throw new IllegalStateException("container is not running");
+            }
+        };
+    }
+
+    /** pgjdbc login over TCP to the sandbox's database with {@code login}'s credential, then {@code SELECT 1}. */
+    public static ReadinessProbe jdbc(Login login) {
+        return target -> PostgresEngine.selectOne(target, login);
+    }
+
+    /** Jedis {@code AUTH} with {@code login}'s credential, then {@code PING}. */
+    public static ReadinessProbe redisPing(Login login) {
+        return target -> RedisEngine.ping(target, login);
+    }
+
+    /**
+     * mongodb-driver-sync {@code ping} with {@code login}'s credential. Against a wire-compatible server
+     * without authentication (the test stand-in) it falls back to an unauthenticated ping and logs
+     * one warning; see {@link MongoEngine}.
+     */
+    public static ReadinessProbe mongoPing(Login login) {
+        return target -> MongoSessions.ping(target, login);
+    }
+
+    /** Passes when every probe passes, checked in order; the first failure is the probe's failure. */
+    public static ReadinessProbe allOf(ReadinessProbe... probes) {
+        List<ReadinessProbe> all = List.of(probes);
+        return target -> {
+            for (ReadinessProbe probe : all) {
+                probe.check(target);
+            }
+        };
+    }
+}

@@ -1,0 +1,226 @@
+package io.roboco.sandbox.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Redis sandboxes (Redis 7+). The admin is the {@code default} user (password via
+ * {@code --requirepass}, read from the container env so it is not on the docker command line); the
+ * agent is an ACL user with every data command and the modules' commands, but no administration:
+ * {@code MODULE}, {@code CONFIG}, {@code DEBUG}, {@code SHUTDOWN}, {@code ACL}, {@code MONITOR},
+ * replication, persistence and cluster commands are denied.
+ *
+ * <p>Modules are loaded on demand through {@code redis-cli MODULE LOAD} in an exec (the server allows
+ * {@code MODULE} from local connections only); images that already load them (Redis 8) need nothing.
+ */
+public final class RedisEngine implements Engine {
+    static final String ADMIN_USER = "default";
+    static final String DATA_DIR = "/data";
+
+    /** Allowlisted feature → names it has in {@code MODULE LIST} and module files to look for. */
+    private record Module(Set<String> names, List<String> files) {
+    }
+
+    private static final Map<String, Module> MODULES = Map.of(
+            "search", new Module(Set.of("search", "ft"), List.of(
+                    "/usr/local/lib/redis/modules/redisearch.so", "/usr/lib/redis/modules/redisearch.so")),
+            "json", new Module(Set.of("ReJSON"), List.of(
+                    "/usr/local/lib/redis/modules/rejson.so", "/usr/lib/redis/modules/rejson.so",
+                    "/usr/lib/redis/modules/librejson.so")),
+            "bloom", new Module(Set.of("bf"), List.of(
+                    "/usr/local/lib/redis/modules/redisbloom.so", "/usr/lib/redis/modules/redisbloom.so")));
+
+    /** Everything, minus administration; explicit denials after the categories so no category quirk re-allows them. */
+    static final List<String> AGENT_RULES = List.of(
+            "~*", "&*", "+@all", "-@admin", "-@dangerous",
+            "+flushdb", "+flushall", "+keys", "+info", "+sort",
+            "-module", "-config", "-debug", "-shutdown", "-acl", "-monitor", "-replicaof", "-slaveof",
+            "-save", "-bgsave", "-bgrewriteaof", "-failover", "-cluster");
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public String displayName() {
+        return "Redis";
+    }
+
+    @Override
+    public String defaultImage() {
+        return "redis:8-alpine";
+    }
+
+    @Override
+    public int defaultPort() {
+        return 6379;
+    }
+
+    @Override
+    public Set<String> features() {
+        return MODULES.keySet();
+    }
+
+    @Override
+    public String featuresKey() {
+        return "available_modules";
+    }
+
+    @Override
+    public Credentials newCredentials(SecretSource secrets) {
+        return new Credentials(ADMIN_USER, secrets.password(), "agent_" + secrets.identifier(), secrets.password(), "0");
+    }
+
+    /**
+     * The command is {@code sh -c 'exec docker-entrypoint.sh redis-server --requirepass "$REDIS_ADMIN_PASSWORD" ...'}:
+     * the shell expands the password inside the container, and the image's entrypoint still sees
+     * {@code redis-server} first, so it drops root for the {@code redis} user as usual. {@code REDIS_PORT}
+     * tells {@code redis-cli} in an exec where the server listens.
+     */
+    @Override
+    public ContainerSpec containerSpec(SpecRequest request) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("REDIS_ADMIN_PASSWORD", request.credentials().adminPassword());
+        env.put("REDIS_PORT", Integer.toString(request.port()));
+        String script = "exec docker-entrypoint.sh redis-server --requirepass \"$REDIS_ADMIN_PASSWORD\""
+                + " --bind " + shellWord(request.bindHost()) + " --port " + request.port()
+                + " --enable-module-command local --save '' --appendonly no --protected-mode no";
+        return new ContainerSpec(request.image(), env, List.of("sh", "-c", script), DATA_DIR, request.port());
+    }
+
+    @Override
+    public ReadinessProbe readiness() {
+        return Probes.redisPing(Login.ADMIN);
+    }
+
+    /** {@code ACL SETUSER} with the password's SHA-256 ({@code #<hex>}), so the plaintext never reaches the server; then agent AUTH + PING. */
+    @Override
+    public void prepareAgent(ProbeTarget target) throws Exception {
+        Credentials c = target.credentials();
+        List<String> rules = new ArrayList<>();
+        rules.add("reset");
+        rules.add("on");
+        rules.add("#" + sha256Hex(c.password()));
+        rules.addAll(AGENT_RULES);
+        try (Jedis admin = connect(target, Login.ADMIN)) {
+            admin.aclSetUser(c.user(), rules.toArray(String[]::new));
+        }
+        ping(target, Login.AGENT);
+    }
+
+    @Override
+    public ReadinessProbe liveness() {
+        return Probes.allOf(Probes.running(), Probes.redisPing(Login.AGENT));
+    }
+
+    /**
+     * No-op when {@code MODULE LIST} already shows the module; otherwise {@code MODULE LOAD} of the first
+     * module file found. The admin password reaches {@code redis-cli} as {@code REDISCLI_AUTH} in the
+     * exec's env, never on its command line.
+     */
+    @Override
+    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        Module module = MODULES.get(Features.require(this, feature));
+        Map<String, String> auth = Map.of("REDISCLI_AUTH", credentials.adminPassword());
+        ExecResult list = exec.exec(List.of("sh", "-c", "exec redis-cli -p \"${REDIS_PORT:-6379}\" MODULE LIST"), auth);
+        if (!list.ok() || list.stdout().startsWith("ERR") || list.stdout().startsWith("NOAUTH")) {
+            throw new IllegalStateException("redis: MODULE LIST in image '" + image + "' failed with exit code "
+                    + list.exitCode() + ": " + list.output());
+        }
+        if (loadedNames(list.stdout()).stream().anyMatch(module.names()::contains)) {
+            return;
+        }
+        List<String> command = new ArrayList<>(List.of("sh", "-c",
+                "for f in \"$@\"; do if [ -f \"$f\" ]; then exec redis-cli -p \"${REDIS_PORT:-6379}\" MODULE LOAD \"$f\"; fi; done;"
+                        + " echo \"no module file among: $*\" >&2; exit 44", "sh"));
+        command.addAll(module.files());
+        ExecResult load = exec.exec(command, auth);
+        if (load.exitCode() == 44) {
+            throw new FeatureUnavailableException(name(), feature, image, "no module file among " + module.files());
+        }
+        if (!load.ok() || !load.stdout().strip().equals("OK")) {
+            throw new IllegalStateException("redis: MODULE LOAD for '" + feature + "' in image '" + image
+                    + "' failed with exit code " + load.exitCode() + ": " + load.output());
+        }
+    }
+
+    @Override
+    public Map<String, String> env(Endpoint endpoint, Credentials credentials) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("ROBOCO_TEST_REDIS_HOST", endpoint.host());
+        env.put("ROBOCO_TEST_REDIS_PORT", Integer.toString(endpoint.port()));
+        env.put("ROBOCO_TEST_REDIS_USER", credentials.user());
+        env.put("ROBOCO_TEST_REDIS_PASSWORD", credentials.password());
+        env.put("ROBOCO_TEST_REDIS_URL", Urls.of("redis", credentials.user(), credentials.password(), endpoint, "0"));
+        return Collections.unmodifiableMap(env);
+    }
+
+    // --- connections -------------------------------------------------------------------------
+
+    static void ping(ProbeTarget target, Login login) {
+        try (Jedis jedis = connect(target, login)) {
+            String pong = jedis.ping();
+            if (!"PONG".equals(pong)) {
+                throw new IllegalStateException("PING answered " + pong);
+            }
+        }
+    }
+
+    /** An authenticated Jedis connection with one-second connect and read timeouts; the caller closes it. */
+    static Jedis connect(ProbeTarget target, Login login) {
+        Credentials c = target.credentials();
+        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
+                .user(login.user(c)).password(login.password(c))
+                .connectionTimeoutMillis(1000).socketTimeoutMillis(1000)
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
+                .build();
+        Jedis jedis = new Jedis(new HostAndPort(target.endpoint().host(), target.endpoint().port()), config);
+        try {
+            jedis.connect();   // AUTH happens here: fail now, not on first command
+            return jedis;
+        } catch (RuntimeException e) {
+            jedis.close();
+            throw e;
+        }
+    }
+
+    /** Module names in {@code redis-cli MODULE LIST} output (non-tty: one value per line, "name" then the name). */
+    static List<String> loadedNames(String moduleList) {
+        List<String> names = new ArrayList<>();
+        String[] lines = moduleList.split("\n");
+        for (int i = 0; i + 1 < lines.length; i++) {
+            if (lines[i].strip().equals("name")) {
+                names.add(lines[i + 1].strip());
+            }
+        }
+        return names;
+    }
+
+    static String sha256Hex(String password) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String shellWord(String s) {
+        if (!s.matches("[A-Za-z0-9.:_-]+")) {
+            throw new IllegalArgumentException("bind host '" + EngineRegistry.printable(s) + "' is not a plain host name or address");
+        }
+        return s;
+    }
+}

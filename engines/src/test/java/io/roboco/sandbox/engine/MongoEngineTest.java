@@ -1,0 +1,56 @@
+package io.roboco.sandbox.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSecurityException;
+import com.mongodb.ServerAddress;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+class MongoEngineTest {
+    private final MongoEngine engine = new MongoEngine();
+    private final Credentials credentials = engine.newCredentials(SecretSource.secure());
+
+    @Test
+    void containerSpecUsesTheOfficialRootUserContract() {
+        ContainerSpec spec = engine.containerSpec(new SpecRequest("mongo:8", credentials, "127.0.0.1", 43000));
+        assertThat(spec.env()).containsOnly(Map.entry("MONGO_INITDB_ROOT_USERNAME", "roboco_admin"),
+                Map.entry("MONGO_INITDB_ROOT_PASSWORD", credentials.adminPassword()));
+        assertThat(spec.command()).containsExactly("mongod", "--bind_ip", "127.0.0.1", "--port", "43000");
+        assertThat(spec.dataDir()).isEqualTo("/data/db");
+    }
+
+    @Test
+    void envHasExactlyTheMongoKeysAndAUrlTheDriverParses() {
+        Map<String, String> env = engine.env(new Endpoint("127.0.0.1", 43000), credentials);
+        assertThat(env).containsOnlyKeys("ROBOCO_TEST_MONGO_HOST", "ROBOCO_TEST_MONGO_PORT", "ROBOCO_TEST_MONGO_NAME",
+                "ROBOCO_TEST_MONGO_USER", "ROBOCO_TEST_MONGO_PASSWORD", "ROBOCO_TEST_MONGO_URL");
+        ConnectionString url = new ConnectionString(env.get("ROBOCO_TEST_MONGO_URL"));
+        assertThat(url.getHosts()).containsExactly("127.0.0.1:43000");
+        assertThat(url.getDatabase()).isEqualTo(credentials.database());
+        assertThat(url.getCredential().getUserName()).isEqualTo(credentials.user());
+        assertThat(url.getCredential().getSource()).isEqualTo(credentials.database());
+        assertThat(new String(url.getCredential().getPassword())).isEqualTo(credentials.password());
+    }
+
+    @Test
+    void everyFeatureIsRefused() {
+        assertThatThrownBy(() -> engine.activate("search", new RecordingExec(), credentials, "mongo:8"))
+                .isInstanceOf(UnknownNameException.class).hasMessageEndingWith("allowed: none");
+    }
+
+    @Test
+    void onlyAMissingAuthCommandCountsAsNoAuthentication() {
+        ServerAddress address = new ServerAddress("127.0.0.1", 43000);
+        MongoCommandException notFound = new MongoCommandException(
+                BsonDocument.parse("{ok: 0, code: 59, errmsg: \"no such command: 'saslStart'\"}"), address);
+        MongoCommandException authFailed = new MongoCommandException(
+                BsonDocument.parse("{ok: 0, code: 18, errmsg: 'Authentication failed.'}"), address);
+        assertThat(MongoSessions.isCommandNotFound(new MongoSecurityException(null, "auth", notFound))).isTrue();
+        assertThat(MongoSessions.isCommandNotFound(new MongoSecurityException(null, "auth", authFailed))).isFalse();
+    }
+}

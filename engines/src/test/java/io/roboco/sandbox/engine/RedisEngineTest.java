@@ -1,0 +1,107 @@
+package io.roboco.sandbox.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RedisEngineTest {
+    private final RedisEngine engine = new RedisEngine();
+    private final Credentials credentials = engine.newCredentials(SecretSource.secure());
+
+    @Test
+    void adminIsTheDefaultUserAndTheAgentGetsItsOwn() {
+        assertThat(credentials.adminUser()).isEqualTo("default");
+        assertThat(credentials.user()).matches("agent_[a-z0-9]{10}");
+        assertThat(credentials.database()).isEqualTo("0");
+    }
+
+    @Test
+    void containerCommandReadsTheAdminPasswordFromEnvAndStillStartsRedisServerThroughTheEntrypoint() {
+        ContainerSpec spec = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000));
+        assertThat(spec.env()).containsEntry("REDIS_ADMIN_PASSWORD", credentials.adminPassword()).containsEntry("REDIS_PORT", "42000");
+        assertThat(spec.command()).hasSize(3).startsWith("sh", "-c");
+        assertThat(spec.command().get(2))
+                .startsWith("exec docker-entrypoint.sh redis-server --requirepass \"$REDIS_ADMIN_PASSWORD\" ")
+                .contains("--bind 127.0.0.1 --port 42000", "--enable-module-command local", "--save ''", "--appendonly no");
+        assertThat(spec.dataDir()).isEqualTo("/data");
+    }
+
+    @Test
+    void bindHostThatIsNotAPlainAddressIsRefused() {
+        assertThatThrownBy(() -> engine.containerSpec(new SpecRequest("img", credentials, "127.0.0.1; rm -rf /", 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void envHasExactlyTheRedisKeysAndARedisUrl() {
+        Map<String, String> env = engine.env(new Endpoint("127.0.0.1", 42000), credentials);
+        assertThat(env).containsOnlyKeys("ROBOCO_TEST_REDIS_HOST", "ROBOCO_TEST_REDIS_PORT", "ROBOCO_TEST_REDIS_USER",
+                "ROBOCO_TEST_REDIS_PASSWORD", "ROBOCO_TEST_REDIS_URL");
+        assertThat(env.get("ROBOCO_TEST_REDIS_URL"))
+                .isEqualTo("redis://" + credentials.user() + ":" + credentials.password() + "@127.0.0.1:42000/0");
+    }
+
+    @Test
+    void agentRulesDenyAdministrationExplicitly() {
+        assertThat(RedisEngine.AGENT_RULES).contains("+@all", "-@admin", "-@dangerous", "-module", "-config", "-debug",
+                "-shutdown", "-acl", "-monitor", "-replicaof", "-slaveof", "-save", "-bgsave", "-bgrewriteaof", "-failover", "-cluster");
+        int lastAllow = RedisEngine.AGENT_RULES.lastIndexOf("+sort");
+        assertThat(RedisEngine.AGENT_RULES.indexOf("-module")).isGreaterThan(lastAllow);
+    }
+
+    @Test
+    void activationIsANoOpWhenTheModuleIsAlreadyLoaded() throws Exception {
+        RecordingExec exec = new RecordingExec().answer(0, "name\nsearch\nver\n80000\npath\n/usr/local/lib/redis/modules/redisearch.so\nargs\n", "");
+        engine.activate("search", exec, credentials, "redis:8-alpine");
+        assertThat(exec.calls).singleElement().satisfies(call -> {
+            assertThat(call.env()).containsEntry("REDISCLI_AUTH", credentials.adminPassword());
+            assertThat(String.join(" ", call.command())).contains("MODULE LIST").doesNotContain(credentials.adminPassword());
+        });
+    }
+
+    @Test
+    void activationLoadsTheFirstModuleFileFoundWithThePasswordOnlyInTheExecEnv() throws Exception {
+        RecordingExec exec = new RecordingExec().answer(0, "", "").answer(0, "OK\n", "");
+        engine.activate("search", exec, credentials, "roboco-sandbox/redis:7");
+        assertThat(exec.calls).hasSize(2);
+        RecordingExec.Call load = exec.calls.get(1);
+        assertThat(load.command()).contains("/usr/lib/redis/modules/redisearch.so", "/usr/local/lib/redis/modules/redisearch.so");
+        assertThat(String.join(" ", load.command())).contains("MODULE LOAD").doesNotContain(credentials.adminPassword());
+        assertThat(load.env()).containsEntry("REDISCLI_AUTH", credentials.adminPassword());
+    }
+
+    @Test
+    void missingModuleFileIsReportedAsUnavailableNamingFeatureAndImage() {
+        RecordingExec exec = new RecordingExec().answer(0, "name\nft\nver\n10202\n", "").answer(44, "", "no module file among: ...");
+        assertThatThrownBy(() -> engine.activate("json", exec, credentials, "roboco-sandbox/redis:7"))
+                .isInstanceOf(FeatureUnavailableException.class)
+                .hasMessageContaining("'json'").hasMessageContaining("'roboco-sandbox/redis:7'");
+    }
+
+    @Test
+    void moduleLoadErrorReplyIsAFailureWithItsOutput() {
+        RecordingExec exec = new RecordingExec().answer(0, "", "").answer(0, "ERR Error loading the extension. Please check the server logs.", "");
+        assertThatThrownBy(() -> engine.activate("bloom", exec, credentials, "img"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Error loading the extension");
+    }
+
+    @Test
+    void moduleOffTheAllowlistIsRefusedBeforeAnyExec() {
+        RecordingExec exec = new RecordingExec();
+        assertThatThrownBy(() -> engine.activate("/tmp/evil.so", exec, credentials, "img")).isInstanceOf(UnknownNameException.class);
+        assertThat(exec.calls).isEmpty();
+    }
+
+    @Test
+    void moduleListParsingFindsEveryName() {
+        assertThat(RedisEngine.loadedNames("name\nsearch\nver\n1\nname\nReJSON\nver\n2\n")).containsExactly("search", "ReJSON");
+        assertThat(RedisEngine.loadedNames("")).isEmpty();
+    }
+
+    @Test
+    void agentPasswordIsSentAsItsSha256() {
+        assertThat(RedisEngine.sha256Hex("abc")).isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}
