@@ -1,6 +1,8 @@
 package io.roboco.sandbox.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.verbs.MapSettingsStore;
 import io.roboco.sandbox.verbs.StubContainerRuntime;
@@ -23,7 +25,7 @@ final class TestServer implements AutoCloseable {
     static final String ADMIN = "admin-token-0123456789abcdef";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    final StubContainerRuntime runtime = new StubContainerRuntime();
+    final StubContainerRuntime runtime;
     final MapSettingsStore store;
     final ByteArrayOutputStream console = new ByteArrayOutputStream();
     final RunningServer server;
@@ -39,13 +41,22 @@ final class TestServer implements AutoCloseable {
 
     TestServer(ServerConfig config, MapSettingsStore store) {
         this.store = store;
+        this.runtime = new StubContainerRuntime();
         server = SandboxServer.start(config, runtime, StubEngine.registry(), store, Clock.systemUTC(), new PrintStream(console, true));
     }
 
     /** Over any store (e.g. the real embedded one); {@link #store} is then null. */
     TestServer(ServerConfig config, SettingsStore other) {
         this.store = null;
+        this.runtime = new StubContainerRuntime();
         server = SandboxServer.start(config, runtime, StubEngine.registry(), other, Clock.systemUTC(), new PrintStream(console, true));
+    }
+
+    /** Over a real runtime and registry (ITs); {@link #runtime} and {@link #store} are then null. */
+    TestServer(ServerConfig config, ContainerRuntime realRuntime, EngineRegistry registry, SettingsStore other) {
+        this.store = null;
+        this.runtime = null;
+        server = SandboxServer.start(config, realRuntime, registry, other, Clock.systemUTC(), new PrintStream(console, true));
     }
 
     record Reply(int status, String body) {
