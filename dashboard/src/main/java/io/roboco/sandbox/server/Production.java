@@ -16,6 +16,7 @@ final class Production {
     static RunningServer start(ServerConfig config) {
         EngineRegistry registry = registry();
         config.validateAgainst(registry);
+        StateDir.open(config.stateDir()); // create it 0700 before the embedded database lands in it
         SettingsStore store = config.stateUrl() != null
                 ? JdbcSettingsStore.open(config.stateUrl(), config.stateUser(), config.statePassword())
                 : JdbcSettingsStore.embedded(config.stateDir());
