@@ -1,0 +1,206 @@
+package io.roboco.sandbox.verbs;
+
+import io.roboco.sandbox.plugin.SandboxDecision;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.SettingsStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The verb contract in front of {@link SandboxPlugin}: argument parsing, the role check, spawn
+ * manifests, and the lifecycle exits.
+ *
+ * <p>Order of checks for every call: agent slug shape, verb known, argument shapes (each a
+ * {@link BadRequest}); then the role check (a refusal, audited); then the verb itself.
+ *
+ * <p>Lifecycle exits ({@code i_am_done, unclaim, i_am_idle, pass_review, fail_review, i_documented}):
+ * the verb's own effect is to clear the agent's active task (the project binding stays, so the
+ * next {@code give_me_work} may rebind). After that succeeds, the agent's sandbox is released
+ * best-effort: a failing release is logged and audited, and never makes the verb fail.
+ */
+public final class AgentVerbs {
+    private static final Logger log = LoggerFactory.getLogger(AgentVerbs.class);
+    /** Audit verb for the teardown that follows removal of the agent's own container. */
+    public static final String CONTAINER_REMOVED = "container_removed";
+
+    private final SandboxPlugin plugin;
+    private final SettingsStore store;
+    private final RoleManifest roles;
+    private final Clock clock;
+
+    public AgentVerbs(SandboxPlugin plugin, RoleManifest roles, Clock clock) {
+        this.plugin = plugin;
+        this.store = plugin.store();
+        this.roles = roles;
+        this.clock = clock;
+    }
+
+    /**
+     * Registers (or re-registers) the agent with its role and project, without an active task, and
+     * answers its spawn manifest. {@code project} may be null for agents outside any project.
+     */
+    public SpawnManifest spawn(String slug, String role, String project) {
+        Names.requireAgentSlug(slug);
+        List<String> verbs = roles.requireRole(role);
+        if (project != null) {
+            Names.requireProjectId(project);
+        }
+        store.saveAgent(new Agent(slug, role, project, null));
+        Map<String, String> env = new LinkedHashMap<>();
+        List<String> briefing = List.of();
+        if (verbs.contains(VerbNames.REQUEST_SANDBOX) && project != null) {
+            List<String> available = plugin.servicesAvailable(project);
+            if (!available.isEmpty()) {
+                env.put(SpawnManifest.SERVICES_MARKER, String.join(",", available));
+                briefing = List.of(SpawnManifest.sandboxBriefing(available));
+            }
+        }
+        return new SpawnManifest(slug, role, project, verbs, env, briefing);
+    }
+
+    /**
+     * Runs one verb. {@code args} is the JSON-decoded argument object (null or empty for none).
+     *
+     * @throws BadRequest for a malformed slug, an unknown verb or malformed arguments
+     */
+    public Envelope call(String slug, String verb, Map<String, Object> args) throws InterruptedException {
+        Names.requireAgentSlug(slug);
+        VerbNames.requireKnown(verb);
+        if (VerbNames.REQUEST_SANDBOX.equals(verb)) {
+            return requestSandbox(slug, Arguments.sandboxRequest(args));
+        }
+        if (VerbNames.GIVE_ME_WORK.equals(verb)) {
+            return giveMeWork(slug, Arguments.work(args));
+        }
+        Arguments.none(verb, args);
+        if (VerbNames.RELEASE_SANDBOX.equals(verb)) {
+            return releaseSandbox(slug);
+        }
+        return lifecycleExit(slug, verb);
+    }
+
+    /** The agent's own container was removed: tear its sandbox down and forget it. Returns containers removed. */
+    public int containerRemoved(String slug) {
+        Names.requireAgentSlug(slug);
+        int removed = releaseQuietly(slug, CONTAINER_REMOVED);
+        store.deleteAgent(slug);
+        return removed;
+    }
+
+    private Envelope requestSandbox(String slug, Arguments.SandboxRequest request) throws InterruptedException {
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isPresent()) {
+            Optional<Envelope> refusal = roleCheck(agent.get(), VerbNames.REQUEST_SANDBOX,
+                    request.services() == null ? List.of() : request.services());
+            if (refusal.isPresent()) {
+                return refusal.get();
+            }
+        }
+        // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
+        SandboxDecision decision = plugin.requestSandbox(slug, request.services(), request.extensions());
+        return Envelope.of(decision);
+    }
+
+    private Envelope releaseSandbox(String slug) {
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isPresent()) {
+            Optional<Envelope> refusal = roleCheck(agent.get(), VerbNames.RELEASE_SANDBOX, List.of());
+            if (refusal.isPresent()) {
+                return refusal.get();
+            }
+        }
+        // Releasing is always safe, so an unknown agent (e.g. after a restart) may still clean up.
+        int removed = plugin.releaseSandbox(slug, VerbNames.RELEASE_SANDBOX);
+        return Envelope.ok(VerbNames.RELEASE_SANDBOX, Map.of("removed", removed));
+    }
+
+    private Envelope giveMeWork(String slug, Arguments.Work work) {
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isEmpty()) {
+            return refuse(slug, "", VerbNames.GIVE_ME_WORK, notSpawned(slug), List.of());
+        }
+        Optional<Envelope> refusal = roleCheck(agent.get(), VerbNames.GIVE_ME_WORK, List.of());
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        if (store.findProject(work.project()).isEmpty()) {
+            return refuse(slug, work.project(), VerbNames.GIVE_ME_WORK, "project '" + work.project()
+                    + "' is not known; an admin registers it with PUT /api/projects/" + work.project(), List.of());
+        }
+        store.saveAgent(agent.get().withTask(work.project(), work.task()));
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("project", work.project());
+        evidence.put("task", work.task());
+        return Envelope.ok(VerbNames.GIVE_ME_WORK, evidence);
+    }
+
+    private Envelope lifecycleExit(String slug, String verb) {
+        Optional<Agent> found = store.findAgent(slug);
+        if (found.isEmpty()) {
+            return refuse(slug, "", verb, notSpawned(slug), List.of());
+        }
+        Agent agent = found.get();
+        Optional<Envelope> refusal = roleCheck(agent, verb, List.of());
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        store.saveAgent(agent.withTask(agent.project(), null));
+        int removed = releaseQuietly(slug, verb);
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("task_cleared", agent.task());
+        evidence.put("sandbox_containers_removed", removed);
+        return Envelope.ok(verb, evidence);
+    }
+
+    /** Best-effort release: whatever goes wrong is logged and swallowed, so the calling verb still succeeds. */
+    private int releaseQuietly(String slug, String verb) {
+        try {
+            return plugin.releaseSandbox(slug, verb);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            log.warn("best-effort sandbox release after {} for agent {} failed ({}); the janitor will sweep it",
+                    verb, slug, e.getClass().getSimpleName());
+            return 0;
+        }
+    }
+
+    private Optional<Envelope> roleCheck(Agent agent, String verb, List<String> services) {
+        if (roles.carries(agent.role(), verb)) {
+            return Optional.empty();
+        }
+        List<String> carriers = roles.rolesCarrying(verb);
+        String reason = "role '" + Names.printable(agent.role()) + "' does not carry " + verb + "; only "
+                + humanList(carriers) + (carriers.size() == 1 ? " does" : " do");
+        return Optional.of(refuse(agent.slug(), agent.project(), verb, reason, services));
+    }
+
+    private Envelope refuse(String slug, String project, String verb, String reason, List<String> services) {
+        try {
+            store.append(new AuditRecord(clock.instant(), slug, project, verb, Envelope.REFUSED, reason, services, 0));
+        } catch (RuntimeException e) {
+            log.warn("could not write audit record for {} {}: {}", verb, slug, e.getClass().getSimpleName());
+        }
+        return Envelope.refused(reason, false);
+    }
+
+    /** "a", "a and b", "a, b and c". */
+    private static String humanList(List<String> items) {
+        if (items.size() <= 1) {
+            return String.join("", items);
+        }
+        return String.join(", ", items.subList(0, items.size() - 1)) + " and " + items.get(items.size() - 1);
+    }
+
+    private static String notSpawned(String slug) {
+        return "agent '" + slug + "' is not spawned; the orchestrator registers it with POST /api/agents/" + slug + "/spawn";
+    }
+}

@@ -1,0 +1,108 @@
+package io.roboco.sandbox.verbs;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Parses verb arguments from a JSON-decoded object (maps, lists, strings, numbers, booleans, nulls).
+ * Unknown keys, wrong types and malformed service names are {@link BadRequest}s; whether a
+ * well-shaped name is <em>allowed</em> is the guard chain's decision, not the parser's.
+ */
+final class Arguments {
+    private static final int MAX_FEATURE_LENGTH = 64;
+
+    private Arguments() {
+    }
+
+    /** {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object service → array of strings. */
+    record SandboxRequest(List<String> services, Map<String, List<String>> extensions) {
+    }
+
+    /** {@code give_me_work}: both required, non-blank strings. */
+    record Work(String project, String task) {
+    }
+
+    static SandboxRequest sandboxRequest(Map<String, Object> args) {
+        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions"));
+        List<String> services = null;
+        Object rawServices = in.get("services");
+        if (rawServices != null) {
+            services = new ArrayList<>();
+            for (String s : strings("services", rawServices)) {
+                services.add(Names.requireService(s));
+            }
+        }
+        Map<String, List<String>> extensions = null;
+        Object rawExtensions = in.get("extensions");
+        if (rawExtensions != null) {
+            if (!(rawExtensions instanceof Map)) {
+                throw new BadRequest("'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
+            }
+            extensions = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) rawExtensions).entrySet()) {
+                String service = Names.requireService(String.valueOf(e.getKey()));
+                List<String> names = strings("extensions." + service, e.getValue());
+                for (String name : names) {
+                    if (name.isEmpty() || name.length() > MAX_FEATURE_LENGTH) {
+                        throw new BadRequest("extension name '" + Names.printable(name) + "' for " + service + " must be 1-"
+                                + MAX_FEATURE_LENGTH + " characters");
+                    }
+                }
+                extensions.put(service, names);
+            }
+        }
+        return new SandboxRequest(services, extensions);
+    }
+
+    static Work work(Map<String, Object> args) {
+        Map<String, Object> in = onlyKeys(VerbNames.GIVE_ME_WORK, args, Set.of("project", "task"));
+        String project = requiredString(in, "project");
+        String task = requiredString(in, "task");
+        if (task.length() > 200) {
+            throw new BadRequest("'task' must be at most 200 characters");
+        }
+        return new Work(Names.requireProjectId(project), task);
+    }
+
+    /** Verbs that take no arguments accept an empty object (or no body). */
+    static void none(String verb, Map<String, Object> args) {
+        onlyKeys(verb, args, Set.of());
+    }
+
+    private static Map<String, Object> onlyKeys(String verb, Map<String, Object> args, Set<String> allowed) {
+        Map<String, Object> in = args == null ? Map.of() : args;
+        for (String key : in.keySet()) {
+            if (!allowed.contains(key)) {
+                throw new BadRequest("unknown argument '" + Names.printable(key) + "' for " + verb + "; "
+                        + (allowed.isEmpty() ? "it takes none" : "it takes: " + String.join(", ", new TreeSet<>(allowed))));
+            }
+        }
+        return in;
+    }
+
+    private static List<String> strings(String field, Object raw) {
+        if (!(raw instanceof List)) {
+            throw new BadRequest("'" + field + "' must be an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        for (Object item : (List<?>) raw) {
+            if (!(item instanceof String)) {
+                throw new BadRequest("'" + field + "' must be an array of strings; found " + (item == null ? "null" : "a non-string"));
+            }
+            out.add((String) item);
+        }
+        return out;
+    }
+
+    private static String requiredString(Map<String, Object> in, String field) {
+        Object value = in.get(field);
+        if (!(value instanceof String) || ((String) value).isBlank()) {
+            throw new BadRequest("'" + field + "' is required and must be a non-empty string");
+        }
+        return (String) value;
+    }
+}

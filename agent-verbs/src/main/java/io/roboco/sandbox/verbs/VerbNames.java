@@ -1,0 +1,33 @@
+package io.roboco.sandbox.verbs;
+
+import java.util.List;
+import java.util.Set;
+
+/** The verbs this contract knows. Anything else is a {@link BadRequest}. */
+public final class VerbNames {
+    public static final String GIVE_ME_WORK = "give_me_work";
+    public static final String REQUEST_SANDBOX = "request_sandbox";
+    public static final String RELEASE_SANDBOX = "release_sandbox";
+    public static final String I_AM_DONE = "i_am_done";
+    public static final String UNCLAIM = "unclaim";
+    public static final String I_AM_IDLE = "i_am_idle";
+    public static final String PASS_REVIEW = "pass_review";
+    public static final String FAIL_REVIEW = "fail_review";
+    public static final String I_DOCUMENTED = "i_documented";
+
+    /** Verbs that end an engagement: on success they clear the active task and release the sandbox best-effort. */
+    public static final List<String> LIFECYCLE_EXITS = List.of(I_AM_DONE, UNCLAIM, I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
+
+    public static final Set<String> ALL = Set.of(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, UNCLAIM,
+            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
+
+    private VerbNames() {
+    }
+
+    public static String requireKnown(String verb) {
+        if (verb == null || !ALL.contains(verb)) {
+            throw new BadRequest("unknown verb '" + Names.printable(verb) + "'; known: " + String.join(", ", new java.util.TreeSet<>(ALL)));
+        }
+        return verb;
+    }
+}

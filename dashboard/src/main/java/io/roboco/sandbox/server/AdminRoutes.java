@@ -1,0 +1,141 @@
+package io.roboco.sandbox.server;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.FlagStore;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SettingsStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Admin routes: projects' Sandbox settings, the feature flag, live sandboxes and the audit trail. Never a credential. */
+final class AdminRoutes {
+    static final int DEFAULT_AUDIT_LIMIT = 100;
+    static final int MAX_AUDIT_LIMIT = 1000;
+
+    private final SandboxPlugin plugin;
+    private final SettingsStore store;
+    private final Boolean flagEnvOverride;
+    private final Clock clock;
+
+    AdminRoutes(SandboxPlugin plugin, Boolean flagEnvOverride, Clock clock) {
+        this.plugin = plugin;
+        this.store = plugin.store();
+        this.flagEnvOverride = flagEnvOverride;
+        this.clock = clock;
+    }
+
+    void register(Javalin app) {
+        app.get("/api/projects", ctx -> Json.write(ctx, 200,
+                Map.of("projects", store.allProjects().stream().map(ProjectForm::toJson).toList())));
+        app.get("/api/projects/{id}", ctx -> Json.write(ctx, 200, ProjectForm.toJson(store.findProject(ctx.pathParam("id"))
+                .orElseThrow(() -> ApiError.notFound("no project '" + io.roboco.sandbox.verbs.Names.printable(ctx.pathParam("id")) + "'")))));
+        app.put("/api/projects/{id}", this::putProject);
+        app.get("/api/flags", ctx -> Json.write(ctx, 200, Map.of(FlagStore.SANDBOX_DB_ENABLED, flagView())));
+        app.put("/api/flags/{name}", this::putFlag);
+        app.get("/api/sandboxes", ctx -> Json.write(ctx, 200, Map.of("sandboxes", sandboxes())));
+        app.get("/api/audit", this::audit);
+    }
+
+    private void putProject(Context ctx) {
+        Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry());
+        store.saveProject(project);
+        Json.write(ctx, 200, ProjectForm.toJson(project));
+    }
+
+    private void putFlag(Context ctx) {
+        String name = ctx.pathParam("name");
+        if (!FlagStore.SANDBOX_DB_ENABLED.equals(name)) {
+            throw ApiError.notFound("no flag '" + io.roboco.sandbox.verbs.Names.printable(name) + "'; known: " + FlagStore.SANDBOX_DB_ENABLED);
+        }
+        Map<String, Object> body = Json.body(ctx);
+        Object enabled = body.get("enabled");
+        if (!(enabled instanceof Boolean) || body.size() != 1) {
+            throw ApiError.badRequest("body must be {\"enabled\": true} or {\"enabled\": false}");
+        }
+        store.storeFlag(name, (Boolean) enabled);
+        Json.write(ctx, 200, flagView());
+    }
+
+    /**
+     * Stored vs effective. {@code pending_restart} is true while the value the next start would
+     * take (the env override if set, else the stored value, else off) differs from the effective one.
+     */
+    private Map<String, Object> flagView() {
+        Boolean stored = store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(null);
+        boolean effective = plugin.flagEffective();
+        boolean next = flagEnvOverride != null ? flagEnvOverride : Boolean.TRUE.equals(stored);
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("stored", stored);
+        view.put("effective", effective);
+        view.put("env_override", flagEnvOverride);
+        view.put("pending_restart", next != effective);
+        return view;
+    }
+
+    private List<Map<String, Object>> sandboxes() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        List<AgentSandbox> live = new ArrayList<>(plugin.manager().live());
+        live.sort(Comparator.comparing(AgentSandbox::agent));
+        for (AgentSandbox sandbox : live) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("agent", sandbox.agent());
+            entry.put("project", sandbox.project());
+            entry.put("services", List.copyOf(new java.util.TreeSet<>(sandbox.services().keySet())));
+            List<Map<String, Object>> containers = new ArrayList<>();
+            for (ServiceInstance instance : new java.util.TreeMap<>(sandbox.services()).values()) {
+                Map<String, Object> c = new LinkedHashMap<>();
+                c.put("service", instance.service());
+                c.put("container_id", instance.containerId());
+                c.put("container_name", instance.containerName());
+                c.put("image", instance.image());
+                c.put("features", List.copyOf(new java.util.TreeSet<>(instance.features())));
+                containers.add(c);
+            }
+            entry.put("containers", containers);
+            entry.put("created", sandbox.created().toString());
+            entry.put("age_seconds", Math.max(0, Duration.between(sandbox.created(), clock.instant()).toSeconds()));
+            out.add(entry);
+        }
+        return out;
+    }
+
+    private void audit(Context ctx) {
+        int limit = DEFAULT_AUDIT_LIMIT;
+        String rawLimit = ctx.queryParam("limit");
+        if (rawLimit != null && !rawLimit.isBlank()) {
+            try {
+                limit = Integer.parseInt(rawLimit);
+            } catch (NumberFormatException e) {
+                limit = -1;
+            }
+            if (limit < 1 || limit > MAX_AUDIT_LIMIT) {
+                throw ApiError.badRequest("limit must be a whole number from 1 to " + MAX_AUDIT_LIMIT);
+            }
+        }
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (AuditRecord r : store.recent(ctx.queryParam("agent"), ctx.queryParam("decision"), limit)) {
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("time", r.time().toString());
+            json.put("agent", r.agent());
+            json.put("project", r.project());
+            json.put("verb", r.verb());
+            json.put("decision", r.decision());
+            json.put("reason", r.reason());
+            json.put("services", r.services());
+            json.put("duration_ms", r.durationMillis());
+            records.add(json);
+        }
+        Json.write(ctx, 200, Map.of("records", records));
+    }
+}

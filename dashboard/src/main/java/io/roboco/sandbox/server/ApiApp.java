@@ -1,0 +1,62 @@
+package io.roboco.sandbox.server;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.roboco.sandbox.verbs.BadRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/**
+ * The Javalin application: auth, routes, and errors as JSON. No request body, envelope or
+ * exception message is ever logged; a fault answers 500 with a generic message and is logged by
+ * exception class only.
+ */
+final class ApiApp {
+    private static final Logger log = LoggerFactory.getLogger(ApiApp.class);
+    private static final String ANSWERED = "roboco.answered";
+
+    private ApiApp() {
+    }
+
+    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents) {
+        Javalin app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.http.defaultContentType = "application/json";
+        });
+        app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())));
+        app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
+        admin.register(app);
+        agents.register(app);
+
+        app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));
+        app.exception(BadRequest.class, (e, ctx) -> answer(ctx, 400, "bad_request", e.getMessage()));
+        app.exception(HttpResponseException.class, (e, ctx) -> answer(ctx, e.getStatus(),
+                e.getStatus() == 404 ? "not_found" : "http_" + e.getStatus(), e.getStatus() == 404 ? "no such route" : "request failed"));
+        app.exception(Exception.class, (e, ctx) -> {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.error("unhandled {} on {} {}", e.getClass().getName(), ctx.method(), ctx.matchedPath());
+            answer(ctx, 500, "internal", "internal error; the server log has the exception class");
+        });
+        app.error(404, ctx -> {
+            if (ctx.attribute(ANSWERED) == null) {
+                answer(ctx, 404, "not_found", "no such route");
+            }
+        });
+        app.error(405, ctx -> {
+            if (ctx.attribute(ANSWERED) == null) {
+                answer(ctx, 405, "method_not_allowed", "method not allowed on this route");
+            }
+        });
+        return app;
+    }
+
+    private static void answer(Context ctx, int status, String code, String message) {
+        ctx.attribute(ANSWERED, Boolean.TRUE);
+        Json.write(ctx, status, Json.error(code, message));
+    }
+}

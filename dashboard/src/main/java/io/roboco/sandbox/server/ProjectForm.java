@@ -1,0 +1,102 @@
+package io.roboco.sandbox.server;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.verbs.BadRequest;
+import io.roboco.sandbox.verbs.Names;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A project's Sandbox settings as sent to {@code PUT /api/projects/{id}}, validated against the
+ * registry and the allowlists before anything is saved. Every error is a 400 naming what is allowed.
+ */
+final class ProjectForm {
+    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions");
+
+    private ProjectForm() {
+    }
+
+    static Project parse(String id, Map<String, Object> body, EngineRegistry registry) {
+        try {
+            Names.requireProjectId(id);
+        } catch (BadRequest e) {
+            throw ApiError.badRequest(e.getMessage());
+        }
+        for (String key : body.keySet()) {
+            if (!FIELDS.contains(key)) {
+                throw ApiError.badRequest("unknown field '" + Names.printable(key) + "'; a project takes: name, sandbox_services, sandbox_extensions");
+            }
+        }
+        Object name = body.get("name");
+        if (name != null && (!(name instanceof String) || ((String) name).length() > 200)) {
+            throw ApiError.badRequest("'name' must be a string of at most 200 characters");
+        }
+        List<String> services = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_services", body.get("sandbox_services"))));
+        for (String service : services) {
+            try {
+                registry.require(service);
+            } catch (UnknownNameException e) {
+                throw ApiError.badRequest("sandbox_services: " + e.getMessage() + "; nothing saved");
+            }
+        }
+        Map<String, List<String>> extensions = new TreeMap<>();
+        Object raw = body.get("sandbox_extensions");
+        if (raw != null) {
+            if (!(raw instanceof Map)) {
+                throw ApiError.badRequest("'sandbox_extensions' must be an object mapping a service to an array of names, "
+                        + "e.g. {\"postgres\":[\"pg_trgm\"]}");
+            }
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+                String service = String.valueOf(e.getKey());
+                if (!services.contains(service)) {
+                    throw ApiError.badRequest("sandbox_extensions names service '" + Names.printable(service)
+                            + "', which is not in sandbox_services " + services + "; nothing saved");
+                }
+                List<String> features = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_extensions." + service, e.getValue())));
+                try {
+                    registry.requireFeatures(service, features);
+                } catch (UnknownNameException ex) {
+                    throw ApiError.badRequest("sandbox_extensions: " + ex.getMessage() + "; nothing saved");
+                }
+                if (!features.isEmpty()) {
+                    extensions.put(service, features);
+                }
+            }
+        }
+        return new Project(id, (String) name, services, extensions);
+    }
+
+    static Map<String, Object> toJson(Project project) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", project.id());
+        out.put("name", project.name());
+        out.put("sandbox_services", project.services());
+        out.put("sandbox_extensions", new TreeMap<>(project.extensions()));
+        return out;
+    }
+
+    private static List<String> strings(String field, Object raw) {
+        if (raw == null) {
+            return List.of();
+        }
+        if (!(raw instanceof List)) {
+            throw ApiError.badRequest("'" + field + "' must be an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        for (Object item : (List<?>) raw) {
+            if (!(item instanceof String)) {
+                throw ApiError.badRequest("'" + field + "' must be an array of strings");
+            }
+            out.add((String) item);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,13 @@
+package io.roboco.sandbox.server;
+
+/** A started server: where it listens, and how to stop it (idempotent; tears down live sandboxes). */
+public interface RunningServer extends AutoCloseable {
+    /** The port on 127.0.0.1. */
+    int port();
+
+    /** The stable id of this installation, as labelled on its containers. */
+    String instanceId();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,189 @@
+package io.roboco.sandbox.server;
+
+import io.javalin.Javalin;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.janitor.Janitor;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.plugin.OrchestratorHandle;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.settings.FlagStore;
+import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.verbs.AgentVerbs;
+import io.roboco.sandbox.verbs.RoleManifest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The composition root of the standalone server: configuration from the environment, the settings
+ * store, the container runtime, the engine registry, the plugin, the janitor and the HTTP API on
+ * 127.0.0.1. {@link #start} runs the same wiring in-process for tests.
+ */
+public final class SandboxServer {
+    private static final Logger log = LoggerFactory.getLogger(SandboxServer.class);
+    public static final String SHUTDOWN_VERB = "server_shutdown";
+
+    private SandboxServer() {
+    }
+
+    public static void main(String[] args) {
+        ServerConfig config;
+        try {
+            config = ServerConfig.fromEnv(System.getenv());
+        } catch (ConfigException e) {
+            System.err.println("roboco-sandbox: refusing to start: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        RunningServer server;
+        try {
+            server = Production.start(config);
+        } catch (ConfigException e) {
+            System.err.println("roboco-sandbox: refusing to start: " + e.getMessage());
+            System.exit(2);
+            return;
+        } catch (RuntimeException e) {
+            // Store and runtime faults carry operator-safe messages (URLs redacted, what to check).
+            System.err.println("roboco-sandbox: could not start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "roboco-sandbox-shutdown"));
+        log.info("roboco-sandbox listening on http://127.0.0.1:{} (instance {})", server.port(), server.instanceId());
+    }
+
+    /**
+     * Starts the server in this process. Takes ownership of {@code runtime} and {@code store}:
+     * closing the returned server closes them.
+     */
+    public static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                                      SettingsStore store, Clock clock) {
+        return start(config, runtime, registry, store, clock, System.out);
+    }
+
+    static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                               SettingsStore store, Clock clock, PrintStream console) {
+        config.validateAgainst(registry);
+        StateDir state = StateDir.open(config.stateDir());
+        String instanceId = state.instanceId();
+        StateDir.Token apiToken = state.token("api-token", config.apiToken());
+        StateDir.Token adminToken = state.token("admin-token", config.adminToken());
+        if (apiToken.value().equals(adminToken.value())) {
+            throw new ConfigException("the orchestrator and admin tokens must differ; change ROBOCO_SANDBOX_API_TOKEN or ROBOCO_SANDBOX_ADMIN_TOKEN");
+        }
+        boolean flagEffective = config.dbEnabledOverride() != null ? config.dbEnabledOverride()
+                : store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(false);
+
+        ServerLifecycle lifecycle = new ServerLifecycle();
+        ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.images())
+                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
+        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, SecretSource.secure(), clock);
+        SandboxManager manager = new SandboxManager(registry, provisioner, clock);
+        SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
+        AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
+
+        try {
+            runtime.ping();
+        } catch (RuntimeException e) {
+            log.warn("container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
+                    e.getMessage());
+        }
+
+        Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
+                new AdminRoutes(plugin, config.dbEnabledOverride(), clock), new AgentRoutes(verbs));
+        app.start("127.0.0.1", config.port());
+
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "roboco-sandbox-janitor");
+            t.setDaemon(true);
+            return t;
+        });
+        Janitor janitor = new Janitor(runtime, instanceId, manager::knownContainerIds, store, clock, config.janitorGrace());
+        janitor.start(scheduler, config.janitorTick());
+
+        lifecycle.moveTo(OrchestratorHandle.State.RUNNING);
+        log.info("sandbox feature flag {} is {} (stored {}, env override {})", FlagStore.SANDBOX_DB_ENABLED,
+                flagEffective ? "on" : "off", store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).map(String::valueOf).orElse("unset"),
+                config.dbEnabledOverride() == null ? "unset" : config.dbEnabledOverride());
+        // Shown once, at the start that generated them; later starts read them silently.
+        if (apiToken.generated()) {
+            console.println("orchestrator token written to " + apiToken.file() + ": " + apiToken.value());
+        }
+        if (adminToken.generated()) {
+            console.println("admin token written to " + adminToken.file() + ": " + adminToken.value());
+        }
+        return new Running(app, lifecycle, janitor, scheduler, plugin, runtime, store, instanceId);
+    }
+
+    private static final class Running implements RunningServer {
+        private final Javalin app;
+        private final ServerLifecycle lifecycle;
+        private final Janitor janitor;
+        private final ScheduledExecutorService scheduler;
+        private final SandboxPlugin plugin;
+        private final ContainerRuntime runtime;
+        private final SettingsStore store;
+        private final String instanceId;
+        private final int port;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        Running(Javalin app, ServerLifecycle lifecycle, Janitor janitor, ScheduledExecutorService scheduler, SandboxPlugin plugin,
+                ContainerRuntime runtime, SettingsStore store, String instanceId) {
+            this.app = app;
+            this.lifecycle = lifecycle;
+            this.janitor = janitor;
+            this.scheduler = scheduler;
+            this.plugin = plugin;
+            this.runtime = runtime;
+            this.store = store;
+            this.instanceId = instanceId;
+            this.port = app.port();
+        }
+
+        @Override
+        public int port() {
+            return port;
+        }
+
+        @Override
+        public String instanceId() {
+            return instanceId;
+        }
+
+        /** STOPPING; stop serving; stop the janitor; tear down every live sandbox (their credentials die with this process); close. */
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            lifecycle.moveTo(OrchestratorHandle.State.STOPPING);
+            quietly("stop HTTP", app::stop);
+            quietly("stop janitor", janitor::close);
+            quietly("stop scheduler", scheduler::shutdownNow);
+            for (AgentSandbox sandbox : plugin.manager().live()) {
+                quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
+            }
+            quietly("close plugin", plugin::close);
+            quietly("close runtime", runtime::close);
+            quietly("close store", store::close);
+        }
+
+        private static void quietly(String what, Runnable step) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                log.warn("shutdown step '{}' failed: {}", what, e.getClass().getSimpleName());
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.roboco.sandbox.server;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.runtime.NetworkMode;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The standalone server's settings, read once from the environment and validated at start;
+ * read-only afterwards. Contradictions are refused with a sentence naming the setting.
+ *
+ * <p>Essentials: {@code ROBOCO_SANDBOX_DB_ENABLED} (the flag; overrides the stored value; default
+ * the stored value, else off), {@code ROBOCO_SANDBOX_IMAGE_<ENGINE>} (image per registered engine;
+ * default the engine's production image), {@code ROBOCO_SANDBOX_NETWORK} ({@code host} |
+ * {@code network:<name>}; default {@code host}).
+ * Frequently used: {@code ROBOCO_SANDBOX_PORT} (7070), {@code ROBOCO_SANDBOX_API_TOKEN} /
+ * {@code ROBOCO_SANDBOX_ADMIN_TOKEN} (generated into the state dir when unset),
+ * {@code ROBOCO_SANDBOX_STATE_DIR} ({@code $HOME/.roboco-sandbox}).
+ * Rarely used: {@code ROBOCO_SANDBOX_STATE_URL} / {@code _STATE_USER} / {@code _STATE_PASSWORD}
+ * (settings in PostgreSQL instead of the embedded database), {@code ROBOCO_SANDBOX_READY_TIMEOUT}
+ * (30s), {@code ROBOCO_SANDBOX_JANITOR_TICK} (1m), {@code ROBOCO_SANDBOX_JANITOR_GRACE} (2m; must
+ * exceed the readiness timeout so a container still becoming ready is never swept).
+ *
+ * @param port             port on 127.0.0.1; 0 picks a free one (tests)
+ * @param dbEnabledOverride the flag from the environment, or null to use the stored value
+ * @param images           image per engine name (lower case), only those overridden
+ * @param apiToken         orchestrator token, or null to use / generate the one in the state dir
+ * @param adminToken       admin token, or null to use / generate the one in the state dir
+ */
+public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
+                           Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
+                           Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
+                           String apiToken, String adminToken) {
+    public static final String PREFIX = "ROBOCO_SANDBOX_";
+    public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
+    public static final int DEFAULT_PORT = 7070;
+    static final int MIN_TOKEN_LENGTH = 16;
+
+    public ServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new ConfigException("ROBOCO_SANDBOX_PORT=" + port + " is not a TCP port; use 1-65535");
+        }
+        Objects.requireNonNull(stateDir, "stateDir");
+        images = Map.copyOf(images);
+        Objects.requireNonNull(network, "network");
+        Objects.requireNonNull(readyTimeout, "readyTimeout");
+        Objects.requireNonNull(janitorTick, "janitorTick");
+        Objects.requireNonNull(janitorGrace, "janitorGrace");
+        if (stateUrl == null && (stateUser != null || statePassword != null)) {
+            throw new ConfigException("ROBOCO_SANDBOX_STATE_USER / ROBOCO_SANDBOX_STATE_PASSWORD are set but ROBOCO_SANDBOX_STATE_URL "
+                    + "is not; set the URL to use PostgreSQL, or unset them to use the embedded database");
+        }
+        if (stateUrl != null && !stateUrl.startsWith("jdbc:postgresql:")) {
+            throw new ConfigException("ROBOCO_SANDBOX_STATE_URL must be a jdbc:postgresql:// URL");
+        }
+        if (janitorGrace.compareTo(readyTimeout) <= 0) {
+            throw new ConfigException("ROBOCO_SANDBOX_JANITOR_GRACE (" + Durations.format(janitorGrace) + ") must be longer than "
+                    + "ROBOCO_SANDBOX_READY_TIMEOUT (" + Durations.format(readyTimeout) + "), or the janitor could remove a "
+                    + "container that is still becoming ready");
+        }
+        requireToken("ROBOCO_SANDBOX_API_TOKEN", apiToken);
+        requireToken("ROBOCO_SANDBOX_ADMIN_TOKEN", adminToken);
+        if (apiToken != null && apiToken.equals(adminToken)) {
+            throw new ConfigException("ROBOCO_SANDBOX_API_TOKEN and ROBOCO_SANDBOX_ADMIN_TOKEN must differ: the orchestrator's "
+                    + "token must not grant admin rights");
+        }
+    }
+
+    /** Defaults for everything; {@code stateDir} is where tokens, instance id and the embedded database live. */
+    public static ServerConfig defaults(Path stateDir) {
+        return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
+                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null);
+    }
+
+    /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
+    public static ServerConfig fromEnv(Map<String, String> env) {
+        int port = DEFAULT_PORT;
+        String rawPort = value(env, "ROBOCO_SANDBOX_PORT");
+        if (rawPort != null) {
+            try {
+                port = Integer.parseInt(rawPort);
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new ConfigException("ROBOCO_SANDBOX_PORT='" + rawPort + "' is not a TCP port; use 1-65535 (default 7070)");
+            }
+        }
+        String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+        String dir = value(env, "ROBOCO_SANDBOX_STATE_DIR");
+        Path stateDir = dir != null ? Path.of(dir) : Path.of(home, ".roboco-sandbox");
+
+        Map<String, String> images = new TreeMap<>();
+        env.forEach((key, image) -> {
+            if (key.startsWith(IMAGE_PREFIX)) {
+                String engine = key.substring(IMAGE_PREFIX.length()).toLowerCase(Locale.ROOT);
+                if (engine.isEmpty() || image == null || image.isBlank()) {
+                    throw new ConfigException(key + " must name an image, e.g. " + IMAGE_PREFIX + "POSTGRES=postgres:16-alpine");
+                }
+                images.put(engine, image.trim());
+            }
+        });
+
+        NetworkMode network;
+        try {
+            network = NetworkMode.parse(value(env, "ROBOCO_SANDBOX_NETWORK"));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("ROBOCO_SANDBOX_NETWORK: " + e.getMessage());
+        }
+
+        ServerConfig d = defaults(stateDir);
+        return new ServerConfig(port, stateDir, value(env, "ROBOCO_SANDBOX_STATE_URL"), value(env, "ROBOCO_SANDBOX_STATE_USER"),
+                value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"), flag(value(env, "ROBOCO_SANDBOX_DB_ENABLED")), images, network,
+                duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
+                duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
+                duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
+                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"));
+    }
+
+    /** Refuses an image override for an engine the registry does not know. */
+    public void validateAgainst(EngineRegistry registry) {
+        for (String engine : images.keySet()) {
+            if (registry.find(engine).isEmpty()) {
+                throw new ConfigException(IMAGE_PREFIX + engine.toUpperCase(Locale.ROOT) + " names no engine; known: "
+                        + String.join(", ", registry.names()));
+            }
+        }
+    }
+
+    public ServerConfig withPort(int newPort) {
+        return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken);
+    }
+
+    public ServerConfig withFlag(Boolean enabled) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken);
+    }
+
+    public ServerConfig withTokens(String api, String admin) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, api, admin);
+    }
+
+    /** Never prints the state password or the tokens. */
+    @Override
+    public String toString() {
+        return "ServerConfig[port=" + port + ", stateDir=" + stateDir + ", stateUrl=" + (stateUrl == null ? "embedded" : stateUrl)
+                + ", dbEnabledOverride=" + dbEnabledOverride + ", images=" + images + ", network=" + network
+                + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
+                + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
+                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + "]";
+    }
+
+    private static void requireToken(String setting, String token) {
+        if (token != null && (token.length() < MIN_TOKEN_LENGTH || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f))) {
+            throw new ConfigException(setting + " must be at least " + MIN_TOKEN_LENGTH + " printable characters without spaces; "
+                    + "unset it to have one generated");
+        }
+    }
+
+    private static String value(Map<String, String> env, String key) {
+        String v = env.get(key);
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    private static Boolean flag(String raw) {
+        if (raw == null) {
+            return null;
+        }
+        switch (raw.toLowerCase(Locale.ROOT)) {
+            case "true": case "1": case "on": case "yes": return true;
+            case "false": case "0": case "off": case "no": return false;
+            default: throw new ConfigException("ROBOCO_SANDBOX_DB_ENABLED='" + raw + "' is not a boolean; use true or false "
+                    + "(or unset it to use the value stored from the admin page)");
+        }
+    }
+
+    private static Duration duration(Map<String, String> env, String key, Duration fallback) {
+        String raw = value(env, key);
+        return raw == null ? fallback : Durations.parse(key, raw);
+    }
+}

@@ -1,0 +1,88 @@
+package io.roboco.sandbox.server;
+
+import io.roboco.sandbox.runtime.NetworkMode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ServerConfigTest {
+
+    private static Map<String, String> env(String... kv) {
+        Map<String, String> env = new HashMap<>();
+        env.put("HOME", "/home/op");
+        for (int i = 0; i < kv.length; i += 2) {
+            env.put(kv[i], kv[i + 1]);
+        }
+        return env;
+    }
+
+    @Test
+    void defaultsWhenNothingIsSet() {
+        ServerConfig c = ServerConfig.fromEnv(env());
+        assertThat(c.port()).isEqualTo(7070);
+        assertThat(c.stateDir()).isEqualTo(Path.of("/home/op/.roboco-sandbox"));
+        assertThat(c.stateUrl()).isNull();
+        assertThat(c.dbEnabledOverride()).isNull();
+        assertThat(c.network()).isEqualTo(NetworkMode.host());
+        assertThat(c.readyTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.janitorTick()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.janitorGrace()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.images()).isEmpty();
+    }
+
+    @Test
+    void readsEverySetting() {
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "8080", "ROBOCO_SANDBOX_STATE_DIR", "/srv/sbx",
+                "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",
+                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1", "ROBOCO_SANDBOX_NETWORK", "network:agents",
+                "ROBOCO_SANDBOX_READY_TIMEOUT", "45s", "ROBOCO_SANDBOX_JANITOR_TICK", "30s", "ROBOCO_SANDBOX_JANITOR_GRACE", "5m",
+                "ROBOCO_SANDBOX_STATE_URL", "jdbc:postgresql://127.0.0.1/sbx", "ROBOCO_SANDBOX_STATE_USER", "sbx",
+                "ROBOCO_SANDBOX_STATE_PASSWORD", "pw-not-printed"));
+        assertThat(c.port()).isEqualTo(8080);
+        assertThat(c.dbEnabledOverride()).isTrue();
+        assertThat(c.images()).containsEntry("postgres", "roboco-sandbox/postgres:15").containsEntry("mongo", "roboco-sandbox/mongo-compat:1");
+        assertThat(c.network()).isEqualTo(NetworkMode.named("agents"));
+        assertThat(c.janitorGrace()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(c.toString()).doesNotContain("pw-not-printed");
+    }
+
+    @Test
+    void refusesContradictionsNamingTheSetting() {
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_STATE_USER", "sbx")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_STATE_URL");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_JANITOR_GRACE", "10s")))
+                .hasMessageContaining("ROBOCO_SANDBOX_JANITOR_GRACE (10s) must be longer than ROBOCO_SANDBOX_READY_TIMEOUT (30s)");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_API_TOKEN", "same-token-0123456789",
+                "ROBOCO_SANDBOX_ADMIN_TOKEN", "same-token-0123456789"))).hasMessageContaining("must differ");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_ADMIN_TOKEN", "short")))
+                .hasMessageContaining("ROBOCO_SANDBOX_ADMIN_TOKEN must be at least 16");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_STATE_URL", "jdbc:mysql://x/y")))
+                .hasMessageContaining("jdbc:postgresql://");
+    }
+
+    @Test
+    void refusesMalformedValues() {
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "70000"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "http"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_DB_ENABLED", "maybe"))).hasMessageContaining("ROBOCO_SANDBOX_DB_ENABLED");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_NETWORK", "bridge"))).hasMessageContaining("ROBOCO_SANDBOX_NETWORK");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_JANITOR_TICK", "5 minutes"))).hasMessageContaining("ROBOCO_SANDBOX_JANITOR_TICK");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_READY_TIMEOUT", "0s"))).hasMessageContaining("longer than zero");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_", "x"))).hasMessageContaining("ROBOCO_SANDBOX_IMAGE_");
+    }
+
+    @Test
+    void durationsParseUnits() {
+        assertThat(Durations.parse("X", "500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(Durations.parse("X", "30s")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Durations.parse("X", "5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(Durations.parse("X", "1h")).isEqualTo(Duration.ofHours(1));
+        assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90s");
+    }
+}
