@@ -57,6 +57,7 @@ public final class StubEngine implements Engine {
 
     @Override public ReadinessProbe readiness() { return target -> { }; }
     @Override public void prepareAgent(ProbeTarget target) { }
+    @Override public void prepareClaim(ProbeTarget target) { }
     @Override public ReadinessProbe liveness() { return target -> { }; }
     @Override public void activate(String feature, ContainerExec exec, Credentials credentials, String image) { }
 

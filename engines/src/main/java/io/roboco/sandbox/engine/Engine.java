@@ -49,6 +49,41 @@ public interface Engine {
     ReadinessProbe liveness();
 
     /**
+     * A session for repeated liveness checks of one sandbox: by default each check runs {@link #liveness()}
+     * (a new login). Engines may hold one connection opened with the agent's credential and only ask the
+     * service to answer on it ({@code SELECT 1}, {@code PING}), which costs a round trip instead of a login.
+     * Opened after {@link #prepareAgent}; closed when the sandbox goes.
+     */
+    default LiveSession openLiveSession(ProbeTarget target) throws Exception {
+        ReadinessProbe probe = liveness();
+        return new LiveSession() {
+            @Override
+            public void check() throws Exception {
+                probe.check(target);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
+     * Fresh credentials for an agent claiming a warm-pool container that was started with {@code pooled}:
+     * the admin pair stays (it never leaves the plugin); user, password and database are new, made now.
+     */
+    default Credentials claimCredentials(Credentials pooled, SecretSource secrets) {
+        Credentials fresh = newCredentials(secrets);
+        return new Credentials(pooled.adminUser(), pooled.adminPassword(), fresh.user(), fresh.password(), fresh.database());
+    }
+
+    /**
+     * {@link #prepareAgent} for a claimed warm-pool container: the target carries {@link #claimCredentials},
+     * whose user and database do not exist yet, so this also creates the database (or keyspace) the agent owns.
+     */
+    void prepareClaim(ProbeTarget target) throws Exception;
+
+    /**
      * Activates one allowlisted feature inside the running container through an exec (never a bind
      * mount or init script). Idempotent. Throws {@link FeatureUnavailableException} naming the
      * feature and the image when the image does not carry it.

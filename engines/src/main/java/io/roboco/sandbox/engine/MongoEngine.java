@@ -98,6 +98,18 @@ public final class MongoEngine implements Engine {
         MongoSessions.ping(target, Login.AGENT);
     }
 
+    /** {@code createUser} on the claim's new database, as a cold start does: Mongo creates a database on first write. */
+    @Override
+    public void prepareClaim(ProbeTarget target) throws Exception {
+        prepareAgent(target);
+    }
+
+    /** One held client logged in as the agent (with the stand-in's fallback); a check is one {@code ping} on it. */
+    @Override
+    public LiveSession openLiveSession(ProbeTarget target) {
+        return MongoSessions.held(target, Login.AGENT);
+    }
+
     @Override
     public ReadinessProbe liveness() {
         return Probes.allOf(Probes.running(), Probes.mongoPing(Login.AGENT));

@@ -50,6 +50,38 @@ final class MongoSessions {
         }
     }
 
+    /** A held client for repeated {@code ping}s as {@code login}; falls back as {@link #run} does. */
+    static LiveSession held(ProbeTarget target, Login login) {
+        String database = login == Login.ADMIN ? "admin" : target.credentials().database();
+        Document ping = new Document("ping", 1);
+        MongoClient client = client(target, login);
+        try {
+            client.getDatabase(database).runCommand(ping);
+        } catch (MongoSecurityException e) {
+            client.close();
+            if (!isCommandNotFound(e)) {
+                throw e;
+            }
+            warnUnauthenticated(target.endpoint(), "it does not implement authentication (saslStart: no such command)");
+            client = client(target, null);
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+        MongoClient held = client;
+        return new LiveSession() {
+            @Override
+            public void check() {
+                held.getDatabase(database).runCommand(ping);
+            }
+
+            @Override
+            public void close() {
+                held.close();
+            }
+        };
+    }
+
     static void warnUnauthenticated(Endpoint endpoint, String why) {
         if (WARNED.compareAndSet(false, true)) {
             LOG.warn("mongo sandbox at {}: {}; this image has no authentication, so the sandbox credentials are NOT enforced"

@@ -121,9 +121,39 @@ public final class RedisEngine implements Engine {
         ping(target, Login.AGENT);
     }
 
+    /** The keyspace is the container's: a claim needs only the new ACL user, as a cold start does. */
+    @Override
+    public void prepareClaim(ProbeTarget target) throws Exception {
+        prepareAgent(target);
+    }
+
     @Override
     public ReadinessProbe liveness() {
         return Probes.allOf(Probes.running(), Probes.redisPing(Login.AGENT));
+    }
+
+    /** One held connection authenticated as the agent; a check is one {@code PING} on it. */
+    @Override
+    public LiveSession openLiveSession(ProbeTarget target) {
+        Jedis jedis = connect(target, Login.AGENT);
+        return new LiveSession() {
+            @Override
+            public synchronized void check() {
+                String pong = jedis.ping();
+                if (!"PONG".equals(pong)) {
+                    throw new IllegalStateException("PING answered " + pong);
+                }
+            }
+
+            @Override
+            public void close() {
+                try {
+                    jedis.close();
+                } catch (RuntimeException ignored) {
+                    // the sandbox is going away
+                }
+            }
+        };
     }
 
     /**

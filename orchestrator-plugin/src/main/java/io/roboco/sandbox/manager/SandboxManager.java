@@ -2,6 +2,7 @@ package io.roboco.sandbox.manager;
 
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -43,11 +44,18 @@ public final class SandboxManager implements AutoCloseable {
     private final AgentLocks locks = new AgentLocks();
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
     private final ExecutorService workers;
+    private final WarmPool pool;
 
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
+        this(registry, provisioner, clock, null);
+    }
+
+    /** With a warm pool that first-time provisioning claims from before starting a container cold; null for none. */
+    public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool) {
         this.registry = registry;
         this.provisioner = provisioner;
         this.clock = clock;
+        this.pool = pool;
         this.workers = Executors.newCachedThreadPool(daemonThreads("sandbox-worker-"));
     }
 
@@ -64,13 +72,16 @@ public final class SandboxManager implements AutoCloseable {
                 Map<String, ServiceInstance> started = provisionAll(request, request.project().services());
                 entry = new AgentSandbox(request.agent(), request.project().id(), started, clock.instant());
                 cache.put(request.agent(), entry);
+                settle(started);
                 created = true;
             } else {
                 Set<String> have = entry.services().keySet();
                 List<String> missing = request.project().services().stream().filter(s -> !have.contains(s)).toList();
                 if (!missing.isEmpty()) {
-                    entry = entry.with(provisionAll(request, missing));
+                    Map<String, ServiceInstance> added = provisionAll(request, missing);
+                    entry = entry.with(added);
                     cache.put(request.agent(), entry);
+                    settle(added);
                     created = true;
                 }
             }
@@ -111,13 +122,23 @@ public final class SandboxManager implements AutoCloseable {
         return List.copyOf(cache.values());
     }
 
-    /** Container ids the cache holds or that are being provisioned right now: what the janitor must never remove. */
+    /**
+     * Container ids the cache holds, that are being provisioned or claimed right now (in flight until cached),
+     * or that the warm pool holds: what the janitor must never remove.
+     */
     public Set<String> knownContainerIds() {
-        // A ready container sits briefly between in-flight and the cache while its siblings finish;
-        // the janitor's grace window (validated to exceed the readiness timeout) covers that gap.
+        // Read in-flight before the cache: a container settles only after it is cached, so none slips between.
         Set<String> ids = new HashSet<>(provisioner.inFlight());
         cache.values().forEach(e -> ids.addAll(e.containerIds()));
+        if (pool != null) {
+            ids.addAll(pool.containerIds());
+        }
         return ids;
+    }
+
+    /** The warm pool, when one is configured. */
+    public Optional<WarmPool> pool() {
+        return Optional.ofNullable(pool);
     }
 
     /** Re-verifies one agent's cached services now (for pages); empty when the agent has none. */
@@ -190,6 +211,12 @@ public final class SandboxManager implements AutoCloseable {
             Set<String> features = request.featuresFor(service);
             futures.put(service, CompletableFuture.supplyAsync(() -> {
                 try {
+                    if (pool != null) {
+                        Optional<ServiceInstance> claimed = pool.claim(engine, request.agent(), features);
+                        if (claimed.isPresent()) {
+                            return claimed.get();
+                        }
+                    }
                     return provisioner.provision(engine, request.agent(), request.project().id(), features);
                 } catch (ProvisionException e) {
                     throw new java.util.concurrent.CompletionException(e);
@@ -206,8 +233,12 @@ public final class SandboxManager implements AutoCloseable {
                 failures.add(cause instanceof ProvisionException pe ? pe
                         : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
             } catch (InterruptedException e) {
-                futures.values().forEach(other -> other.cancel(true));
-                removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+                // Siblings still starting finish on their own; whatever they made is removed when they do.
+                futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
+                    if (instance != null) {
+                        provisioner.removeQuietly(instance.containerId());
+                    }
+                }));
                 throw e;
             }
         }
@@ -235,6 +266,10 @@ public final class SandboxManager implements AutoCloseable {
         AgentSandbox next = entry.with(updated);
         cache.put(entry.agent(), next);
         return next;
+    }
+
+    private void settle(Map<String, ServiceInstance> cached) {
+        provisioner.settle(cached.values().stream().map(ServiceInstance::containerId).toList());
     }
 
     private void removeLeftovers(String agent) throws InterruptedException {

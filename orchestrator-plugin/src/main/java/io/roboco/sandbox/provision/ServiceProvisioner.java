@@ -6,6 +6,7 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Readiness;
 import io.roboco.sandbox.engine.SecretSource;
@@ -22,6 +23,15 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -35,6 +45,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ServiceProvisioner {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
     private static final int LOG_TAIL_LINES = 15;
+    /** Agent and project label value of a warm-pool container: owned by no agent. */
+    public static final String POOL_OWNER = "-";
 
     private final ContainerRuntime runtime;
     private final ProvisionSettings settings;
@@ -42,6 +54,12 @@ public final class ServiceProvisioner {
     private final Clock clock;
     private final PortAllocator ports = new PortAllocator();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final Map<String, CompletableFuture<LiveSession>> sessions = new ConcurrentHashMap<>();
+    private final ExecutorService background = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandbox-live-session");
+        t.setDaemon(true);
+        return t;
+    });
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
         this.runtime = runtime;
@@ -58,65 +76,86 @@ public final class ServiceProvisioner {
         return runtime;
     }
 
-    /** Starts, readies and prepares one service; activates {@code features} (already allowlist-checked). */
+    /**
+     * Starts, readies and prepares one service; activates {@code features} (already allowlist-checked).
+     * The container stays {@linkplain #inFlight() in flight} until the caller {@linkplain #settle settles} it.
+     */
     public ServiceInstance provision(Engine engine, String agent, String project, Collection<String> features) throws ProvisionException {
         requireAllowed(engine, features);
-        String image = settings.imageFor(engine);
-        Credentials credentials = engine.newCredentials(secrets);
-        boolean hostMode = settings.network() instanceof NetworkMode.Host;
-        int port = hostMode ? ports.next() : engine.defaultPort();
-        String name = containerName(agent, engine.name());
-        ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port));
-        Instant created = clock.instant();
-        RunRequest request = new RunRequest(name, spec,
-                SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()),
-                settings.limits(), settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
-
-        StartedContainer container;
+        long t0 = System.nanoTime();
+        Started s = startReady(engine, agent, project, false);
+        long ready = System.nanoTime();
         try {
-            container = runtime.start(request);
-        } catch (ContainerRuntimeException e) {
-            throw new ProvisionException(what(engine, agent) + " could not start: " + e.getMessage(), true, e);
-        }
-        Endpoint endpoint = new Endpoint(hostMode ? "127.0.0.1" : name, port);
-        ProbeTarget target = target(container.id(), endpoint, credentials);
-        inFlight.add(container.id());
-        try {
-            Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
-            engine.prepareAgent(target);
-            for (String feature : new TreeSet<>(features)) {
-                engine.activate(feature, exec(container.id()), credentials, image);
+            engine.prepareAgent(s.target());
+            long prepared = System.nanoTime();
+            activateAll(engine, s.container().id(), s.credentials(), s.image(), features);
+            ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
+                    s.endpoint(), s.credentials(), Set.copyOf(features), s.created());
+            openLiveSessionLater(engine, instance);
+            if (log.isDebugEnabled()) {
+                log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
+                        ms(t0, s.startedAt()), ms(s.startedAt(), ready), ms(ready, prepared), ms(prepared, System.nanoTime()), ms(t0, System.nanoTime()));
             }
-            return new ServiceInstance(engine.name(), image, container.id(), name, endpoint, credentials, Set.copyOf(features), created);
-        } catch (Readiness.NotReadyException e) {
-            String state = runtime.inspect(container.id()).map(ContainerState::describe).orElse("container gone");
-            String tail = redact(runtime.logTail(container.id(), LOG_TAIL_LINES), credentials);
-            removeQuietly(container.id());
-            throw new ProvisionException(what(engine, agent) + " not ready in " + settings.readyTimeout().toSeconds() + "s ("
-                    + state + "; " + redact(e.getMessage(), credentials) + "); last log lines: " + oneLine(tail)
-                    + "; container removed", true, null);
-        } catch (FeatureUnavailableException e) {
-            removeQuietly(container.id());
-            throw new ProvisionException(e.getMessage() + "; container removed", false, null);
-        } catch (InterruptedException e) {
-            removeQuietly(container.id());
-            Thread.currentThread().interrupt();
-            throw new ProvisionException(what(engine, agent) + " interrupted while starting; container removed", true, null);
+            return instance;
         } catch (Exception | Error e) {
-            removeQuietly(container.id());
-            throw new ProvisionException(what(engine, agent) + " setup failed: " + redact(String.valueOf(e.getMessage()), credentials)
-                    + "; container removed", true, null);
-        } finally {
-            inFlight.remove(container.id());
+            throw failed(engine, agent, s, e);
         }
     }
 
     /**
-     * Containers started but not yet handed to a cache (still becoming ready). The janitor must not
-     * take them; callers put the returned instance in their cache before this set forgets it.
+     * Starts one ready warm-pool container for {@code engine}: labelled {@link SandboxLabels#POOL} with agent and
+     * project {@value #POOL_OWNER}, its admin credential only (no agent user exists in it). In flight until settled.
+     */
+    public ServiceInstance startPooled(Engine engine) throws ProvisionException {
+        long t0 = System.nanoTime();
+        Started s = startReady(engine, POOL_OWNER, POOL_OWNER, true);
+        log.debug("{} pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
+        return new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(), s.endpoint(),
+                s.credentials(), Set.of(), s.created());
+    }
+
+    /**
+     * Hands a ready warm-pool container to {@code agent}: credentials made now ({@link Engine#claimCredentials}),
+     * the agent's user and database created ({@link Engine#prepareClaim}), {@code features} activated. On failure
+     * the container is removed. In flight until settled.
+     */
+    public ServiceInstance claim(Engine engine, ServiceInstance pooled, String agent, Collection<String> features) throws ProvisionException {
+        requireAllowed(engine, features);
+        long t0 = System.nanoTime();
+        String id = pooled.containerId();
+        inFlight.add(id);
+        Credentials credentials = engine.claimCredentials(pooled.credentials(), secrets);
+        try {
+            engine.prepareClaim(target(id, pooled.endpoint(), credentials));
+            long prepared = System.nanoTime();
+            activateAll(engine, id, credentials, pooled.image(), features);
+            ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
+                    pooled.endpoint(), credentials, Set.copyOf(features), clock.instant());
+            openLiveSessionLater(engine, instance);
+            log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
+                    pooled.containerName(), agent, ms(t0, prepared), ms(prepared, System.nanoTime()));
+            return instance;
+        } catch (FeatureUnavailableException e) {
+            remove(id);
+            throw new ProvisionException(e.getMessage() + "; container removed", false, null);
+        } catch (Exception | Error e) {
+            remove(id);
+            throw new ProvisionException(what(engine, agent) + " claim of a warm-pool container failed: "
+                    + redact(String.valueOf(e.getMessage()), credentials) + "; container removed", true, null);
+        }
+    }
+
+    /**
+     * Containers started but not yet {@linkplain #settle settled} by their owner (being readied, or ready and
+     * waiting for siblings). The janitor must not take them.
      */
     public Set<String> inFlight() {
         return Set.copyOf(inFlight);
+    }
+
+    /** The owner (cache, pool) now accounts for these containers, or has removed them. */
+    public void settle(Collection<String> containerIds) {
+        inFlight.removeAll(containerIds);
     }
 
     /** Activates more features on a live service without a teardown; returns the updated instance. */
@@ -140,13 +179,23 @@ public final class ServiceProvisioner {
         return instance.withFeatures(missing);
     }
 
-    /** The container runs and the service answers on the agent's own credential. One probe, no retries. */
+    /**
+     * The container runs (a runtime inspect) and the service answers on a session the agent's own credential
+     * opened (held since provisioning; see {@link Engine#openLiveSession}). One check, no retries.
+     */
     public boolean isLive(Engine engine, ServiceInstance instance) {
         try {
             if (!runtime.isRunning(instance.containerId())) {
                 return false;
             }
-            engine.liveness().check(ProbeTarget.of(instance.endpoint(), instance.credentials()));
+            LiveSession session = liveSession(engine, instance);
+            try {
+                session.check();
+            } catch (Exception e) {
+                sessions.remove(instance.containerId());
+                session.close();
+                throw e;
+            }
             return true;
         } catch (Exception e) {
             log.info("{} sandbox {} failed its liveness check: {}", instance.service(), instance.containerName(),
@@ -155,13 +204,131 @@ public final class ServiceProvisioner {
         }
     }
 
-    /** Removes the container; never throws (removal of a missing container is success). */
+    /** Removes the container (closing its live session); never throws (removal of a missing container is success). */
     public void removeQuietly(String containerId) {
         try {
-            runtime.remove(containerId);
+            remove(containerId);
         } catch (RuntimeException e) {
             log.warn("could not remove sandbox container {}: {} (the janitor will retry)", containerId, e.getMessage());
         }
+    }
+
+    private void remove(String containerId) {
+        CompletableFuture<LiveSession> session = sessions.remove(containerId);
+        if (session != null) {
+            session.thenAccept(LiveSession::close);
+        }
+        try {
+            runtime.remove(containerId);
+        } finally {
+            inFlight.remove(containerId);
+        }
+    }
+
+    // --- internals -------------------------------------------------------------------------------
+
+    /** A container that was started and became ready; still in flight. */
+    private record Started(StartedContainer container, String image, Endpoint endpoint, Credentials credentials,
+                           ProbeTarget target, Instant created, long startedAt) {
+    }
+
+    private Started startReady(Engine engine, String agent, String project, boolean pool) throws ProvisionException {
+        String image = settings.imageFor(engine);
+        Credentials credentials = engine.newCredentials(secrets);
+        boolean hostMode = settings.network() instanceof NetworkMode.Host;
+        int port = hostMode ? ports.next() : engine.defaultPort();
+        String name = containerName(pool ? "pool" : agent, engine.name());
+        ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port));
+        Instant created = clock.instant();
+        Map<String, String> labels = new LinkedHashMap<>(
+                SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
+        if (pool) {
+            labels.put(SandboxLabels.POOL, "1");
+        }
+        RunRequest request = new RunRequest(name, spec, labels, settings.limits(), settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
+
+        StartedContainer container;
+        try {
+            container = runtime.start(request);
+        } catch (ContainerRuntimeException e) {
+            throw new ProvisionException(what(engine, agent) + " could not start: " + e.getMessage(), true, e);
+        }
+        long startedAt = System.nanoTime();
+        inFlight.add(container.id());
+        Endpoint endpoint = new Endpoint(hostMode ? "127.0.0.1" : name, port);
+        ProbeTarget target = target(container.id(), endpoint, credentials);
+        Started started = new Started(container, image, endpoint, credentials, target, created, startedAt);
+        try {
+            Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
+            return started;
+        } catch (Exception | Error e) {
+            throw failed(engine, agent, started, e);
+        }
+    }
+
+    /** Diagnoses a failure after start, removes the container, and says so. */
+    private ProvisionException failed(Engine engine, String agent, Started s, Throwable e) {
+        String id = s.container().id();
+        Credentials credentials = s.credentials();
+        if (e instanceof Readiness.NotReadyException) {
+            String state = runtime.inspect(id).map(ContainerState::describe).orElse("container gone");
+            String tail = redact(runtime.logTail(id, LOG_TAIL_LINES), credentials);
+            removeQuietly(id);
+            return new ProvisionException(what(engine, agent) + " not ready in " + settings.readyTimeout().toSeconds() + "s ("
+                    + state + "; " + redact(e.getMessage(), credentials) + "); last log lines: " + oneLine(tail)
+                    + "; container removed", true, null);
+        }
+        removeQuietly(id);
+        if (e instanceof FeatureUnavailableException) {
+            return new ProvisionException(e.getMessage() + "; container removed", false, null);
+        }
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+            return new ProvisionException(what(engine, agent) + " interrupted while starting; container removed", true, null);
+        }
+        return new ProvisionException(what(engine, agent) + " setup failed: " + redact(String.valueOf(e.getMessage()), credentials)
+                + "; container removed", true, null);
+    }
+
+    private void activateAll(Engine engine, String containerId, Credentials credentials, String image, Collection<String> features)
+            throws Exception {
+        for (String feature : new TreeSet<>(features)) {
+            engine.activate(feature, exec(containerId), credentials, image);
+        }
+    }
+
+    /** Opens the held liveness session off the request's path; the first liveness check waits for it. */
+    private void openLiveSessionLater(Engine engine, ServiceInstance instance) {
+        ProbeTarget target = ProbeTarget.of(instance.endpoint(), instance.credentials());
+        sessions.put(instance.containerId(), CompletableFuture.supplyAsync(() -> {
+            try {
+                return engine.openLiveSession(target);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, background));
+    }
+
+    private LiveSession liveSession(Engine engine, ServiceInstance instance) throws Exception {
+        CompletableFuture<LiveSession> future = sessions.get(instance.containerId());
+        if (future != null) {
+            try {
+                return future.get(settings.readyTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                sessions.remove(instance.containerId(), future);
+            }
+        }
+        // No session (opening failed, or the last check broke it): open a new one now, with a fresh login.
+        LiveSession session = engine.openLiveSession(ProbeTarget.of(instance.endpoint(), instance.credentials()));
+        CompletableFuture<LiveSession> previous = sessions.put(instance.containerId(), CompletableFuture.completedFuture(session));
+        if (previous != null) {
+            previous.thenAccept(LiveSession::close);
+        }
+        return session;
+    }
+
+    private static long ms(long fromNanos, long toNanos) {
+        return (toNanos - fromNanos) / 1_000_000;
     }
 
     private ProbeTarget target(String containerId, Endpoint endpoint, Credentials credentials) {

@@ -17,6 +17,7 @@ public final class StubEngine implements Engine {
     private final String name;
     private final Set<String> features;
     private final Set<Endpoint> dead = ConcurrentHashMap.newKeySet();
+    private final java.util.List<Credentials> claims = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Predicate<Credentials> holdReadiness = c -> false;
     private volatile CountDownLatch release = new CountDownLatch(0);
 
@@ -96,6 +97,20 @@ public final class StubEngine implements Engine {
 
     @Override
     public void prepareAgent(ProbeTarget target) {
+    }
+
+    /** Records the claim's credentials so tests can check they are fresh. */
+    @Override
+    public void prepareClaim(ProbeTarget target) {
+        if (dead.contains(target.endpoint())) {
+            throw new IllegalStateException("connection refused");
+        }
+        claims.add(target.credentials());
+    }
+
+    /** Credentials of every claim prepared so far, in order. */
+    public java.util.List<Credentials> claims() {
+        return java.util.List.copyOf(claims);
     }
 
     @Override

@@ -1,0 +1,196 @@
+package io.roboco.sandbox.pool;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.ProvisionException;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Per-engine pools of started, ready containers that hold no agent credential. A claim takes one and
+ * makes the agent's user (and database) in it right then ({@link ServiceProvisioner#claim}), so no two
+ * agents share a credential and nothing of the pool's own setup reaches an agent; the pool refills in
+ * the background, one container at a time per engine, and a claim never waits for a refill (an empty
+ * pool answers empty and the caller starts a container cold).
+ *
+ * <p>Pool containers carry {@code roboco.sandbox.pool=1} and agent/project {@code -}. Docker labels are
+ * fixed at creation, so a claimed container keeps them: the manager's cache entry (not the labels) says
+ * whose it is, release removes it by id, and after a restart it is an orphan the janitor sweeps once the
+ * grace window has passed (its credentials died with the process that made them).
+ */
+public final class WarmPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
+    static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(5);
+
+    private final EngineRegistry registry;
+    private final ServiceProvisioner provisioner;
+    private final PoolSizes sizes;
+    private final ScheduledExecutorService refiller;
+    private final Map<String, ConcurrentLinkedDeque<ServiceInstance>> idle = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
+    /** Every container this pool answers for until a claim hands it over: idle and being claimed. */
+    private final Set<String> owned = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
+        this(registry, provisioner, sizes, Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sandbox-pool-refill");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /** With an injected refill executor (tests); the pool shuts it down on {@link #close}. */
+    public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes, ScheduledExecutorService refiller) {
+        for (String engine : sizes.sizes().keySet()) {
+            registry.require(engine);
+        }
+        this.registry = registry;
+        this.provisioner = provisioner;
+        this.sizes = sizes;
+        this.refiller = refiller;
+        for (Engine engine : registry.all()) {
+            idle.put(engine.name(), new ConcurrentLinkedDeque<>());
+            starting.put(engine.name(), new AtomicInteger());
+        }
+    }
+
+    /** Begins filling every engine's pool in the background. */
+    public WarmPool start() {
+        registry.all().forEach(engine -> refill(engine.name()));
+        return this;
+    }
+
+    /**
+     * A ready container of {@code engine} made the agent's, with fresh credentials and {@code features}
+     * activated; empty when the pool has none ready (or the one taken turned out broken and was removed).
+     * Never waits for a container to start. The returned container is in flight until the caller settles it.
+     *
+     * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
+     */
+    public Optional<ServiceInstance> claim(Engine engine, String agent, Collection<String> features) throws ProvisionException {
+        ConcurrentLinkedDeque<ServiceInstance> ready = idle.get(engine.name());
+        ServiceInstance pooled = ready == null || closed.get() ? null : ready.pollFirst();
+        if (pooled == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(provisioner.claim(engine, pooled, agent, features));
+        } catch (ProvisionException e) {
+            if (!e.retryable()) {
+                throw e;
+            }
+            log.warn("warm-pool {} container {} could not be claimed ({}); starting one cold instead", engine.name(),
+                    pooled.containerName(), e.getMessage());
+            return Optional.empty();
+        } finally {
+            owned.remove(pooled.containerId());
+            refill(engine.name());
+        }
+    }
+
+    /** Ids of the containers the pool holds (idle or being claimed): the janitor must leave them alone. */
+    public Set<String> containerIds() {
+        return Set.copyOf(owned);
+    }
+
+    /** Ready, unclaimed containers of one engine right now. */
+    public int idle(String engine) {
+        ConcurrentLinkedDeque<ServiceInstance> ready = idle.get(engine);
+        return ready == null ? 0 : ready.size();
+    }
+
+    public PoolSizes sizes() {
+        return sizes;
+    }
+
+    /** Stops refilling and removes every idle container. Claimed containers belong to their agents' sandboxes. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        refiller.shutdownNow();
+        try {
+            refiller.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (ConcurrentLinkedDeque<ServiceInstance> ready : idle.values()) {
+            for (ServiceInstance instance; (instance = ready.pollFirst()) != null; ) {
+                provisioner.removeQuietly(instance.containerId());
+                owned.remove(instance.containerId());
+            }
+        }
+    }
+
+    // --- refill ----------------------------------------------------------------------------------
+
+    /** Starts containers until idle + starting reaches the pool size; one start at a time per engine. */
+    private void refill(String engine) {
+        if (closed.get()) {
+            return;
+        }
+        int target = sizes.sizeFor(engine);
+        AtomicInteger inProgress = starting.get(engine);
+        if (target == 0 || inProgress == null || idle(engine) + inProgress.get() >= target || !inProgress.compareAndSet(0, 1)) {
+            return;
+        }
+        submit(() -> startOne(engine), Duration.ZERO, inProgress);
+    }
+
+    private void startOne(String engine) {
+        AtomicInteger inProgress = starting.get(engine);
+        ServiceInstance instance;
+        try {
+            instance = provisioner.startPooled(registry.require(engine));
+        } catch (ProvisionException | RuntimeException e) {
+            log.warn("warm pool could not start a {} container ({}); retrying in {} s", engine, e.getMessage(),
+                    RETRY_AFTER_FAILURE.toSeconds());
+            submit(() -> startOne(engine), RETRY_AFTER_FAILURE, inProgress);
+            return;
+        }
+        owned.add(instance.containerId());
+        provisioner.settle(List.of(instance.containerId()));
+        if (closed.get()) {
+            provisioner.removeQuietly(instance.containerId());
+            owned.remove(instance.containerId());
+            return;
+        }
+        idle.get(engine).addLast(instance);
+        inProgress.set(0);
+        refill(engine);
+    }
+
+    private void submit(Runnable task, Duration delay, AtomicInteger inProgress) {
+        try {
+            refiller.schedule(() -> {
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    inProgress.set(0);
+                    log.error("unexpected exception while refilling the warm pool", t);
+                }
+            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            inProgress.set(0); // closing
+        }
+    }
+}
