@@ -8,6 +8,8 @@ import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.plugin.OrchestratorHandle;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.pool.PoolSizes;
+import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerRuntime;
@@ -20,6 +22,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
 import java.time.Clock;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -88,7 +93,9 @@ public final class SandboxServer {
         ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.images())
                 .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, SecretSource.secure(), clock);
-        SandboxManager manager = new SandboxManager(registry, provisioner, clock);
+        PoolSizes poolSizes = new PoolSizes(config.poolSizes());
+        WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
+        SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
         AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
 
@@ -108,9 +115,21 @@ public final class SandboxServer {
             t.setDaemon(true);
             return t;
         });
-        Janitor janitor = new Janitor(runtime, instanceId, manager::knownContainerIds, store, clock, config.janitorGrace());
+        // Claimed: the cache, containers in flight, and the warm pool's idle containers.
+        Supplier<Set<String>> claimed = () -> {
+            Set<String> ids = new HashSet<>(manager.knownContainerIds());
+            if (pool != null) {
+                ids.addAll(pool.containerIds());
+            }
+            return ids;
+        };
+        Janitor janitor = new Janitor(runtime, instanceId, claimed, store, clock, config.janitorGrace());
         janitor.start(scheduler, config.janitorTick());
 
+        if (pool != null) {
+            pool.start();
+            log.info("warm pool filling in the background: {} ready container(s) per engine", poolSizes.sizes());
+        }
         lifecycle.moveTo(OrchestratorHandle.State.RUNNING);
         log.info("sandbox feature flag {} is {} (stored {}, env override {})", FlagStore.SANDBOX_DB_ENABLED,
                 flagEffective ? "on" : "off", store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).map(String::valueOf).orElse("unset"),
@@ -160,7 +179,7 @@ public final class SandboxServer {
             return instanceId;
         }
 
-        /** STOPPING; stop serving; stop the janitor; tear down every live sandbox (their credentials die with this process); close. */
+        /** STOPPING; stop serving; stop the janitor; remove the warm pool; tear down every live sandbox (their credentials die with this process); close. */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
@@ -170,6 +189,7 @@ public final class SandboxServer {
             quietly("stop HTTP", app::stop);
             quietly("stop janitor", janitor::close);
             quietly("stop scheduler", scheduler::shutdownNow);
+            plugin.manager().pool().ifPresent(pool -> quietly("remove warm pool", pool::close));
             for (AgentSandbox sandbox : plugin.manager().live()) {
                 quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
             }

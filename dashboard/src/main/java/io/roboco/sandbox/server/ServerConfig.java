@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.runtime.NetworkMode;
 
 import java.nio.file.Path;
@@ -24,7 +25,9 @@ import java.util.TreeMap;
  * Rarely used: {@code ROBOCO_SANDBOX_STATE_URL} / {@code _STATE_USER} / {@code _STATE_PASSWORD}
  * (settings in PostgreSQL instead of the embedded database), {@code ROBOCO_SANDBOX_READY_TIMEOUT}
  * (30s), {@code ROBOCO_SANDBOX_JANITOR_TICK} (1m), {@code ROBOCO_SANDBOX_JANITOR_GRACE} (2m; must
- * exceed the readiness timeout so a container still becoming ready is never swept).
+ * exceed the readiness timeout so a container still becoming ready is never swept),
+ * {@code ROBOCO_SANDBOX_POOL_<ENGINE>} (ready containers kept per engine for fast claims, 0-16; default 0,
+ * i.e. no warm pool; {@code ./scripts/run.sh} sets 1 per engine).
  *
  * @param port             port on 127.0.0.1; 0 picks a free one (tests)
  * @param dbEnabledOverride the flag from the environment, or null to use the stored value
@@ -35,9 +38,10 @@ import java.util.TreeMap;
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
-                           String apiToken, String adminToken) {
+                           String apiToken, String adminToken, Map<String, Integer> poolSizes) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
+    public static final String POOL_PREFIX = PREFIX + "POOL_";
     public static final int DEFAULT_PORT = 7070;
     static final int MIN_TOKEN_LENGTH = 16;
 
@@ -47,6 +51,13 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         }
         Objects.requireNonNull(stateDir, "stateDir");
         images = Map.copyOf(images);
+        poolSizes = poolSizes == null ? Map.of() : Map.copyOf(poolSizes);
+        poolSizes.forEach((engine, size) -> {
+            if (size < 0 || size > PoolSizes.MAX_PER_ENGINE) {
+                throw new ConfigException(POOL_PREFIX + engine.toUpperCase(Locale.ROOT) + "=" + size + " is out of range; use 0-"
+                        + PoolSizes.MAX_PER_ENGINE + " ready containers (default 0: no warm pool)");
+            }
+        });
         Objects.requireNonNull(network, "network");
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         Objects.requireNonNull(janitorTick, "janitorTick");
@@ -74,7 +85,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Defaults for everything; {@code stateDir} is where tokens, instance id and the embedded database live. */
     public static ServerConfig defaults(Path stateDir) {
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
-                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null);
+                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -119,11 +130,23 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
-                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"));
+                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env));
     }
 
-    /** Refuses an image override for an engine the registry does not know. */
+    /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
+    public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes);
+    }
+
+    /** Refuses an image override or pool size for an engine the registry does not know. */
     public void validateAgainst(EngineRegistry registry) {
+        for (String engine : poolSizes.keySet()) {
+            if (registry.find(engine).isEmpty()) {
+                throw new ConfigException(POOL_PREFIX + engine.toUpperCase(Locale.ROOT) + " names no engine; known: "
+                        + String.join(", ", registry.names()));
+            }
+        }
         for (String engine : images.keySet()) {
             if (registry.find(engine).isEmpty()) {
                 throw new ConfigException(IMAGE_PREFIX + engine.toUpperCase(Locale.ROOT) + " names no engine; known: "
@@ -134,17 +157,17 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes);
     }
 
     /** Never prints the state password or the tokens. */
@@ -154,7 +177,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 + ", dbEnabledOverride=" + dbEnabledOverride + ", images=" + images + ", network=" + network
                 + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
                 + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
-                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + "]";
+                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + "]";
     }
 
     private static void requireToken(String setting, String token) {
@@ -162,6 +185,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
             throw new ConfigException(setting + " must be at least " + MIN_TOKEN_LENGTH + " printable characters without spaces; "
                     + "unset it to have one generated");
         }
+    }
+
+    private static Map<String, Integer> poolSizes(Map<String, String> env) {
+        Map<String, Integer> sizes = new TreeMap<>();
+        env.forEach((key, raw) -> {
+            if (key.startsWith(POOL_PREFIX)) {
+                String engine = key.substring(POOL_PREFIX.length()).toLowerCase(Locale.ROOT);
+                try {
+                    sizes.put(engine, Integer.parseInt(raw.trim()));
+                } catch (NumberFormatException | NullPointerException e) {
+                    throw new ConfigException(key + "='" + raw + "' is not a number; use 0-" + PoolSizes.MAX_PER_ENGINE
+                            + " ready containers (default 0: no warm pool)");
+                }
+            }
+        });
+        return sizes;
     }
 
     private static String value(Map<String, String> env, String key) {
