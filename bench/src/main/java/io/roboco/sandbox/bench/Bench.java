@@ -1,7 +1,196 @@
 package io.roboco.sandbox.bench;
 
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.PortAllocator;
+import io.roboco.sandbox.provision.SandboxLabels;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.server.RunningServer;
+import io.roboco.sandbox.server.SandboxServer;
+import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.store.JdbcSettingsStore;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ./scripts/bench.sh [--quick]}: time to working credentials, side by side in one run, contenders
+ * alternating round by round (the order rotates each round), warm-up rounds discarded. See docs/performance.md.
+ */
 public final class Bench {
-    public static void main(String[] args) {
-        System.out.println(org.testcontainers.containers.GenericContainer.class.getName());
+    static final String API = "bench-api-token-0123456789abcdef";
+    static final String ADMIN = "bench-admin-token-0123456789abcdef";
+    static final Map<String, String> LOCAL_IMAGES = Map.of(
+            "postgres", "roboco-sandbox/postgres:15",
+            "redis", "roboco-sandbox/redis:7",
+            "mongo", "roboco-sandbox/mongo-compat:1");
+
+    private Bench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.parse(args);
+        Instant started = Instant.now();
+        String runId = UUID.randomUUID().toString().substring(0, 8);
+        Map<String, String> labels = Map.of("roboco.bench", runId);
+        Map<String, String> images = images();
+        List<String> missing = TestcontainersContender.missingEnvironment();
+        if (!missing.isEmpty()) {
+            System.err.println("bench: set " + missing + " (./scripts/bench.sh does): no registry and no Ryuk on these machines");
+            System.exit(2);
+        }
+        System.out.printf("==> bench run %s: %d warm-up + %d counted rounds, %d cache hits per round, scale %d agents; load average %s%n",
+                runId, options.warmup(), options.rounds(), options.hits(), options.scaleAgents(), Machine.loadAverage());
+
+        EngineRegistry registry = EngineRegistry.defaults();
+        Path state = Files.createTempDirectory("roboco-bench-");
+        PortAllocator ports = new PortAllocator();
+        try (ContainerRuntime docker = DockerContainerRuntime.connect();
+             Servers servers = Servers.start(state, images, registry)) {
+            docker.ping();
+            Machine.requireImages(images.values());
+            Runner runner = new Runner(servers, new RawContender(docker, images, labels, ports),
+                    new TestcontainersContender(images.get("postgres"), labels, ports), registry, options);
+            try {
+                runner.rounds();
+                runner.scale();
+                runner.memory(docker);
+            } finally {
+                servers.close();
+                removeLabelled(docker, labels);
+            }
+            Report report = new Report(runner, options, runId, started, Machine.loadAverage());
+            report.print(System.out);
+            Path out = options.out();
+            report.write(out);
+            System.out.println("==> wrote " + out.toAbsolutePath());
+        } finally {
+            Machine.deleteTree(state);
+        }
+    }
+
+    private static Map<String, String> images() {
+        Map<String, String> images = new LinkedHashMap<>();
+        LOCAL_IMAGES.forEach((engine, image) -> images.put(engine,
+                System.getenv().getOrDefault(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image)));
+        return images;
+    }
+
+    static void removeLabelled(ContainerRuntime docker, Map<String, String> labels) {
+        for (ContainerState c : docker.list(labels)) {
+            docker.remove(c.id());
+        }
+    }
+
+    /** Command-line options. */
+    record Options(int warmup, int rounds, int hits, int scaleAgents, boolean scaleFullSet, Path out) {
+        static Options parse(String[] args) {
+            boolean quick = false;
+            Path out = Path.of("target", "bench", "summary.json");
+            Integer rounds = null;
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--quick" -> quick = true;
+                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                    case "--out" -> out = Path.of(args[++i]);
+                    default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --quick, --rounds N, --out FILE");
+                }
+            }
+            return quick ? new Options(1, rounds == null ? 4 : rounds, 5, 20, true, out)
+                    : new Options(2, rounds == null ? 12 : rounds, 10, 20, true, out);
+        }
+    }
+
+    /** Runs {@code what} and returns its wall time in ms. */
+    static double time(Callable<?> what) throws Exception {
+        long t0 = System.nanoTime();
+        what.call();
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    static Duration since(long nanos) {
+        return Duration.ofNanos(System.nanoTime() - nanos);
+    }
+
+    static List<Engine> engines(EngineRegistry registry) {
+        return new ArrayList<>(registry.all());
+    }
+
+    /** The two in-process servers: one without a pool (cold, cache hits, scale) and one with a Postgres pool. */
+    static final class Servers implements AutoCloseable {
+        final RunningServer cold;
+        final RunningServer pooled;
+        final Api coldApi;
+        final Api poolApi;
+
+        private Servers(RunningServer cold, RunningServer pooled) {
+            this.cold = cold;
+            this.pooled = pooled;
+            this.coldApi = new Api(cold.port(), API, ADMIN);
+            this.poolApi = new Api(pooled.port(), API, ADMIN);
+        }
+
+        static Servers start(Path state, Map<String, String> images, EngineRegistry registry) throws Exception {
+            RunningServer cold = server(state.resolve("cold"), images, registry, Map.of());
+            RunningServer pooled;
+            try {
+                pooled = server(state.resolve("pool"), images, registry, Map.of("postgres", 1));
+            } catch (RuntimeException e) {
+                cold.close();
+                throw e;
+            }
+            Servers servers = new Servers(cold, pooled);
+            for (Api api : List.of(servers.coldApi, servers.poolApi)) {
+                api.project("pg", List.of("postgres"));
+                api.project("redis", List.of("redis"));
+                api.project("mongo", List.of("mongo"));
+                api.project("full", List.of("postgres", "redis", "mongo"));
+            }
+            return servers;
+        }
+
+        /** Production wiring (embedded settings store, Docker runtime, default engines) over the local images. */
+        private static RunningServer server(Path dir, Map<String, String> images, EngineRegistry registry, Map<String, Integer> pool)
+                throws Exception {
+            Files.createDirectories(dir);
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("ROBOCO_SANDBOX_STATE_DIR", dir.toString());
+            env.put("ROBOCO_SANDBOX_DB_ENABLED", "true");
+            env.put("ROBOCO_SANDBOX_NETWORK", "host");
+            env.put("ROBOCO_SANDBOX_API_TOKEN", API);
+            env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", ADMIN);
+            // 20 full sets at once on 2 cores take longer than the 30 s default.
+            env.put("ROBOCO_SANDBOX_READY_TIMEOUT", "180s");
+            env.put("ROBOCO_SANDBOX_JANITOR_GRACE", "10m");
+            images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
+            pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
+            ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
+            return SandboxServer.start(config, DockerContainerRuntime.connect(), registry, JdbcSettingsStore.embedded(dir), Clock.systemUTC());
+        }
+
+        @Override
+        public void close() {
+            cold.close();
+            pooled.close();
+        }
+    }
+
+    static String instanceOf(RunningServer server) {
+        return server.instanceId();
+    }
+
+    static Map<String, String> agentFilter(RunningServer server, String agent) {
+        return SandboxLabels.ofAgent(server.instanceId(), agent);
     }
 }

@@ -8,6 +8,9 @@ public interface RunningServer extends AutoCloseable {
     /** The stable id of this installation, as labelled on its containers. */
     String instanceId();
 
+    /** Ready, unclaimed warm-pool containers per engine right now; empty when no pool is configured. */
+    java.util.Map<String, Integer> poolIdle();
+
     @Override
     void close();
 }

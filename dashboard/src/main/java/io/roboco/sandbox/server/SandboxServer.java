@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.concurrent.Executors;
@@ -177,6 +179,13 @@ public final class SandboxServer {
         @Override
         public String instanceId() {
             return instanceId;
+        }
+
+        @Override
+        public Map<String, Integer> poolIdle() {
+            Map<String, Integer> idle = new TreeMap<>();
+            plugin.manager().pool().ifPresent(pool -> pool.sizes().sizes().keySet().forEach(engine -> idle.put(engine, pool.idle(engine))));
+            return idle;
         }
 
         /** STOPPING; stop serving; stop the janitor; remove the warm pool; tear down every live sandbox (their credentials die with this process); close. */

@@ -1,0 +1,103 @@
+package io.roboco.sandbox.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/** What the bench reads from the machine: load, images, container memory. Through the docker CLI where the runtime SPI has no call. */
+final class Machine {
+    private Machine() {
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2] + " (" + Runtime.getRuntime().availableProcessors() + " cores)";
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    static void requireImages(Collection<String> images) {
+        for (String image : images) {
+            if (!run(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image)).ok()) {
+                throw new IllegalStateException("image " + image + " is missing; run ./scripts/build-images.sh (bench.sh does)");
+            }
+        }
+    }
+
+    /** Memory usage in MiB per container id, from {@code docker stats --no-stream}. */
+    static Map<String, Double> memoryMib(List<String> ids) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        if (ids.isEmpty()) {
+            return out;
+        }
+        List<String> cmd = new ArrayList<>(List.of("docker", "stats", "--no-stream", "--no-trunc", "--format", "{{.ID}} {{.MemUsage}}"));
+        cmd.addAll(ids);
+        Result r = run(cmd);
+        for (String line : r.output().split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 2) {
+                out.put(f[0], mib(f[1]));
+            }
+        }
+        return out;
+    }
+
+    static double mib(String value) {
+        String v = value.trim();
+        double factor;
+        if (v.endsWith("GiB")) {
+            factor = 1024;
+        } else if (v.endsWith("MiB")) {
+            factor = 1;
+        } else if (v.endsWith("KiB") || v.endsWith("kB")) {
+            factor = 1.0 / 1024;
+        } else {
+            factor = 1.0 / (1024 * 1024);
+        }
+        return Samples.round(Double.parseDouble(v.replaceAll("[^0-9.]", "")) * factor);
+    }
+
+    record Result(int exit, String output) {
+        boolean ok() {
+            return exit == 0;
+        }
+    }
+
+    static Result run(List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return new Result(-1, out);
+            }
+            return new Result(p.exitValue(), out);
+        } catch (IOException e) {
+            return new Result(-1, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Result(-1, "interrupted");
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.roboco.sandbox.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The table, the ratios against their targets, and {@code summary.json}. */
+final class Report {
+    private record Target(String key, double value, double limit, String unit) {
+        boolean met() {
+            return !Double.isNaN(value) && value <= limit;
+        }
+    }
+
+    private final Runner runner;
+    private final Bench.Options options;
+    private final String runId;
+    private final Instant started;
+    private final String loadAtEnd;
+    private final Map<String, Target> targets = new LinkedHashMap<>();
+
+    Report(Runner runner, Bench.Options options, String runId, Instant started, String loadAtEnd) {
+        this.runner = runner;
+        this.options = options;
+        this.runId = runId;
+        this.started = started;
+        this.loadAtEnd = loadAtEnd;
+        Map<String, Samples> s = runner.samples;
+        double slowestRaw = Math.max(s.get("raw_postgres").median(), Math.max(s.get("raw_redis").median(), s.get("raw_mongo").median()));
+        add("cold_postgres_vs_raw", s.get("cold_postgres").median() / s.get("raw_postgres").median(), 1.10, "x");
+        add("full_set_vs_slowest_raw", s.get("cold_full_set").median() / slowestRaw, 1.25, "x");
+        add("cold_postgres_vs_testcontainers", s.get("cold_postgres").median() / s.get("testcontainers_postgres").median(), 0.60, "x");
+        add("cache_hit_p50_ms", s.get("cache_hit_postgres").median(), 10, "ms");
+        add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
+    }
+
+    private void add(String key, double value, double limit, String unit) {
+        targets.put(key, new Target(key, Math.round(value * 1000) / 1000.0, limit, unit));
+    }
+
+    void print(PrintStream out) {
+        out.println();
+        out.printf("%-26s %4s %4s %9s %9s %9s %9s%n", "contender", "n", "fail", "median", "p95", "min", "max");
+        for (Samples s : runner.samples.values()) {
+            out.printf("%-26s %4d %4d %9.1f %9.1f %9.1f %9.1f%n", s.name(), s.count(), s.failures(), s.median(), s.p95(), s.min(), s.max());
+        }
+        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP)");
+        out.println();
+        for (Target t : targets.values()) {
+            out.printf("%-32s %9.3f %-2s  target <= %-6s %s%n", t.key(), t.value(), t.unit(), fmt(t.limit()), t.met() ? "MET" : "MISSED");
+        }
+        runner.scale.forEach((set, f) -> out.printf("scale %-10s %s/%s served; p50 %s ms, p95 %s ms, max %s ms, wall %s ms%n",
+                set, f.get("served"), f.get("agents"), f.get("median_ms"), f.get("p95_ms"), f.get("max_ms"), f.get("wall_ms")));
+        out.println("idle sandbox memory (MiB, docker stats): " + runner.memoryMib);
+        out.println("load average at end: " + loadAtEnd);
+    }
+
+    void write(Path file) throws IOException {
+        Map<String, Object> json = new LinkedHashMap<>();
+        targets.values().forEach(t -> json.put(t.key(), t.value()));
+        Map<String, Object> met = new LinkedHashMap<>();
+        targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
+        json.put("targets", met);
+        Map<String, Object> contenders = new LinkedHashMap<>();
+        runner.samples.forEach((name, s) -> contenders.put(name, s.asJson()));
+        json.put("contenders", contenders);
+        json.put("scale", runner.scale);
+        json.put("idle_memory_mib", runner.memoryMib);
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("id", runId);
+        run.put("started", started.toString());
+        run.put("finished", Instant.now().toString());
+        run.put("warmup_rounds", options.warmup());
+        run.put("counted_rounds", options.rounds());
+        run.put("cache_hits_per_round", options.hits());
+        run.put("load_average_at_end", loadAtEnd);
+        json.put("run", run);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+#
+# bench.sh [--quick] [--rounds N] [--out FILE]
+#
+# Time to working credentials, side by side on this machine, in one run (docs/performance.md):
+#   raw (DockerContainerRuntime + readiness + prepareAgent: the floor), testcontainers
+#   (GenericContainer, same image and flags), cold request_sandbox over HTTP (per engine and the
+#   full set), cache hits, warm-pool claims; then 20 agents at once and idle memory per engine.
+# Sets up like test.sh (packages, dockerd, Java/Maven, local images), builds the bench jar, runs it.
+# Writes target/bench/summary.json at the repository root (override with --out).
+# --quick: 1 warm-up + 4 counted rounds (about 2-3 minutes); default: 2 + 12 rounds.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [[ -f "$SCRIPT_DIR/lib/prereqs.sh" ]]; then
+  # shellcheck source=lib/prereqs.sh
+  source "$SCRIPT_DIR/lib/prereqs.sh"
+else
+  # Until the shared prerequisites land: the same checks, minimal.
+  ROBOCO_REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+  step() { printf '==> %s\n' "$*"; }
+  die()  { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+  ensure_all() {
+    docker info >/dev/null 2>&1 || die "docker does not answer; run ./scripts/test.sh first (it installs and starts dockerd)"
+    command -v java >/dev/null 2>&1 || die "java not found; install a JDK 17+"
+    command -v mvn >/dev/null 2>&1 || die "mvn not found; install Maven"
+  }
+fi
+cd "$ROBOCO_REPO_ROOT"
+
+ensure_all
+if [[ -x "$ROBOCO_REPO_ROOT/scripts/build-images.sh" ]]; then
+  "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
+fi
+
+readonly BENCH_JAR=bench/target/roboco-sandbox-bench.jar
+step "building the bench (mvn -B -q -DskipTests -DskipITs package -pl bench -am) ..."
+mvn -B -q ${MVN_OFFLINE:+-o} -DskipTests -DskipITs package -pl bench -am
+
+# Testcontainers here: /.dockerenv exists and no registry is reachable (DESIGN.md section 3).
+export TESTCONTAINERS_RYUK_DISABLED=true
+export TESTCONTAINERS_CHECKS_DISABLE=true
+export TESTCONTAINERS_HOST_OVERRIDE=localhost
+
+step "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+step "java -jar $BENCH_JAR $*"
+exec java -XX:+UseSerialGC -Xss512k -jar "$BENCH_JAR" "$@"
