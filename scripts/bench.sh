@@ -44,4 +44,4 @@ export TESTCONTAINERS_HOST_OVERRIDE=localhost
 
 step "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 step "java -jar $BENCH_JAR $*"
-exec java -XX:+UseSerialGC -Xss512k -jar "$BENCH_JAR" "$@"
+exec java -jar "$BENCH_JAR" "$@"

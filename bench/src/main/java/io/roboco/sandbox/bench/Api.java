@@ -60,7 +60,7 @@ final class Api {
     @SuppressWarnings("unchecked")
     private Map<String, Object> send(String method, String path, String token, String body) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofMinutes(3))
+                .timeout(Duration.ofMinutes(10))
                 .header("Authorization", "Bearer " + token)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {

@@ -64,8 +64,10 @@ public final class Bench {
                     new TestcontainersContender(images.get("postgres"), labels, ports), registry, options);
             try {
                 runner.rounds();
-                runner.scale();
-                runner.memory(docker);
+                if (options.scale()) {
+                    runner.scale();
+                    runner.memory(docker);
+                }
             } finally {
                 servers.close();
                 removeLabelled(docker, labels);
@@ -94,9 +96,12 @@ public final class Bench {
     }
 
     /** Command-line options. */
-    record Options(int warmup, int rounds, int hits, int scaleAgents, boolean scaleFullSet, Path out) {
+    record Options(int warmup, int rounds, int hits, int scaleAgents, boolean scaleFullSet, Path out, boolean scale,
+                   java.util.Set<String> only) {
         static Options parse(String[] args) {
             boolean quick = false;
+            boolean scale = true;
+            java.util.Set<String> only = java.util.Set.of();
             Path out = Path.of("target", "bench", "summary.json");
             Integer rounds = null;
             for (int i = 0; i < args.length; i++) {
@@ -104,11 +109,14 @@ public final class Bench {
                     case "--quick" -> quick = true;
                     case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                     case "--out" -> out = Path.of(args[++i]);
-                    default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --quick, --rounds N, --out FILE");
+                    case "--no-scale" -> scale = false;
+                    case "--only" -> only = java.util.Set.of(args[++i].split(","));
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]
+                            + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender");
                 }
             }
-            return quick ? new Options(1, rounds == null ? 4 : rounds, 5, 20, true, out)
-                    : new Options(2, rounds == null ? 12 : rounds, 10, 20, true, out);
+            return quick ? new Options(1, rounds == null ? 4 : rounds, 5, 20, true, out, scale, only)
+                    : new Options(2, rounds == null ? 12 : rounds, 10, 20, true, out, scale, only);
         }
     }
 

@@ -55,6 +55,9 @@ final class Runner {
         contenders.add(new Contender("cold_mongo", counted -> cold("mongo", "cold_mongo", null, counted)));
         contenders.add(new Contender("cold_full_set", counted -> cold("full", "cold_full_set", "cache_hit_full_set", counted)));
         contenders.add(new Contender("pool_claim_postgres", this::poolClaim));
+        if (!options.only().isEmpty()) {
+            contenders.removeIf(c -> !options.only().contains(c.name()));
+        }
     }
 
     void rounds() throws Exception {
@@ -68,7 +71,6 @@ final class Runner {
                 Contender c = contenders.get((i + round) % contenders.size());   // rotate the order every round
                 try {
                     c.step().run(counted);
-                    Samples s = samples.get(c.name());
                     line.append(' ').append(c.name()).append('=').append(String.format("%.0f", last.get())).append("ms");
                 } catch (Exception e) {
                     samples.get(c.name()).failed();

@@ -71,6 +71,11 @@ final class MongoSessions {
         MongoClient held = client;
         return new LiveSession() {
             @Override
+            public boolean provesRunning() {
+                return true;
+            }
+
+            @Override
             public void check() {
                 held.getDatabase(database).runCommand(ping);
             }

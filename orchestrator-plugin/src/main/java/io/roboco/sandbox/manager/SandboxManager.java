@@ -174,7 +174,13 @@ public final class SandboxManager implements AutoCloseable {
             evict(entry);
             return null;
         }
-        if (!allLive(entry)) {
+        long t0 = System.nanoTime();
+        boolean live = allLive(entry);
+        if (log.isDebugEnabled()) {
+            log.debug("re-verified {} service(s) of agent {} in {} us: {}", entry.services().size(), request.agent(),
+                    (System.nanoTime() - t0) / 1000, live ? "live" : "not live");
+        }
+        if (!live) {
             log.info("sandbox of agent {} failed re-verification; evicting and re-provisioning the whole set", request.agent());
             evict(entry);
             return null;

@@ -65,10 +65,16 @@ public final class SandboxPlugin implements AutoCloseable {
         Optional<Agent> agent = store.findAgent(slug);
         String projectId = agent.map(Agent::project).orElse("");
 
+        long looked = System.nanoTime();
         SandboxDecision decision = decide(slug, agent, asked, perCall);
+        long decided = System.nanoTime();
         List<String> audited = decision instanceof SandboxDecision.Granted g
                 ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList() : asked;
         audit(slug, projectId, REQUEST_VERB, decision, audited, start);
+        if (log.isDebugEnabled()) {
+            log.debug("request_sandbox {}: agent lookup {} us, guards+ensure {} us, audit {} us", slug, (looked - start) / 1000,
+                    (decided - looked) / 1000, (System.nanoTime() - decided) / 1000);
+        }
         return decision;
     }
 

@@ -180,15 +180,21 @@ public final class ServiceProvisioner {
     }
 
     /**
-     * The container runs (a runtime inspect) and the service answers on a session the agent's own credential
-     * opened (held since provisioning; see {@link Engine#openLiveSession}). One check, no retries.
+     * The container runs and the service answers on a session the agent's own credential opened (held since
+     * provisioning; see {@link Engine#openLiveSession}). When the session holds a connection into the container,
+     * its answer proves the container runs ({@link LiveSession#provesRunning}) and no runtime inspect is made
+     * (an inspect costs a daemon round trip, several ms on a loaded 2-core machine); otherwise the runtime is
+     * asked first. One check, no retries.
      */
     public boolean isLive(Engine engine, ServiceInstance instance) {
         try {
-            if (!runtime.isRunning(instance.containerId())) {
+            LiveSession session = heldSession(instance);
+            if ((session == null || !session.provesRunning()) && !runtime.isRunning(instance.containerId())) {
                 return false;
             }
-            LiveSession session = liveSession(engine, instance);
+            if (session == null) {
+                session = openSession(engine, instance);
+            }
             try {
                 session.check();
             } catch (Exception e) {
@@ -309,16 +315,22 @@ public final class ServiceProvisioner {
         }, background));
     }
 
-    private LiveSession liveSession(Engine engine, ServiceInstance instance) throws Exception {
+    /** The session held for this container, waiting for it while it is still being opened; null when there is none. */
+    private LiveSession heldSession(ServiceInstance instance) throws InterruptedException {
         CompletableFuture<LiveSession> future = sessions.get(instance.containerId());
-        if (future != null) {
-            try {
-                return future.get(settings.readyTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                sessions.remove(instance.containerId(), future);
-            }
+        if (future == null) {
+            return null;
         }
-        // No session (opening failed, or the last check broke it): open a new one now, with a fresh login.
+        try {
+            return future.get(settings.readyTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            sessions.remove(instance.containerId(), future);
+            return null;
+        }
+    }
+
+    /** A new session (opening failed before, or the last check broke it), with a fresh login; held from now on. */
+    private LiveSession openSession(Engine engine, ServiceInstance instance) throws Exception {
         LiveSession session = engine.openLiveSession(ProbeTarget.of(instance.endpoint(), instance.credentials()));
         CompletableFuture<LiveSession> previous = sessions.put(instance.containerId(), CompletableFuture.completedFuture(session));
         if (previous != null) {
