@@ -25,13 +25,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -54,18 +47,14 @@ public final class ServiceProvisioner {
     private final Clock clock;
     private final PortAllocator ports = new PortAllocator();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
-    private final Map<String, CompletableFuture<LiveSession>> sessions = new ConcurrentHashMap<>();
-    private final ExecutorService background = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sandbox-live-session");
-        t.setDaemon(true);
-        return t;
-    });
+    private final LiveSessions sessions;
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
         this.runtime = runtime;
         this.settings = settings;
         this.secrets = secrets;
         this.clock = clock;
+        this.sessions = new LiveSessions(settings.readyTimeout());
     }
 
     public ProvisionSettings settings() {
@@ -91,7 +80,7 @@ public final class ServiceProvisioner {
             activateAll(engine, s.container().id(), s.credentials(), s.image(), features);
             ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
                     s.endpoint(), s.credentials(), Set.copyOf(features), s.created());
-            openLiveSessionLater(engine, instance);
+            sessions.openLater(engine, instance);
             if (log.isDebugEnabled()) {
                 log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
                         ms(t0, s.startedAt()), ms(s.startedAt(), ready), ms(ready, prepared), ms(prepared, System.nanoTime()), ms(t0, System.nanoTime()));
@@ -131,7 +120,7 @@ public final class ServiceProvisioner {
             activateAll(engine, id, credentials, pooled.image(), features);
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
                     pooled.endpoint(), credentials, Set.copyOf(features), clock.instant());
-            openLiveSessionLater(engine, instance);
+            sessions.openLater(engine, instance);
             log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
                     pooled.containerName(), agent, ms(t0, prepared), ms(prepared, System.nanoTime()));
             return instance;
@@ -188,18 +177,17 @@ public final class ServiceProvisioner {
      */
     public boolean isLive(Engine engine, ServiceInstance instance) {
         try {
-            LiveSession session = heldSession(instance);
+            LiveSession session = sessions.held(instance);
             if ((session == null || !session.provesRunning()) && !runtime.isRunning(instance.containerId())) {
                 return false;
             }
             if (session == null) {
-                session = openSession(engine, instance);
+                session = sessions.open(engine, instance);
             }
             try {
                 session.check();
             } catch (Exception e) {
-                sessions.remove(instance.containerId());
-                session.close();
+                sessions.drop(instance.containerId());
                 throw e;
             }
             return true;
@@ -220,10 +208,7 @@ public final class ServiceProvisioner {
     }
 
     private void remove(String containerId) {
-        CompletableFuture<LiveSession> session = sessions.remove(containerId);
-        if (session != null) {
-            session.thenAccept(LiveSession::close);
-        }
+        sessions.drop(containerId);
         try {
             runtime.remove(containerId);
         } finally {
@@ -301,42 +286,6 @@ public final class ServiceProvisioner {
         for (String feature : new TreeSet<>(features)) {
             engine.activate(feature, exec(containerId), credentials, image);
         }
-    }
-
-    /** Opens the held liveness session off the request's path; the first liveness check waits for it. */
-    private void openLiveSessionLater(Engine engine, ServiceInstance instance) {
-        ProbeTarget target = ProbeTarget.of(instance.endpoint(), instance.credentials());
-        sessions.put(instance.containerId(), CompletableFuture.supplyAsync(() -> {
-            try {
-                return engine.openLiveSession(target);
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        }, background));
-    }
-
-    /** The session held for this container, waiting for it while it is still being opened; null when there is none. */
-    private LiveSession heldSession(ServiceInstance instance) throws InterruptedException {
-        CompletableFuture<LiveSession> future = sessions.get(instance.containerId());
-        if (future == null) {
-            return null;
-        }
-        try {
-            return future.get(settings.readyTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            sessions.remove(instance.containerId(), future);
-            return null;
-        }
-    }
-
-    /** A new session (opening failed before, or the last check broke it), with a fresh login; held from now on. */
-    private LiveSession openSession(Engine engine, ServiceInstance instance) throws Exception {
-        LiveSession session = engine.openLiveSession(ProbeTarget.of(instance.endpoint(), instance.credentials()));
-        CompletableFuture<LiveSession> previous = sessions.put(instance.containerId(), CompletableFuture.completedFuture(session));
-        if (previous != null) {
-            previous.thenAccept(LiveSession::close);
-        }
-        return session;
     }
 
     private static long ms(long fromNanos, long toNanos) {
