@@ -111,9 +111,14 @@ prepare_context() {
   if [[ "$name" == mongo-compat ]]; then
     local pom=images/mongo-compat/server/pom.xml
     info "building the mongo-java-server launcher (mvn package) ..."
-    mvn -B -q -f "$pom" package -DskipTests
-    mvn -B -q -f "$pom" dependency:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$PWD/$ctx/lib"
+    # Output goes to a log, shown only when Maven fails.
+    if ! { mvn -B -q -f "$pom" package -DskipTests &&
+           mvn -B -q -f "$pom" dependency:copy-dependencies \
+             -DincludeScope=runtime -DoutputDirectory="$ctx/lib"; } >"$ctx.mvn.log" 2>&1; then
+      tail -n 40 "$ctx.mvn.log" >&2
+      die "building the mongo-compat launcher failed"
+    fi
+    rm -f "$ctx.mvn.log"
     cp images/mongo-compat/server/target/mongo-compat-server.jar "$ctx/lib/"
   fi
 }
@@ -131,7 +136,11 @@ build_thin() {
   rm -rf "$ctx"; mkdir -p "$ctx"
   prepare_context "$name" "$ctx"
   # The legacy builder works offline FROM a local image (no pull is attempted).
-  DOCKER_BUILDKIT=0 docker build -q --label "$LABEL=$hash" -t "$tag" "$ctx" >/dev/null
+  if ! DOCKER_BUILDKIT=0 docker build --label "$LABEL=$hash" -t "$tag" "$ctx" >"$ctx.log" 2>&1; then
+    tail -n 30 "$ctx.log" >&2
+    die "docker build of $tag failed"
+  fi
+  rm -f "$ctx.log"
   rm -rf "$ctx"
   step "built $tag in $(elapsed "$t0") ($(image_size "$tag"))"
 }

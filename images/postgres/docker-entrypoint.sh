@@ -48,15 +48,14 @@ init_database() {
     exit 1
   fi
   local pw_args=()
-  if [[ -n "${POSTGRES_PASSWORD:-}" ]]; then
-    # The password travels through a pipe, never argv or the log.
-    pw_args=(--pwfile=<(printf '%s' "$POSTGRES_PASSWORD"))
-  fi
+  # The password travels through a pipe (stdin), never argv, the environment of a
+  # child listing, or the log.
+  if [[ -n "${POSTGRES_PASSWORD:-}" ]]; then pw_args=(--pwfile=/dev/stdin); fi
   local locale=C
   if locale -a 2>/dev/null | grep -qix 'c\.utf-\?8'; then locale=C.UTF-8; fi
 
   # shellcheck disable=SC2086  # POSTGRES_INITDB_ARGS is a word list by contract
-  initdb --username="$POSTGRES_USER" "${pw_args[@]}" \
+  printf '%s' "${POSTGRES_PASSWORD:-}" | initdb --username="$POSTGRES_USER" "${pw_args[@]}" \
     --auth-local=trust --auth-host="$POSTGRES_HOST_AUTH_METHOD" \
     -E UTF8 --locale="$locale" --no-sync --no-instructions \
     $POSTGRES_INITDB_ARGS >/dev/null
@@ -66,7 +65,7 @@ init_database() {
 
   if [[ "$POSTGRES_DB" != postgres ]]; then
     # Single-user backend: no temporary server, no port, ~tens of milliseconds.
-    local ident="\"${POSTGRES_DB//\"/\"\"}\""
+    local out ident="\"${POSTGRES_DB//\"/\"\"}\""
     if ! out="$(printf 'CREATE DATABASE %s;\n' "$ident" \
                   | postgres --single -D "$PGDATA" -c fsync=off postgres 2>&1 >/dev/null)"; then
       log "creating database failed: $out"
