@@ -92,7 +92,7 @@ init_from_template() {
       printf 'ALTER ROLE %s PASSWORD %s;\n' "$(sql_ident "$POSTGRES_USER")" "$(sql_literal "$POSTGRES_PASSWORD")"
     fi
     if [[ "$POSTGRES_DB" != postgres ]]; then
-      printf 'CREATE DATABASE %s;\n' "$(sql_ident "$POSTGRES_DB")"
+      printf 'CREATE DATABASE %s STRATEGY = FILE_COPY;\n' "$(sql_ident "$POSTGRES_DB")"
     fi
   } | single_user
 }
@@ -110,7 +110,7 @@ init_with_initdb() {
     $POSTGRES_INITDB_ARGS >/dev/null
   configure_access
   if [[ "$POSTGRES_DB" != postgres ]]; then
-    printf 'CREATE DATABASE %s;\n' "$(sql_ident "$POSTGRES_DB")" | single_user
+    printf 'CREATE DATABASE %s STRATEGY = FILE_COPY;\n' "$(sql_ident "$POSTGRES_DB")" | single_user
   fi
 }
 

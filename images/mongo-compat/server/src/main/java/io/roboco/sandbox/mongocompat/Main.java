@@ -84,13 +84,16 @@ public final class Main {
         return first.equals("*") || first.equals("::,0.0.0.0") ? "0.0.0.0" : first;
     }
 
-    /** Sends {@code hello} and {@code ping} as OP_MSG and reads both replies. */
+    /**
+     * Sends {@code isMaster} (the drivers' handshake; mongo-java-server 1.47 has no
+     * {@code hello}) and {@code ping} as OP_MSG and reads the replies.
+     */
     private static void ping(int port) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             OutputStream out = socket.getOutputStream();
             DataInputStream in = new DataInputStream(socket.getInputStream());
             int requestId = 1;
-            for (String command : new String[] {"hello", "isMaster", "ping"}) {
+            for (String command : new String[] {"isMaster", "ping"}) {
                 out.write(opMsg(requestId++, command));
                 out.flush();
                 byte[] lengthBytes = new byte[4];
