@@ -14,6 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 readonly SERVER_JAR=dashboard/target/roboco-sandbox-server.jar
+readonly MAIN_CLASS=io.roboco.sandbox.server.SandboxServer
 
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
@@ -27,8 +28,16 @@ export ROBOCO_SANDBOX_NETWORK="${ROBOCO_SANDBOX_NETWORK:-host}"
 step "building the server (mvn -B -q -DskipTests -DskipITs package -pl dashboard -am) ..."
 mvn -B -q -DskipTests -DskipITs package -pl dashboard -am
 
-if [[ ! -f "$SERVER_JAR" ]]; then
-  step "$SERVER_JAR does not exist yet (the server main class, io.roboco.sandbox.server.SandboxServer, is still to come)."
+# server_ready: the jar exists and carries the main class (the dashboard module may
+# already package a jar before the server class is written).
+server_ready() {
+  [[ -f "$SERVER_JAR" ]] || return 1
+  command -v jar >/dev/null 2>&1 || return 0
+  jar tf "$SERVER_JAR" | grep -qx "${MAIN_CLASS//.//}.class"
+}
+
+if ! server_ready; then
+  step "$SERVER_JAR with $MAIN_CLASS does not exist yet (the server main class is still to come)."
   info "Once it exists this script runs:"
   info "  ROBOCO_SANDBOX_IMAGE_POSTGRES=$ROBOCO_SANDBOX_IMAGE_POSTGRES"
   info "  ROBOCO_SANDBOX_IMAGE_REDIS=$ROBOCO_SANDBOX_IMAGE_REDIS"
