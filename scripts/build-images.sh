@@ -176,6 +176,8 @@ main() {
   build_base
   local n
   for n in "${names[@]}"; do build_thin "$n"; done
+  # Superseded (now untagged) versions of our images would only hold disk space.
+  docker image prune -f --filter "label=$LABEL" >/dev/null 2>&1 || true
   step "images ready in $(elapsed "$t0")"
 }
 
