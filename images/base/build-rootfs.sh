@@ -96,6 +96,10 @@ find "$ROOTFS/usr/share/doc" -mindepth 1 ! -name copyright ! -type d -delete 2>/
 find "$ROOTFS/usr/share/doc" -mindepth 1 -type d -empty -delete 2>/dev/null || true
 rm -rf "$ROOTFS"/usr/share/man/* "$ROOTFS"/usr/share/info/* "$ROOTFS"/usr/share/locale/* \
        "$ROOTFS"/usr/share/lintian "$ROOTFS"/usr/share/i18n
+# Postgres JIT: LLVM alone is ~110 MB and JIT only slows short test queries. Postgres
+# checks for llvmjit.so at first use and silently disables JIT when it is absent.
+rm -rf "$ROOTFS"/usr/lib/postgresql/15/lib/llvmjit*.so "$ROOTFS"/usr/lib/postgresql/15/lib/bitcode \
+       "$ROOTFS"/usr/lib/x86_64-linux-gnu/libLLVM-*.so*
 # resolv.conf / hostname are provided by Docker at run time.
 : >"$ROOTFS/etc/resolv.conf"
 printf 'localhost\n' >"$ROOTFS/etc/hostname"
