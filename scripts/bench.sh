@@ -11,27 +11,12 @@
 # --quick: 1 warm-up + 4 counted rounds (about 2-3 minutes); default: 2 + 12 rounds.
 set -euo pipefail
 
-SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if [[ -f "$SCRIPT_DIR/lib/prereqs.sh" ]]; then
-  # shellcheck source=lib/prereqs.sh
-  source "$SCRIPT_DIR/lib/prereqs.sh"
-else
-  # Until the shared prerequisites land: the same checks, minimal.
-  ROBOCO_REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
-  step() { printf '==> %s\n' "$*"; }
-  die()  { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
-  ensure_all() {
-    docker info >/dev/null 2>&1 || die "docker does not answer; run ./scripts/test.sh first (it installs and starts dockerd)"
-    command -v java >/dev/null 2>&1 || die "java not found; install a JDK 17+"
-    command -v mvn >/dev/null 2>&1 || die "mvn not found; install Maven"
-  }
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 ensure_all
-if [[ -x "$ROBOCO_REPO_ROOT/scripts/build-images.sh" ]]; then
-  "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
-fi
+"$ROBOCO_REPO_ROOT/scripts/build-images.sh"
 
 readonly BENCH_JAR=bench/target/roboco-sandbox-bench.jar
 step "building the bench (mvn -B -q -DskipTests -DskipITs package -pl bench -am) ..."

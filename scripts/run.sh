@@ -23,6 +23,11 @@ export ROBOCO_SANDBOX_IMAGE_POSTGRES="${ROBOCO_SANDBOX_IMAGE_POSTGRES:-roboco-sa
 export ROBOCO_SANDBOX_IMAGE_REDIS="${ROBOCO_SANDBOX_IMAGE_REDIS:-roboco-sandbox/redis:7}"
 export ROBOCO_SANDBOX_IMAGE_MONGO="${ROBOCO_SANDBOX_IMAGE_MONGO:-roboco-sandbox/mongo-compat:1}"
 export ROBOCO_SANDBOX_NETWORK="${ROBOCO_SANDBOX_NETWORK:-host}"
+# The local demo keeps one ready container per engine (production default: 0, no warm pool),
+# so a first request_sandbox is a claim (~tens of ms) instead of a cold start.
+export ROBOCO_SANDBOX_POOL_POSTGRES="${ROBOCO_SANDBOX_POOL_POSTGRES:-1}"
+export ROBOCO_SANDBOX_POOL_REDIS="${ROBOCO_SANDBOX_POOL_REDIS:-1}"
+export ROBOCO_SANDBOX_POOL_MONGO="${ROBOCO_SANDBOX_POOL_MONGO:-1}"
 
 step "building the server (mvn -B -q -DskipTests -DskipITs package -pl dashboard -am) ..."
 mvn -B -q -DskipTests -DskipITs package -pl dashboard -am
