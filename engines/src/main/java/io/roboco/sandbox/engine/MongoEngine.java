@@ -78,7 +78,9 @@ public final class MongoEngine implements Engine {
 
     @Override
     public ReadinessProbe readiness() {
-        return Probes.mongoPing(Login.ADMIN);
+        // The port check keeps each not-yet-ready poll at a refused connect instead of a driver client that
+        // waits out its one-second server selection: readiness is seen within one poll gap, not a second late.
+        return Probes.allOf(Probes.tcpOpen(), Probes.mongoPing(Login.ADMIN));
     }
 
     @Override

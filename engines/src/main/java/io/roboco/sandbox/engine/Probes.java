@@ -1,5 +1,7 @@
 package io.roboco.sandbox.engine;
 
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.List;
 
 /**
@@ -18,6 +20,19 @@ public final class Probes {
         return target -> {
             if (!target.running().getAsBoolean()) {
                 throw new IllegalStateException("container is not running");
+            }
+        };
+    }
+
+    /**
+     * Passes when the endpoint accepts a TCP connection (closed at once). A cheap gate in front of a driver
+     * probe whose failure is expensive: a mongodb-driver client on a closed port spends up to its server
+     * selection timeout (a second) and a monitor thread before it fails.
+     */
+    public static ReadinessProbe tcpOpen() {
+        return target -> {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(target.endpoint().host(), target.endpoint().port()), 1000);
             }
         };
     }

@@ -68,8 +68,16 @@ public final class SandboxManager implements AutoCloseable {
             AgentSandbox entry = liveEntry(request);
             boolean created = false;
             if (entry == null) {
-                removeLeftovers(request.agent());
-                Map<String, ServiceInstance> started = provisionAll(request, request.project().services());
+                // Listing the agent's leftovers (a daemon round trip) overlaps provisioning; new containers have
+                // fresh names and ports, so nothing needs to go first. Those the listing caught are kept.
+                CompletableFuture<List<ContainerState>> leftovers =
+                        CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), workers);
+                Map<String, ServiceInstance> started = Map.of();
+                try {
+                    started = provisionAll(request, request.project().services());
+                } finally {
+                    removeLeftovers(request.agent(), join(leftovers), started);
+                }
                 entry = new AgentSandbox(request.agent(), request.project().id(), started, clock.instant());
                 cache.put(request.agent(), entry);
                 settle(started);
@@ -278,11 +286,13 @@ public final class SandboxManager implements AutoCloseable {
         provisioner.settle(cached.values().stream().map(ServiceInstance::containerId).toList());
     }
 
-    private void removeLeftovers(String agent) throws InterruptedException {
-        List<ContainerState> leftovers = listAgentContainers(agent);
+    private void removeLeftovers(String agent, List<ContainerState> listed, Map<String, ServiceInstance> keep) throws InterruptedException {
+        Set<String> fresh = new HashSet<>(provisioner.inFlight());
+        keep.values().forEach(i -> fresh.add(i.containerId()));
+        List<String> leftovers = listed.stream().map(ContainerState::id).filter(id -> !fresh.contains(id)).toList();
         if (!leftovers.isEmpty()) {
-            log.info("removing {} leftover sandbox container(s) of agent {} before provisioning", leftovers.size(), agent);
-            removeAll(leftovers.stream().map(ContainerState::id).toList());
+            log.info("removing {} leftover sandbox container(s) of agent {}", leftovers.size(), agent);
+            removeAll(leftovers);
         }
     }
 

@@ -148,7 +148,7 @@ class SandboxManagerTest {
     }
 
     @Test
-    void leftoverContainersOfTheAgentAreRemovedBeforeAFreshSetIsProvisioned() throws Exception {
+    void leftoverContainersOfTheAgentAreRemovedWhenAFreshSetIsProvisioned() throws Exception {
         SandboxManager before = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
                 new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
         EnsureOutcome.Ready old = (EnsureOutcome.Ready) before.ensure(new EnsureRequest("dev-1", shop, List.of(), Map.of()));
