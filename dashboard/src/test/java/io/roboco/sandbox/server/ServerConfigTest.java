@@ -67,6 +67,19 @@ class ServerConfigTest {
     }
 
     @Test
+    void warmPoolSizesPerEngineDefaultToNone() {
+        assertThat(ServerConfig.fromEnv(env()).poolSizes()).isEmpty();
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "2", "ROBOCO_SANDBOX_POOL_REDIS", "0"));
+        assertThat(c.poolSizes()).containsEntry("postgres", 2).containsEntry("redis", 0);
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "many")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_POOL_POSTGRES='many' is not a number");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "99")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("0-16");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_MYSQL", "1")).validateAgainst(
+                io.roboco.sandbox.engine.EngineRegistry.defaults())).hasMessageContaining("ROBOCO_SANDBOX_POOL_MYSQL names no engine");
+    }
+
+    @Test
     void refusesMalformedValues() {
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "70000"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "http"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");

@@ -1,0 +1,185 @@
+package io.roboco.sandbox.pool;
+
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.StubEngine;
+import io.roboco.sandbox.manager.EnsureOutcome;
+import io.roboco.sandbox.manager.EnsureRequest;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.SandboxLabels;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.runtime.FakeContainerRuntime;
+import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.settings.Project;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WarmPoolTest {
+    private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm"));
+    private final StubEngine redis = new StubEngine("redis", Set.of());
+    private final EngineRegistry registry = EngineRegistry.of(List.of(postgres, redis));
+    private final FakeContainerRuntime runtime = new FakeContainerRuntime();
+    private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
+            ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), Clock.systemUTC());
+    private final Project shop = new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("pg_trgm")));
+    private WarmPool pool;
+    private SandboxManager manager;
+
+    @AfterEach
+    void close() {
+        if (manager != null) {
+            manager.close();
+        }
+        if (pool != null) {
+            pool.close();
+        }
+    }
+
+    private WarmPool pool(Map<String, Integer> sizes) {
+        pool = new WarmPool(registry, provisioner, new PoolSizes(sizes)).start();
+        manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), pool);
+        return pool;
+    }
+
+    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private ServiceInstance ensurePostgres(String agent) throws InterruptedException {
+        EnsureOutcome outcome = manager.ensure(new EnsureRequest(agent, shop, List.of(), Map.of()));
+        assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
+        return ((EnsureOutcome.Ready) outcome).services().get(0);
+    }
+
+    @Test
+    void fillsEachEngineToItsSizeInTheBackgroundWithLabelledContainersOwnedByNoAgent() throws Exception {
+        pool(Map.of("postgres", 2, "redis", 1));
+        eventually("pool filled", () -> pool.idle("postgres") == 2 && pool.idle("redis") == 1);
+
+        assertThat(runtime.list(Map.of(SandboxLabels.POOL, "1"))).hasSize(3).allSatisfy(c -> {
+            assertThat(c.labels()).containsEntry(SandboxLabels.SANDBOX, "1").containsEntry(SandboxLabels.INSTANCE, "test-instance")
+                    .containsEntry(SandboxLabels.AGENT, ServiceProvisioner.POOL_OWNER);
+        });
+        assertThat(pool.containerIds()).containsExactlyInAnyOrderElementsOf(runtime.containerIds());
+        assertThat(manager.knownContainerIds()).containsAll(pool.containerIds());
+        assertThat(provisioner.inFlight()).isEmpty();
+    }
+
+    @Test
+    void eachClaimHandsOutCredentialsMadeAtClaimTimeAndNeverTheSameTwice() throws Exception {
+        pool(Map.of("postgres", 2));
+        eventually("pool filled", () -> pool.idle("postgres") == 2);
+
+        ServiceInstance first = pool.claim(postgres, "dev-1", Set.of()).orElseThrow();
+        ServiceInstance second = pool.claim(postgres, "dev-2", Set.of()).orElseThrow();
+
+        assertThat(first.containerId()).isNotEqualTo(second.containerId());
+        assertThat(first.credentials().user()).isNotEqualTo(second.credentials().user());
+        assertThat(first.credentials().password()).isNotEqualTo(second.credentials().password());
+        assertThat(first.credentials().database()).isNotEqualTo(second.credentials().database());
+        assertThat(postgres.claims()).containsExactly(first.credentials(), second.credentials());
+        // Nothing of the pool's own setup: the agent pair differs from the one the container was started with.
+        for (ServiceInstance claimed : List.of(first, second)) {
+            RunRequest started = runtime.request(claimed.containerId()).orElseThrow();
+            assertThat(started.spec().env().values()).doesNotContain(claimed.credentials().password());
+        }
+    }
+
+    @Test
+    void theManagerClaimsFromThePoolActivatesTheAskedFeaturesAndTheRefillFollows() throws Exception {
+        pool(Map.of("postgres", 1));
+        eventually("pool filled", () -> pool.idle("postgres") == 1);
+        String pooledId = pool.containerIds().iterator().next();
+
+        ServiceInstance granted = ensurePostgres("dev-1");
+
+        assertThat(granted.containerId()).isEqualTo(pooledId);
+        assertThat(granted.features()).containsExactly("pg_trgm");
+        assertThat(runtime.execCalls()).anySatisfy(call -> {
+            assertThat(call.containerId()).isEqualTo(pooledId);
+            assertThat(call.command()).containsExactly("activate", "pg_trgm");
+        });
+        assertThat(manager.knownContainerIds()).contains(pooledId);
+        eventually("pool refilled", () -> pool.idle("postgres") == 1);
+        assertThat(pool.containerIds()).doesNotContain(pooledId);
+    }
+
+    @Test
+    void anEmptyPoolNeverBlocksTheClaim() throws Exception {
+        runtime.setStartLatency(Duration.ofSeconds(3));
+        pool(Map.of("postgres", 1));   // the refill is now busy for 3 s
+
+        long t0 = System.nanoTime();
+        Optional<ServiceInstance> claimed = pool.claim(postgres, "dev-1", Set.of());
+
+        assertThat(claimed).isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(500));
+    }
+
+    @Test
+    void aBrokenPoolContainerIsRemovedAndTheAgentGetsAColdOne() throws Exception {
+        pool(Map.of("postgres", 1));
+        eventually("pool filled", () -> pool.idle("postgres") == 1);
+        String pooledId = pool.containerIds().iterator().next();
+        int port = runtime.request(pooledId).orElseThrow().spec().port();
+        postgres.markDead(new io.roboco.sandbox.engine.Endpoint("127.0.0.1", port));
+
+        ServiceInstance granted = ensurePostgres("dev-1");
+
+        assertThat(granted.containerId()).isNotEqualTo(pooledId);
+        assertThat(runtime.containerIds()).doesNotContain(pooledId);
+        assertThat(runtime.request(granted.containerId()).orElseThrow().labels()).containsEntry(SandboxLabels.AGENT, "dev-1");
+    }
+
+    @Test
+    void releaseRemovesAClaimedContainerThoughItsLabelsStillSayPool() throws Exception {
+        pool(Map.of("postgres", 1));
+        eventually("pool filled", () -> pool.idle("postgres") == 1);
+        ServiceInstance granted = ensurePostgres("dev-1");
+        assertThat(runtime.request(granted.containerId()).orElseThrow().labels()).containsEntry(SandboxLabels.POOL, "1");
+
+        manager.release("dev-1");
+
+        assertThat(runtime.containerIds()).doesNotContain(granted.containerId());
+    }
+
+    @Test
+    void closeRemovesIdleContainersAndStopsRefilling() throws Exception {
+        pool(Map.of("postgres", 2));
+        eventually("pool filled", () -> pool.idle("postgres") == 2);
+
+        pool.close();
+
+        assertThat(runtime.containerIds()).isEmpty();
+        assertThat(pool.containerIds()).isEmpty();
+        assertThat(pool.claim(postgres, "dev-1", Set.of())).isEmpty();
+    }
+
+    @Test
+    void sizesAreBoundedAndNameKnownEngines() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new PoolSizes(Map.of("postgres", PoolSizes.MAX_PER_ENGINE + 1)))
+                .hasMessageContaining("0-" + PoolSizes.MAX_PER_ENGINE);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new WarmPool(registry, provisioner, new PoolSizes(Map.of("mysql", 1))))
+                .hasMessageContaining("known: postgres, redis");
+        assertThat(PoolSizes.none().enabled()).isFalse();
+    }
+}
