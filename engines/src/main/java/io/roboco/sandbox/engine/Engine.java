@@ -84,6 +84,24 @@ public interface Engine {
     void prepareClaim(ProbeTarget target) throws Exception;
 
     /**
+     * What a later claim of a ready warm-pool container can open ahead of time, off the agent's path: by
+     * default nothing ({@link ClaimSession#claim} runs {@link #prepareClaim}); Postgres holds an admin
+     * connection so the claim skips an admin login. {@code pooled} carries the pool container's own credentials.
+     */
+    default ClaimSession openClaimSession(ProbeTarget pooled) throws Exception {
+        return new ClaimSession() {
+            @Override
+            public void claim(ProbeTarget target) throws Exception {
+                prepareClaim(target);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /**
      * Activates one allowlisted feature inside the running container through an exec (never a bind
      * mount or init script). Idempotent. Throws {@link FeatureUnavailableException} naming the
      * feature and the image when the image does not carry it.

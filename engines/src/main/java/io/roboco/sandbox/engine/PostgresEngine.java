@@ -21,6 +21,7 @@ import java.util.Set;
  * {@code PGPORT}, command {@code postgres ...}, trust auth on the local socket).
  */
 public final class PostgresEngine implements Engine {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PostgresEngine.class);
     static final String ADMIN_USER = "roboco_admin";
     static final String DATA_DIR = "/var/lib/postgresql/data";
     /** Every cluster has it (initdb makes it); the admin connects there to create an agent's database. */
@@ -118,21 +119,56 @@ public final class PostgresEngine implements Engine {
      */
     @Override
     public void prepareClaim(ProbeTarget target) throws Exception {
+        try (Connection admin = connect(target, Login.ADMIN, MAINTENANCE_DB)) {
+            claimOn(admin, target);
+        }
+    }
+
+    /** An admin connection to the maintenance database, opened when the pool container became ready; the claim runs on it. */
+    @Override
+    public ClaimSession openClaimSession(ProbeTarget pooled) throws SQLException {
+        Connection admin = connect(pooled, Login.ADMIN, MAINTENANCE_DB);
+        return new ClaimSession() {
+            @Override
+            public void claim(ProbeTarget target) throws Exception {
+                claimOn(admin, target);
+            }
+
+            @Override
+            public void close() {
+                try {
+                    admin.close();
+                } catch (SQLException ignored) {
+                    // the session was used or the container is going away
+                }
+            }
+        };
+    }
+
+    private static void claimOn(Connection admin, ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
         String agent = identifier(c.user());
-        try (Connection connection = connect(target, Login.ADMIN, MAINTENANCE_DB); Statement statement = connection.createStatement()) {
-            int major = connection.getMetaData().getDatabaseMajorVersion();
+        long t0 = System.nanoTime();
+        try (Statement statement = admin.createStatement()) {
+            int major = admin.getMetaData().getDatabaseMajorVersion();
             statement.execute("CREATE ROLE " + agent + " LOGIN PASSWORD " + literal(ScramVerifier.of(c.password()))
                     + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS");
+            long roleMade = System.nanoTime();
             statement.execute("CREATE DATABASE " + identifier(c.database()) + " OWNER " + agent
                     + (major >= 15 ? " STRATEGY FILE_COPY" : ""));
+            long databaseMade = System.nanoTime();
             if (major < 15) {
                 try (Connection inNew = connect(target, Login.ADMIN); Statement s = inNew.createStatement()) {
                     s.execute("ALTER SCHEMA public OWNER TO " + agent);
                 }
             }
+            long adminDone = System.nanoTime();
+            selectOne(target, Login.AGENT);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("postgres claim at {}: CREATE ROLE {} us, CREATE DATABASE {} us, agent login {} us", target.endpoint(),
+                        (roleMade - t0) / 1000, (databaseMade - roleMade) / 1000, (System.nanoTime() - adminDone) / 1000);
+            }
         }
-        selectOne(target, Login.AGENT);
     }
 
     @Override

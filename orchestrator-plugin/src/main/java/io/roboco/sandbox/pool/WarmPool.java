@@ -1,5 +1,6 @@
 package io.roboco.sandbox.pool;
 
+import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.ProvisionException;
@@ -43,7 +44,11 @@ public final class WarmPool implements AutoCloseable {
     private final ServiceProvisioner provisioner;
     private final PoolSizes sizes;
     private final ScheduledExecutorService refiller;
-    private final Map<String, ConcurrentLinkedDeque<ServiceInstance>> idle = new ConcurrentHashMap<>();
+    /** A ready container and what its claim holds open (null: nothing). */
+    private record Pooled(ServiceInstance instance, ClaimSession session) {
+    }
+
+    private final Map<String, ConcurrentLinkedDeque<Pooled>> idle = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
     /** Every container this pool answers for until a claim hands it over: idle and being claimed. */
     private final Set<String> owned = ConcurrentHashMap.newKeySet();
@@ -86,13 +91,14 @@ public final class WarmPool implements AutoCloseable {
      * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
      */
     public Optional<ServiceInstance> claim(Engine engine, String agent, Collection<String> features) throws ProvisionException {
-        ConcurrentLinkedDeque<ServiceInstance> ready = idle.get(engine.name());
-        ServiceInstance pooled = ready == null || closed.get() ? null : ready.pollFirst();
-        if (pooled == null) {
+        ConcurrentLinkedDeque<Pooled> ready = idle.get(engine.name());
+        Pooled taken = ready == null || closed.get() ? null : ready.pollFirst();
+        if (taken == null) {
             return Optional.empty();
         }
+        ServiceInstance pooled = taken.instance();
         try {
-            return Optional.of(provisioner.claim(engine, pooled, agent, features));
+            return Optional.of(provisioner.claim(engine, pooled, taken.session(), agent, features));
         } catch (ProvisionException e) {
             if (!e.retryable()) {
                 throw e;
@@ -113,7 +119,7 @@ public final class WarmPool implements AutoCloseable {
 
     /** Ready, unclaimed containers of one engine right now. */
     public int idle(String engine) {
-        ConcurrentLinkedDeque<ServiceInstance> ready = idle.get(engine);
+        ConcurrentLinkedDeque<Pooled> ready = idle.get(engine);
         return ready == null ? 0 : ready.size();
     }
 
@@ -133,10 +139,13 @@ public final class WarmPool implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (ConcurrentLinkedDeque<ServiceInstance> ready : idle.values()) {
-            for (ServiceInstance instance; (instance = ready.pollFirst()) != null; ) {
-                provisioner.removeQuietly(instance.containerId());
-                owned.remove(instance.containerId());
+        for (ConcurrentLinkedDeque<Pooled> ready : idle.values()) {
+            for (Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
+                if (pooled.session() != null) {
+                    pooled.session().close();
+                }
+                provisioner.removeQuietly(pooled.instance().containerId());
+                owned.remove(pooled.instance().containerId());
             }
         }
     }
@@ -174,7 +183,7 @@ public final class WarmPool implements AutoCloseable {
             owned.remove(instance.containerId());
             return;
         }
-        idle.get(engine).addLast(instance);
+        idle.get(engine).addLast(new Pooled(instance, provisioner.openClaimSession(registry.require(engine), instance)));
         inProgress.set(0);
         refill(engine);
     }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -109,13 +110,42 @@ public final class ServiceProvisioner {
      * the container is removed. In flight until settled.
      */
     public ServiceInstance claim(Engine engine, ServiceInstance pooled, String agent, Collection<String> features) throws ProvisionException {
+        return claim(engine, pooled, null, agent, features);
+    }
+
+    /**
+     * A ready pool container's claim session, opened off the agent's path ({@link Engine#openClaimSession});
+     * null when it cannot be opened (the claim then opens what it needs itself).
+     */
+    public ClaimSession openClaimSession(Engine engine, ServiceInstance pooled) {
+        try {
+            return engine.openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
+        } catch (Exception e) {
+            log.info("{} pool container {}: claim session not opened ({}); its claim will log in itself", engine.name(),
+                    pooled.containerName(), redact(String.valueOf(e.getMessage()), pooled.credentials()));
+            return null;
+        }
+    }
+
+    /** {@link #claim(Engine, ServiceInstance, String, Collection)} on a held claim session (closed here), or without one when null. */
+    public ServiceInstance claim(Engine engine, ServiceInstance pooled, ClaimSession session, String agent, Collection<String> features)
+            throws ProvisionException {
         requireAllowed(engine, features);
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         inFlight.add(id);
         Credentials credentials = engine.claimCredentials(pooled.credentials(), secrets);
         try {
-            engine.prepareClaim(target(id, pooled.endpoint(), credentials));
+            ProbeTarget target = target(id, pooled.endpoint(), credentials);
+            if (session != null) {
+                try {
+                    session.claim(target);
+                } finally {
+                    session.close();
+                }
+            } else {
+                engine.prepareClaim(target);
+            }
             long prepared = System.nanoTime();
             activateAll(engine, id, credentials, pooled.image(), features);
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
