@@ -156,7 +156,13 @@ class SandboxManagerTest {
 
         EnsureOutcome.Ready fresh = ensure("dev-1", shop);
 
-        assertThat(runtime.containerIds()).doesNotContainAnyElementsOf(old.services().stream().map(ServiceInstance::containerId).toList());
+        // Removed in the background once the new set is ready (off the answer's path).
+        List<String> oldIds = old.services().stream().map(ServiceInstance::containerId).toList();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (runtime.containerIds().stream().anyMatch(oldIds::contains) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(runtime.containerIds()).doesNotContainAnyElementsOf(oldIds);
         assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1"))).hasSize(3);
         assertThat(fresh.cacheHit()).isFalse();
     }
