@@ -65,6 +65,11 @@ final class Report {
     void write(Path file) throws IOException {
         Map<String, Object> json = new LinkedHashMap<>();
         targets.values().forEach(t -> json.put(t.key(), t.value()));
+        // Not targets; context for the Testcontainers comparison and the full set.
+        Map<String, Samples> s = runner.samples;
+        json.put("pool_claim_postgres_vs_testcontainers", ratio(s.get("pool_claim_postgres").median(), s.get("testcontainers_postgres").median()));
+        json.put("raw_postgres_vs_testcontainers", ratio(s.get("raw_postgres").median(), s.get("testcontainers_postgres").median()));
+        json.put("cache_hit_full_set_p50_ms", Samples.round(s.get("cache_hit_full_set").median()));
         Map<String, Object> met = new LinkedHashMap<>();
         targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
         json.put("targets", met);
@@ -84,6 +89,10 @@ final class Report {
         json.put("run", run);
         Files.createDirectories(file.toAbsolutePath().getParent());
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);
+    }
+
+    private static double ratio(double a, double b) {
+        return Math.round(a / b * 1000) / 1000.0;
     }
 
     private static String fmt(double d) {

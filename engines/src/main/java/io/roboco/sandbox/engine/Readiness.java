@@ -4,6 +4,9 @@ import java.time.Duration;
 
 /** Polls a {@link ReadinessProbe} tightly, with a bounded total wait and no fixed sleeps beyond the poll gap. */
 public final class Readiness {
+    /** How often a failing probe also asks whether the container still runs. */
+    static final Duration RUNNING_CHECK_GAP = Duration.ofMillis(200);
+
     private Readiness() {
     }
 
@@ -17,6 +20,7 @@ public final class Readiness {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         Exception last = null;
+        long lastRunningCheck = start;
         while (true) {
             try {
                 probe.check(target);
@@ -26,8 +30,13 @@ public final class Readiness {
             } catch (Exception e) {
                 last = e;
             }
-            if (!target.running().getAsBoolean()) {
-                throw new NotReadyException(NotReadyException.Cause.EXITED, timeout, describe(last), target.logTail().get());
+            // Whether the container still runs is a daemon round trip: asked at most every RUNNING_CHECK_GAP, not
+            // after every failed probe (20 sandboxes starting at once would otherwise flood the daemon with inspects).
+            if (System.nanoTime() - lastRunningCheck >= RUNNING_CHECK_GAP.toNanos()) {
+                lastRunningCheck = System.nanoTime();
+                if (!target.running().getAsBoolean()) {
+                    throw new NotReadyException(NotReadyException.Cause.EXITED, timeout, describe(last), target.logTail().get());
+                }
             }
             if (System.nanoTime() > deadline) {
                 throw new NotReadyException(NotReadyException.Cause.TIMEOUT, timeout, describe(last), target.logTail().get());

@@ -30,6 +30,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 
 /**
  * Turns "postgres for agent dev-3 in project shop, with pg_trgm" into one running, ready, isolated
@@ -49,6 +50,8 @@ public final class ServiceProvisioner {
     private final PortAllocator ports = new PortAllocator();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final LiveSessions sessions;
+    /** Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served. */
+    private final Semaphore starts;
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
         this.runtime = runtime;
@@ -56,6 +59,7 @@ public final class ServiceProvisioner {
         this.secrets = secrets;
         this.clock = clock;
         this.sessions = new LiveSessions(settings.readyTimeout());
+        this.starts = new Semaphore(settings.concurrentStarts(), true);
     }
 
     public ProvisionSettings settings() {
@@ -268,6 +272,21 @@ public final class ServiceProvisioner {
         }
         RunRequest request = new RunRequest(name, spec, labels, settings.limits(), settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
 
+        try {
+            starts.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProvisionException(what(engine, agent) + " interrupted while waiting its turn to start", true, null);
+        }
+        try {
+            return startAndAwait(engine, agent, request, image, credentials, name, port, created, hostMode);
+        } finally {
+            starts.release();
+        }
+    }
+
+    private Started startAndAwait(Engine engine, String agent, RunRequest request, String image, Credentials credentials,
+                                  String name, int port, Instant created, boolean hostMode) throws ProvisionException {
         StartedContainer container;
         try {
             container = runtime.start(request);
