@@ -66,10 +66,10 @@ final class Report {
         Map<String, Object> json = new LinkedHashMap<>();
         targets.values().forEach(t -> json.put(t.key(), t.value()));
         // Not targets; context for the Testcontainers comparison and the full set.
-        Map<String, Samples> s = runner.samples;
-        json.put("pool_claim_postgres_vs_testcontainers", ratio(s.get("pool_claim_postgres").median(), s.get("testcontainers_postgres").median()));
-        json.put("raw_postgres_vs_testcontainers", ratio(s.get("raw_postgres").median(), s.get("testcontainers_postgres").median()));
-        json.put("cache_hit_full_set_p50_ms", Samples.round(s.get("cache_hit_full_set").median()));
+        Map<String, Samples> all = runner.samples;
+        json.put("pool_claim_postgres_vs_testcontainers", ratio(all.get("pool_claim_postgres").median(), all.get("testcontainers_postgres").median()));
+        json.put("raw_postgres_vs_testcontainers", ratio(all.get("raw_postgres").median(), all.get("testcontainers_postgres").median()));
+        json.put("cache_hit_full_set_p50_ms", Samples.round(all.get("cache_hit_full_set").median()));
         Map<String, Object> met = new LinkedHashMap<>();
         targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
         json.put("targets", met);
