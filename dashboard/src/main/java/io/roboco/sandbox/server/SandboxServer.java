@@ -15,6 +15,7 @@ import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.RoleManifest;
+import io.roboco.sandbox.web.Dashboard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,6 +102,7 @@ public final class SandboxServer {
 
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), new AgentRoutes(verbs));
+        Dashboard.register(app, plugin, config.dbEnabledOverride(), adminToken.value(), clock);
         app.start("127.0.0.1", config.port());
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
