@@ -1,8 +1,6 @@
 package io.roboco.sandbox.web;
 
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -15,7 +13,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -86,19 +86,22 @@ final class Browser implements AutoCloseable {
         }
     }
 
-    /** A screenshot of the whole page (the window grows to the document's height for it). */
+    /** A screenshot of the whole page, beyond the 1366x900 viewport when the page is longer (DevTools capture). */
+    @SuppressWarnings("unchecked")
     Path screenshot(String name) {
+        ChromeDriver chrome = (ChromeDriver) driver;
+        Map<String, Object> size = (Map<String, Object>) chrome.executeCdpCommand("Page.getLayoutMetrics", Map.of()).get("cssContentSize");
+        double width = ((Number) size.get("width")).doubleValue();
+        double height = Math.max(((Number) size.get("height")).doubleValue(), 600);
+        Map<String, Object> shot = chrome.executeCdpCommand("Page.captureScreenshot", Map.of("format", "png",
+                "captureBeyondViewport", true, "clip", Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
+        Path file = SCREENSHOTS.resolve(name + ".png");
         try {
-            long height = (Long) ((org.openqa.selenium.JavascriptExecutor) driver)
-                    .executeScript("return Math.max(document.body.scrollHeight, document.documentElement.scrollHeight)");
-            driver.manage().window().setSize(new org.openqa.selenium.Dimension(1366, (int) Math.max(900, Math.min(height + 20, 4000))));
-            Path file = SCREENSHOTS.resolve(name + ".png");
-            Files.write(file, ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
-            driver.manage().window().setSize(new org.openqa.selenium.Dimension(1366, 900));
-            return file;
+            Files.write(file, Base64.getDecoder().decode((String) shot.get("data")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return file;
     }
 
     @Override

@@ -80,7 +80,7 @@ final class WebClient {
     }
 
     private Reply send(HttpRequest.Builder b) {
-        b.timeout(Duration.ofSeconds(20));
+        b.timeout(Duration.ofSeconds(120)); // provisioning on a busy Docker host can take tens of seconds
         if (!cookies.isEmpty()) {
             List<String> pairs = new ArrayList<>();
             cookies.forEach((k, v) -> pairs.add(k + "=" + v));
