@@ -91,6 +91,18 @@ class DashboardBrowserIT {
                     LocalImages.docker(rm.toArray(new String[0]));
                 }
             }
+            deleteQuietly(stateDir); // tokens and the embedded database of this run
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException ignored) {
+            // a temp dir left behind is harmless
         }
     }
 
