@@ -46,7 +46,7 @@ class CanaryLeakIT {
     }
 
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void theCanaryPasswordAppearsOnlyInTheOkEnvelope() throws Exception {
         StringBuffer logged = new StringBuffer();
         AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
@@ -75,13 +75,13 @@ class CanaryLeakIT {
         Map<String, String> elsewhere = new LinkedHashMap<>();
         try {
             Path dir = Files.createTempDirectory("roboco-canary-it");
-            server = new InProcessServer(dir.resolve("state"), "1s", "20s", "15s", canary);
+            server = new InProcessServer(dir.resolve("state"), "1s", "40s", "30s", canary);
             Api api = server.api;
             record(elsewhere, "PUT /api/projects", api.admin("PUT", "/api/projects/sec",
                     "{\"name\":\"Sec\",\"sandbox_services\":[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}"));
             record(elsewhere, "spawn", api.orchestrator("POST", "/api/agents/canary-a/spawn", "{\"role\":\"developer\",\"project\":\"sec\"}"));
             record(elsewhere, "give_me_work", api.verb("canary-a", "give_me_work", "{\"project\":\"sec\",\"task\":\"T-1\"}"));
-            Api.Reply first = api.requestSandboxRetrying("canary-a", 3);
+            Api.Reply first = api.requestSandboxRetrying("canary-a", 5);
             assertThat(first.ok()).as("%s", first).isTrue();
             envelopes.add(first.body());
             Api.Reply hit = api.requestSandbox("canary-a");
@@ -100,7 +100,7 @@ class CanaryLeakIT {
                     LocalImages.docker("kill", id);
                 }
             }
-            Api.Reply again = api.requestSandboxRetrying("canary-a", 3);
+            Api.Reply again = api.requestSandboxRetrying("canary-a", 5);
             assertThat(again.ok()).as("%s", again).isTrue();
             envelopes.add(again.body());
 
