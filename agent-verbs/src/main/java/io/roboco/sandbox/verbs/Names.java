@@ -35,16 +35,8 @@ public final class Names {
         return value;
     }
 
-    /** Echoes caller input safely: at most 64 characters, control and non-ASCII characters escaped. */
+    /** Echoes caller input safely; see {@link io.roboco.sandbox.engine.Printable}. */
     public static String printable(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < s.length() && i < 64; i++) {
-            char c = s.charAt(i);
-            sb.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\u%04x", (int) c));
-        }
-        return s.length() > 64 ? sb + "…" : sb.toString();
+        return io.roboco.sandbox.engine.Printable.of(s);
     }
 }

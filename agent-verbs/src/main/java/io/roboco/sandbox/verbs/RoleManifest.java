@@ -26,7 +26,7 @@ import static io.roboco.sandbox.verbs.VerbNames.UNCLAIM;
  * <table>
  *   <caption>default roles</caption>
  *   <tr><th>role</th><th>verbs</th></tr>
- *   <tr><td>developer</td><td>give_me_work, request_sandbox, release_sandbox, i_am_done, unclaim, i_am_idle</td></tr>
+ *   <tr><td>developer</td><td>give_me_work, request_sandbox, release_sandbox, i_am_done, i_documented, unclaim, i_am_idle</td></tr>
  *   <tr><td>qa</td><td>give_me_work, request_sandbox, release_sandbox, pass_review, fail_review, i_am_done, unclaim, i_am_idle</td></tr>
  *   <tr><td>reviewer</td><td>give_me_work, pass_review, fail_review, unclaim, i_am_idle</td></tr>
  *   <tr><td>documenter</td><td>give_me_work, i_documented, i_am_done, unclaim, i_am_idle</td></tr>
@@ -42,7 +42,7 @@ public final class RoleManifest {
 
     public static RoleManifest defaults() {
         Map<String, Set<String>> roles = new LinkedHashMap<>();
-        roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, UNCLAIM, I_AM_IDLE));
+        roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, I_DOCUMENTED, UNCLAIM, I_AM_IDLE));
         roles.put("qa", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, PASS_REVIEW, FAIL_REVIEW, I_AM_DONE, UNCLAIM, I_AM_IDLE));
         roles.put("reviewer", ordered(GIVE_ME_WORK, PASS_REVIEW, FAIL_REVIEW, UNCLAIM, I_AM_IDLE));
         roles.put("documenter", ordered(GIVE_ME_WORK, I_DOCUMENTED, I_AM_DONE, UNCLAIM, I_AM_IDLE));

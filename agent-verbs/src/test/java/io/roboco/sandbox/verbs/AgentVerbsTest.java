@@ -144,7 +144,7 @@ class AgentVerbsTest {
     void lifecycleVerbNotCarriedByRoleIsRefused() throws Exception {
         fixture.working("rev-1", "reviewer", "shop");
         Envelope e = verbs.call("rev-1", "i_documented", null);
-        assertThat((String) e.asMap().get("reason")).isEqualTo("role 'reviewer' does not carry i_documented; only documenter does");
+        assertThat((String) e.asMap().get("reason")).isEqualTo("role 'reviewer' does not carry i_documented; only developer and documenter do");
     }
 
     @Test

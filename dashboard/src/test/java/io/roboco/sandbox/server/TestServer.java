@@ -72,7 +72,7 @@ final class TestServer implements AutoCloseable {
 
     Reply send(String method, String path, String token, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .timeout(Duration.ofSeconds(20))
+                .timeout(Duration.ofSeconds(120))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);

@@ -45,7 +45,7 @@ public final class EngineRegistry {
     public Engine require(String name) {
         Engine engine = engines.get(name);
         if (engine == null) {
-            throw new UnknownNameException("no engine '" + printable(name) + "'; known: " + String.join(", ", names()));
+            throw new UnknownNameException("no engine '" + Printable.of(name) + "'; known: " + String.join(", ", names()));
         }
         return engine;
     }
@@ -75,23 +75,4 @@ public final class EngineRegistry {
         }
     }
 
-    /** Echoes a caller-supplied name safely: bounded length, control and non-ASCII characters escaped. */
-    static String printable(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < s.length() && sb.length() < 64; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x20 && c < 0x7f) {
-                sb.append(c);
-            } else {
-                sb.append(String.format("\\u%04x", (int) c));
-            }
-        }
-        if (sb.length() >= 64) {
-            sb.append('…');
-        }
-        return sb.toString();
-    }
 }

@@ -14,7 +14,7 @@ final class Features {
     static String require(Engine engine, String feature) {
         if (feature == null || !engine.features().contains(feature)) {
             String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
-            throw new UnknownNameException(engine.name() + " feature '" + EngineRegistry.printable(feature)
+            throw new UnknownNameException(engine.name() + " feature '" + Printable.of(feature)
                     + "' is not allowed; allowed: " + allowed);
         }
         return feature;

@@ -219,7 +219,7 @@ public final class RedisEngine implements Engine {
 
     private static String shellWord(String s) {
         if (!s.matches("[A-Za-z0-9.:_-]+")) {
-            throw new IllegalArgumentException("bind host '" + EngineRegistry.printable(s) + "' is not a plain host name or address");
+            throw new IllegalArgumentException("bind host '" + Printable.of(s) + "' is not a plain host name or address");
         }
         return s;
     }

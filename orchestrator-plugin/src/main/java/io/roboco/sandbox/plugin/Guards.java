@@ -2,6 +2,7 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
 
@@ -53,21 +54,21 @@ final class Guards {
         String allowedServices = String.join(", ", project.services());
         for (String service : services) {
             if (!project.services().contains(service)) {
-                return Optional.of("service '" + printable(service) + "' is not in project '" + project.id()
+                return Optional.of("service '" + Printable.of(service) + "' is not in project '" + project.id()
                         + "''s sandbox set; allowed: " + allowedServices);
             }
         }
         for (Map.Entry<String, List<String>> entry : features.entrySet()) {
             String service = entry.getKey();
             if (!project.services().contains(service)) {
-                return Optional.of("extensions given for service '" + printable(service) + "', which is not in project '"
+                return Optional.of("extensions given for service '" + Printable.of(service) + "', which is not in project '"
                         + project.id() + "''s sandbox set; allowed: " + allowedServices);
             }
             Engine engine = registry.require(service);
             for (String feature : entry.getValue()) {
                 if (feature == null || !engine.features().contains(feature)) {
                     String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
-                    return Optional.of(service + " " + featureWord(engine) + " '" + printable(feature) + "' is not allowed; allowed: " + allowed);
+                    return Optional.of(service + " " + featureWord(engine) + " '" + Printable.of(feature) + "' is not allowed; allowed: " + allowed);
                 }
             }
         }
@@ -85,16 +86,4 @@ final class Guards {
         return "available_modules".equals(engine.featuresKey()) ? "module" : "extension";
     }
 
-    /** Echoes caller input safely: bounded, control and non-ASCII characters escaped. */
-    static String printable(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < s.length() && sb.length() < 64; i++) {
-            char c = s.charAt(i);
-            sb.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\u%04x", (int) c));
-        }
-        return s.length() > 64 ? sb + "…" : sb.toString();
-    }
 }

@@ -1,0 +1,64 @@
+package io.roboco.sandbox.architecture;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Vendor types stay behind our own interfaces: docker-java only in {@code runtime.docker}, Javalin
+ * only in the dashboard module. Reads the main sources of every module (this module sits last in the
+ * reactor, beside the others).
+ */
+class VendorConfinementTest {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    private static List<Path> mainSources() {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> p.toString().contains("/src/main/java/"))
+                    .filter(p -> !ROOT.relativize(p).startsWith("images"))
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean imports(Path file, String prefix) {
+        try {
+            return Files.readAllLines(file).stream().anyMatch(l -> l.startsWith("import " + prefix) || l.startsWith("import static " + prefix));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void dockerJavaIsConfinedToTheDockerRuntimePackage() {
+        List<Path> sources = mainSources();
+        assertThat(sources).as("found the modules' sources").hasSizeGreaterThan(50);
+        assertThat(sources.stream().filter(p -> imports(p, "com.github.dockerjava"))
+                .filter(p -> !p.toString().contains("/io/roboco/sandbox/runtime/docker/")))
+                .as("docker-java outside runtime.docker").isEmpty();
+    }
+
+    @Test
+    void javalinIsConfinedToTheDashboardModule() {
+        assertThat(mainSources().stream().filter(p -> imports(p, "io.javalin"))
+                .filter(p -> !ROOT.relativize(p).startsWith("dashboard")))
+                .as("Javalin outside the dashboard").isEmpty();
+    }
+
+    @Test
+    void driversStayInTheEnginesModule() {
+        assertThat(mainSources().stream()
+                .filter(p -> imports(p, "redis.clients") || imports(p, "com.mongodb"))
+                .filter(p -> !ROOT.relativize(p).startsWith("engines") && !ROOT.relativize(p).startsWith("bench")))
+                .as("Jedis / Mongo driver outside engines (and the benchmark)").isEmpty();
+    }
+}

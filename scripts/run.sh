@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+#
+# run.sh [SERVER_ARGS...]
+#
+# Runs the standalone RoboCo Sandbox server against the local images:
+# prerequisites + images (like test.sh), then builds the dashboard module and its
+# dependencies and execs dashboard/target/roboco-sandbox-server.jar.
+# Image/network settings default to the local images unless already set in the
+# environment (ROBOCO_SANDBOX_IMAGE_POSTGRES / _REDIS / _MONGO, ROBOCO_SANDBOX_NETWORK).
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+cd "$ROBOCO_REPO_ROOT"
+
+readonly SERVER_JAR=dashboard/target/roboco-sandbox-server.jar
+
+ensure_all
+"$ROBOCO_REPO_ROOT/scripts/build-images.sh"
+
+# Local defaults; an operator's own values win.
+export ROBOCO_SANDBOX_IMAGE_POSTGRES="${ROBOCO_SANDBOX_IMAGE_POSTGRES:-roboco-sandbox/postgres:15}"
+export ROBOCO_SANDBOX_IMAGE_REDIS="${ROBOCO_SANDBOX_IMAGE_REDIS:-roboco-sandbox/redis:7}"
+export ROBOCO_SANDBOX_IMAGE_MONGO="${ROBOCO_SANDBOX_IMAGE_MONGO:-roboco-sandbox/mongo-compat:1}"
+export ROBOCO_SANDBOX_NETWORK="${ROBOCO_SANDBOX_NETWORK:-host}"
+
+step "building the server (mvn -B -q -DskipTests -DskipITs package -pl dashboard -am) ..."
+mvn -B -q -DskipTests -DskipITs package -pl dashboard -am
+
+if [[ ! -f "$SERVER_JAR" ]]; then
+  die "the build did not produce $SERVER_JAR; run 'mvn -B package -pl dashboard -am' to see why"
+fi
+
+step "starting the server on 127.0.0.1:${ROBOCO_SANDBOX_PORT:-7070} (mongo is a stand-in WITHOUT authentication)"
+exec java -jar "$SERVER_JAR" "$@"
