@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class DockerDaemon {
     static final Path PID_FILE = Path.of("/var/run/docker.pid");
-    static final String LOG = "/tmp/dockerd.log";
+    /** Where the restarted dockerd logs: {@code ROBOCO_DOCKERD_LOG} (as scripts/lib/prereqs.sh), else /tmp/dockerd.log as started by hand here. */
+    static final String LOG = System.getenv().getOrDefault("ROBOCO_DOCKERD_LOG", "/tmp/dockerd.log");
 
     private DockerDaemon() {
     }
