@@ -72,8 +72,19 @@ public final class SandboxServer {
         return start(config, runtime, registry, store, clock, System.out);
     }
 
+    /** As {@link #start(ServerConfig, ContainerRuntime, EngineRegistry, SettingsStore, Clock)}, with the secrets injected (security tests plant a canary). */
+    public static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                                      SettingsStore store, Clock clock, SecretSource secrets) {
+        return start(config, runtime, registry, store, clock, System.out, secrets);
+    }
+
     static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
                                SettingsStore store, Clock clock, PrintStream console) {
+        return start(config, runtime, registry, store, clock, console, SecretSource.secure());
+    }
+
+    private static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                                       SettingsStore store, Clock clock, PrintStream console, SecretSource secrets) {
         config.validateAgainst(registry);
         StateDir state = StateDir.open(config.stateDir());
         String instanceId = state.instanceId();
@@ -88,7 +99,7 @@ public final class SandboxServer {
         ServerLifecycle lifecycle = new ServerLifecycle();
         ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.images())
                 .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, SecretSource.secure(), clock);
+        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
         SandboxManager manager = new SandboxManager(registry, provisioner, clock);
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
         AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);

@@ -42,6 +42,8 @@ public final class SandboxManager implements AutoCloseable {
     private final Clock clock;
     private final AgentLocks locks = new AgentLocks();
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
+    /** Ready containers of a call still waiting for their siblings, per agent; emptied when the call ends. */
+    private final ConcurrentHashMap<String, Set<String>> pending = new ConcurrentHashMap<>();
     private final ExecutorService workers;
 
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
@@ -79,6 +81,8 @@ public final class SandboxManager implements AutoCloseable {
         } catch (ProvisionException e) {
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
         } finally {
+            // Everything this call started is now cached or removed (calls for one agent are serialized).
+            pending.remove(request.agent());
             lock.unlock();
         }
     }
@@ -113,9 +117,11 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Container ids the cache holds or that are being provisioned right now: what the janitor must never remove. */
     public Set<String> knownContainerIds() {
-        // A ready container sits briefly between in-flight and the cache while its siblings finish;
-        // the janitor's grace window (validated to exceed the readiness timeout) covers that gap.
+        // Read in the order a container moves: in flight -> pending (ready, siblings not yet) -> cache.
+        // Between the first two there is a gap of a few instructions; the grace window (validated to
+        // exceed the readiness timeout) covers it, and the janitor re-reads this set before each removal.
         Set<String> ids = new HashSet<>(provisioner.inFlight());
+        pending.values().forEach(ids::addAll);
         cache.values().forEach(e -> ids.addAll(e.containerIds()));
         return ids;
     }
@@ -190,7 +196,9 @@ public final class SandboxManager implements AutoCloseable {
             Set<String> features = request.featuresFor(service);
             futures.put(service, CompletableFuture.supplyAsync(() -> {
                 try {
-                    return provisioner.provision(engine, request.agent(), request.project().id(), features);
+                    ServiceInstance instance = provisioner.provision(engine, request.agent(), request.project().id(), features);
+                    pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(instance.containerId());
+                    return instance;
                 } catch (ProvisionException e) {
                     throw new java.util.concurrent.CompletionException(e);
                 }
