@@ -6,6 +6,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
 import java.io.IOException;
@@ -65,6 +67,13 @@ final class Browser implements AutoCloseable {
 
     WebElement find(String css) {
         return driver.findElement(By.cssSelector(css));
+    }
+
+    /** Clicks something that loads a new page and waits until the old page is gone, so the next read sees the new one. */
+    void clickAndWait(String css) {
+        WebElement oldPage = driver.findElement(By.tagName("html"));
+        find(css).click();
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(ExpectedConditions.stalenessOf(oldPage));
     }
 
     boolean has(String css) {

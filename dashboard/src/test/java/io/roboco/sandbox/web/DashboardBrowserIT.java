@@ -121,10 +121,10 @@ class DashboardBrowserIT {
     @Test
     @Order(2)
     void flippingTheFlagShowsPendingRestart() {
-        browser.find("nav a[href='/flags']").click();
+        browser.clickAndWait("nav a[href='/flags']");
         assertThat(browser.has("#pending-restart")).isFalse();
         browser.check("flag-enabled", true);
-        browser.find("#flag-save").click();
+        browser.clickAndWait("#flag-save");
         assertThat(browser.text("#flash")).contains("takes effect on the next backend restart");
         assertThat(browser.text("#pending-restart")).isEqualTo("pending restart");
         assertThat(browser.text("#flag-stored")).isEqualTo("on");
@@ -136,21 +136,21 @@ class DashboardBrowserIT {
     @Test
     @Order(3)
     void optsAProjectIntoPostgresAndRedisWithPgTrgmAndSearch() {
-        browser.find("nav a[href='/projects']").click();
+        browser.clickAndWait("nav a[href='/projects']");
         browser.find("#new-id").sendKeys("shop");
         browser.find("#new-name").sendKeys("Shop backend");
-        browser.find("#add-project").click();
+        browser.clickAndWait("#add-project");
         assertThat(browser.path()).isEqualTo("/projects/shop");
         browser.check("svc-postgres", true);
         browser.check("feat-postgres-pg_trgm", true);
         browser.check("svc-redis", true);
         browser.check("feat-redis-search", true);
-        browser.find("#save-project").click();
+        browser.clickAndWait("#save-project");
         assertThat(browser.text("#flash")).contains("next request_sandbox provisions postgres, redis");
         browser.screenshot("04-project-settings-sandbox-card");
         assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body()).isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\","
                 + "\"sandbox_services\":[\"postgres\",\"redis\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]}}");
-        browser.find("nav a[href='/projects']").click();
+        browser.clickAndWait("nav a[href='/projects']");
         assertThat(browser.text("#projects")).contains("Shop backend").contains("postgres: pg_trgm").contains("redis: search");
         browser.screenshot("03-projects");
     }
@@ -158,9 +158,9 @@ class DashboardBrowserIT {
     @Test
     @Order(4)
     void anExtensionWithoutItsServiceIsRefusedAndNothingSaved() {
-        browser.find("a[href='/projects/shop']").click();
+        browser.clickAndWait("a[href='/projects/shop']");
         browser.check("svc-postgres", false); // pg_trgm stays checked
-        browser.find("#save-project").click();
+        browser.clickAndWait("#save-project");
         assertThat(browser.text("#flash")).contains("Not saved").contains("not in sandbox_services").contains("nothing saved");
         browser.screenshot("05-project-refused-save");
         assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body()).contains("\"sandbox_services\":[\"postgres\",\"redis\"]");
@@ -193,11 +193,11 @@ class DashboardBrowserIT {
         assertThat(granted.body()).as(redact(granted.body())).contains("\"ok\":true");
         grantedEnvelope = granted.body();
 
-        browser.find("nav a[href='/sandboxes']").click();
+        browser.clickAndWait("nav a[href='/sandboxes']");
         String row = browser.text("tr[data-agent='dev-1']");
         assertThat(row).contains("dev-1").contains("shop").contains("postgres").contains("redis").contains("pg_trgm")
                 .contains("search").contains("unchecked");
-        browser.find("tr[data-agent='dev-1'] form[action$='/verify'] button").click();
+        browser.clickAndWait("tr[data-agent='dev-1'] form[action$='/verify'] button");
         assertThat(browser.text("#flash")).contains("every service answered");
         assertThat(browser.text("tr[data-agent='dev-1']")).contains("live");
         browser.screenshot("06-live-sandboxes");
@@ -214,7 +214,7 @@ class DashboardBrowserIT {
     @Test
     @Order(7)
     void releasingFromThePageTearsTheSandboxDown() {
-        browser.find("#release-dev-1").click();
+        browser.clickAndWait("#release-dev-1");
         assertThat(browser.text("#flash")).contains("Released dev-1").contains("2 container(s) removed");
         assertThat(browser.has("tr[data-agent='dev-1']")).isFalse();
         assertThat(ids()).isEmpty();
@@ -223,14 +223,14 @@ class DashboardBrowserIT {
     @Test
     @Order(8)
     void theAuditShowsTheCallsNewestFirstAndFilters() {
-        browser.find("nav a[href='/audit']").click();
+        browser.clickAndWait("nav a[href='/audit']");
         String table = browser.text("#audit");
         assertThat(table.indexOf("dashboard_release")).isPositive().isLessThan(table.indexOf("request_sandbox"));
         assertThat(table).contains("granted").contains("released");
         browser.screenshot("07-audit");
         browser.find("#f-agent").sendKeys("dev-1");
         new org.openqa.selenium.support.ui.Select(browser.find("#f-decision")).selectByValue("released");
-        browser.find("#filter").click();
+        browser.clickAndWait("#filter");
         assertThat(browser.path()).contains("agent=dev-1").contains("decision=released");
         String filtered = browser.text("#audit");
         assertThat(filtered).contains("dashboard_release").doesNotContain("request_sandbox");
@@ -243,7 +243,7 @@ class DashboardBrowserIT {
     @Test
     @Order(9)
     void signingOutEndsTheSession() {
-        browser.find("#sign-out").click();
+        browser.clickAndWait("#sign-out");
         assertThat(browser.path()).isEqualTo("/login");
         browser.open("/audit");
         assertThat(browser.path()).isEqualTo("/login");
@@ -251,7 +251,7 @@ class DashboardBrowserIT {
 
     private void signIn() {
         browser.find("#token").sendKeys(ADMIN);
-        browser.find("#sign-in").click();
+        browser.clickAndWait("#sign-in");
     }
 
     private List<String> ids() {
