@@ -23,4 +23,17 @@ ensure_all
 
 step "mvn -B verify $*"
 mvn -B verify "$@"
+
+# DockerRestartIT stops and restarts this machine's dockerd, so it runs alone, after everything else
+# (set ROBOCO_SKIP_DOCKER_RESTART=1 to leave it out, e.g. on a machine shared with other work).
+case " $* " in
+  *" -DskipITs "*|*" -DskipITs=true "*|*" -DskipTests "*) ;;
+  *)
+    if [[ "${ROBOCO_SKIP_DOCKER_RESTART:-0}" != 1 ]]; then
+      step "DockerRestartIT (restarts dockerd; alone)"
+      ROBOCO_IT_DOCKER_RESTART=1 mvn -B verify -pl dashboard -am -Dit.test=DockerRestartIT \
+        -Dfailsafe.failIfNoSpecifiedTests=false -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false
+    fi
+    ;;
+esac
 STATUS=passed

@@ -23,9 +23,10 @@ export ROBOCO_REPO_ROOT
 # Debian packages the scripts need. Extend before calling ensure_packages, e.g.
 #   PREREQ_APT_PACKAGES+=(chromium chromium-driver)
 # docker.io and debootstrap build and run the images; the clients help debugging and
-# host-side checks against 127.0.0.1 sandboxes.
+# host-side checks against 127.0.0.1 sandboxes; chromium + chromium-driver run the
+# dashboard's headless browser tests (DashboardBrowserIT).
 if ! declare -p PREREQ_APT_PACKAGES >/dev/null 2>&1; then
-  PREREQ_APT_PACKAGES=(docker.io debootstrap postgresql-client redis-tools)
+  PREREQ_APT_PACKAGES=(docker.io debootstrap postgresql-client redis-tools chromium chromium-driver)
 fi
 
 # Where dockerd logs when we have to start it ourselves.

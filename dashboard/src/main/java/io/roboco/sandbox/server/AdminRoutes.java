@@ -67,20 +67,9 @@ final class AdminRoutes {
         Json.write(ctx, 200, flagView());
     }
 
-    /**
-     * Stored vs effective. {@code pending_restart} is true while the value the next start would
-     * take (the env override if set, else the stored value, else off) differs from the effective one.
-     */
+    /** Stored vs effective, and whether a restart is pending; the rule lives in {@link FlagStatus}. */
     private Map<String, Object> flagView() {
-        Boolean stored = store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(null);
-        boolean effective = plugin.flagEffective();
-        boolean next = flagEnvOverride != null ? flagEnvOverride : Boolean.TRUE.equals(stored);
-        Map<String, Object> view = new LinkedHashMap<>();
-        view.put("stored", stored);
-        view.put("effective", effective);
-        view.put("env_override", flagEnvOverride);
-        view.put("pending_restart", next != effective);
-        return view;
+        return FlagStatus.read(store, plugin.flagEffective(), flagEnvOverride).toJson();
     }
 
     private List<Map<String, Object>> sandboxes() {

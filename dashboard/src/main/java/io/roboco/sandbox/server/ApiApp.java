@@ -4,6 +4,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.roboco.sandbox.verbs.BadRequest;
+import io.roboco.sandbox.web.Access;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,7 @@ final class ApiApp {
             config.showJavalinBanner = false;
             config.http.defaultContentType = "application/json";
         });
-        app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())));
+        app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())), Access.ANYONE);
         app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
         admin.register(app);
         agents.register(app);

@@ -18,10 +18,31 @@ import java.util.TreeMap;
  * A project's Sandbox settings as sent to {@code PUT /api/projects/{id}}, validated against the
  * registry and the allowlists before anything is saved. Every error is a 400 naming what is allowed.
  */
-final class ProjectForm {
+public final class ProjectForm {
     private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions");
 
     private ProjectForm() {
+    }
+
+    /** The outcome of validating a project form: the project to save, or why nothing may be saved. */
+    public sealed interface Check {
+        record Valid(Project project) implements Check {
+        }
+
+        record Invalid(String message) implements Check {
+        }
+    }
+
+    /**
+     * The same validation as {@code PUT /api/projects/{id}}, as a value: the dashboard's Sandbox
+     * card uses it so the page and the API accept and refuse exactly the same settings.
+     */
+    public static Check check(String id, Map<String, Object> body, EngineRegistry registry) {
+        try {
+            return new Check.Valid(parse(id, body, registry));
+        } catch (ApiError e) {
+            return new Check.Invalid(e.getMessage());
+        }
     }
 
     static Project parse(String id, Map<String, Object> body, EngineRegistry registry) {

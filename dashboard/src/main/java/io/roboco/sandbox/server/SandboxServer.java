@@ -17,6 +17,7 @@ import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.RoleManifest;
+import io.roboco.sandbox.web.Dashboard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,8 +79,19 @@ public final class SandboxServer {
         return start(config, runtime, registry, store, clock, System.out);
     }
 
+    /** As {@link #start(ServerConfig, ContainerRuntime, EngineRegistry, SettingsStore, Clock)}, with the secrets injected (security tests plant a canary). */
+    public static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                                      SettingsStore store, Clock clock, SecretSource secrets) {
+        return start(config, runtime, registry, store, clock, System.out, secrets);
+    }
+
     static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
                                SettingsStore store, Clock clock, PrintStream console) {
+        return start(config, runtime, registry, store, clock, console, SecretSource.secure());
+    }
+
+    private static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
+                                       SettingsStore store, Clock clock, PrintStream console, SecretSource secrets) {
         config.validateAgainst(registry);
         StateDir state = StateDir.open(config.stateDir());
         String instanceId = state.instanceId();
@@ -94,7 +106,7 @@ public final class SandboxServer {
         ServerLifecycle lifecycle = new ServerLifecycle();
         ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.images())
                 .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, SecretSource.secure(), clock);
+        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
         PoolSizes poolSizes = new PoolSizes(config.poolSizes());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);
@@ -110,6 +122,7 @@ public final class SandboxServer {
 
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), new AgentRoutes(verbs));
+        Dashboard.register(app, plugin, config.dbEnabledOverride(), adminToken.value(), clock);
         app.start("127.0.0.1", config.port());
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {

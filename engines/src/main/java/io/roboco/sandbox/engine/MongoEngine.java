@@ -86,6 +86,13 @@ public final class MongoEngine implements Engine {
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
+        if (!MongoSessions.implementsAuthentication(target)) {
+            // Nothing would enforce the user, and the password would only travel in plaintext to a
+            // server that may log it (the mongo-java-server stand-in logs unknown commands verbatim).
+            MongoSessions.warnUnauthenticated(target.endpoint(), "it does not implement authentication; no agent user created");
+            MongoSessions.ping(target, Login.AGENT);
+            return;
+        }
         Document createUser = new Document("createUser", c.user())
                 .append("pwd", c.password())
                 .append("roles", List.of(new Document("role", "readWrite").append("db", c.database())));

@@ -87,6 +87,19 @@ final class MongoSessions {
         };
     }
 
+    /** False only for a server that answers {@code saslStart} with "no such command" (the stand-in); a real mongod is true. */
+    static boolean implementsAuthentication(ProbeTarget target) {
+        try (MongoClient client = client(target, Login.ADMIN)) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            return true;
+        } catch (MongoSecurityException e) {
+            if (isCommandNotFound(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     static void warnUnauthenticated(Endpoint endpoint, String why) {
         if (WARNED.compareAndSet(false, true)) {
             LOG.warn("mongo sandbox at {}: {}; this image has no authentication, so the sandbox credentials are NOT enforced"

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -27,6 +28,8 @@ import java.util.function.Supplier;
  */
 public final class Janitor implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Janitor.class);
+    /** The {@code verb} of the janitor's audit records. */
+    public static final String AUDIT_VERB = "janitor_sweep";
 
     private final ContainerRuntime runtime;
     private final String instanceId;
@@ -34,6 +37,7 @@ public final class Janitor implements AutoCloseable {
     private final AuditLog audit;
     private final Clock clock;
     private final Duration grace;
+    private final AtomicBoolean firstSweep = new AtomicBoolean(true);
     private volatile ScheduledFuture<?> schedule;
 
     /**
@@ -51,7 +55,7 @@ public final class Janitor implements AutoCloseable {
         this.grace = grace;
     }
 
-    /** Sweeps now, then every {@code tick} on the given scheduler. */
+    /** Sweeps now (the startup sweep, always reported), then every {@code tick} on the given scheduler. */
     public void start(ScheduledExecutorService scheduler, Duration tick) {
         if (tick.isNegative() || tick.isZero()) {
             throw new IllegalArgumentException("janitor tick must be positive, was " + tick);
@@ -61,35 +65,49 @@ public final class Janitor implements AutoCloseable {
 
     /** One sweep. Never throws: a failure is reported in the result. */
     public SweepReport sweepOnce() {
+        return sweep(false);
+    }
+
+    private SweepReport sweep(boolean startup) {
         Instant started = clock.instant();
         try {
             List<ContainerState> found = runtime.list(SandboxLabels.ofInstance(instanceId));
             // Read the claimed set after listing: a container created and cached in between is then protected.
             Set<String> inUse = claimed.get();
-            List<String> removed = new ArrayList<>();
+            List<SweepReport.Removal> removed = new ArrayList<>();
             List<SweepReport.Kept> kept = new ArrayList<>();
-            List<String> failed = new ArrayList<>();
+            List<SweepReport.Removal> failed = new ArrayList<>();
             for (ContainerState container : found) {
                 String reason = keepReason(container, inUse, started);
+                // Re-read the claim just before removing: a sandbox handed out since the first read stays.
+                if (reason == null && claimed.get().contains(container.id())) {
+                    reason = "in use";
+                }
                 if (reason != null) {
                     kept.add(new SweepReport.Kept(container.id(), reason));
                     continue;
                 }
+                long age = started.getEpochSecond() - createdEpochSeconds(container);
                 try {
                     runtime.remove(container.id());
-                    removed.add(container.id());
-                    log.info("janitor removed orphan sandbox container {} ({} of agent {}, project {})", container.name(),
-                            container.labels().get(SandboxLabels.SERVICE), container.labels().get(SandboxLabels.AGENT),
-                            container.labels().get(SandboxLabels.PROJECT));
+                    removed.add(removal(container, "orphan removed: unclaimed, age " + age + "s >= grace " + grace.toSeconds() + "s"));
+                    log.info("janitor removed orphan sandbox container {} ({} of agent {}, project {}; age {}s, unclaimed)",
+                            container.name(), container.labels().get(SandboxLabels.SERVICE), container.labels().get(SandboxLabels.AGENT),
+                            container.labels().get(SandboxLabels.PROJECT), age);
                 } catch (RuntimeException e) {
-                    failed.add(container.id());
+                    failed.add(removal(container, "could not remove orphan: " + e.getMessage() + "; will retry next tick"));
                     log.warn("janitor could not remove {}: {} (will retry next tick)", container.name(), e.getMessage());
                 }
             }
-            return new SweepReport(started, found.size(), removed, kept, failed, null);
+            return new SweepReport(started, startup, found.size(), removed, kept, failed, null);
         } catch (RuntimeException e) {
-            return SweepReport.crashed(started, e.getClass().getSimpleName() + ": " + e.getMessage());
+            return SweepReport.crashed(started, startup, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
+    }
+
+    private static SweepReport.Removal removal(ContainerState c, String detail) {
+        return new SweepReport.Removal(c.id(), c.name(), c.labels().get(SandboxLabels.AGENT), c.labels().get(SandboxLabels.PROJECT),
+                c.labels().get(SandboxLabels.SERVICE), detail);
     }
 
     private String keepReason(ContainerState container, Set<String> inUse, Instant sweepStart) {
@@ -124,17 +142,48 @@ public final class Janitor implements AutoCloseable {
     }
 
     private void sweepSafely() {
+        boolean startup = firstSweep.compareAndSet(true, false);
         try {
-            SweepReport report = sweepOnce();
-            if (report.found() > 0 || !report.ok()) {
-                log.info("janitor: {}", report.summary());
-            }
-            if (!report.removed().isEmpty() || !report.ok()) {
-                audit.append(new AuditRecord(report.started(), "", "", "janitor_sweep", "sweep", report.summary(), List.of(),
-                        Duration.between(report.started(), clock.instant()).toMillis()));
-            }
+            report(sweep(startup));
         } catch (Throwable t) {
             log.error("unexpected exception in janitor sweep; will run again next tick", t);
+        }
+    }
+
+    /**
+     * To the log: every sweep that found something or failed. To the audit trail: the startup sweep,
+     * and every sweep that removed something or failed — one summary record ({@code decision=sweep}),
+     * plus one record per container removed ({@code removed}) or not removable ({@code remove_failed})
+     * under its agent's slug, so {@code GET /api/audit?agent=dev-3} shows what the janitor did to it.
+     */
+    private void report(SweepReport report) {
+        if (!report.ok()) {
+            log.warn("janitor: {}", report.summary());
+        } else if (report.found() > 0 || report.startup()) {
+            log.info("janitor: {}", report.summary());
+        } else {
+            log.debug("janitor: {}", report.summary());
+        }
+        if (!report.startup() && report.removed().isEmpty() && report.ok()) {
+            return;
+        }
+        long millis = Duration.between(report.started(), clock.instant()).toMillis();
+        for (SweepReport.Removal r : report.removed()) {
+            append(new AuditRecord(report.started(), r.agent(), r.project(), AUDIT_VERB, "removed", r.name() + ": " + r.detail(),
+                    r.service() == null ? List.of() : List.of(r.service()), millis));
+        }
+        for (SweepReport.Removal r : report.failed()) {
+            append(new AuditRecord(report.started(), r.agent(), r.project(), AUDIT_VERB, "remove_failed", r.name() + ": " + r.detail(),
+                    r.service() == null ? List.of() : List.of(r.service()), millis));
+        }
+        append(new AuditRecord(report.started(), "", "", AUDIT_VERB, "sweep", report.summary(), List.of(), millis));
+    }
+
+    private void append(AuditRecord record) {
+        try {
+            audit.append(record);
+        } catch (RuntimeException e) {
+            log.warn("janitor could not write its audit record ({}); the sweep itself is unaffected", e.getMessage());
         }
     }
 

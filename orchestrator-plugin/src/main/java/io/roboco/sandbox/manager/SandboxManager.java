@@ -43,6 +43,8 @@ public final class SandboxManager implements AutoCloseable {
     private final Clock clock;
     private final AgentLocks locks = new AgentLocks();
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
+    /** Ready containers of a call still waiting for their siblings, per agent; emptied when the call ends. */
+    private final ConcurrentHashMap<String, Set<String>> pending = new ConcurrentHashMap<>();
     private final ExecutorService workers;
     private final WarmPool pool;
 
@@ -101,6 +103,8 @@ public final class SandboxManager implements AutoCloseable {
         } catch (ProvisionException e) {
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
         } finally {
+            // Everything this call started is now cached or removed (calls for one agent are serialized).
+            pending.remove(request.agent());
             lock.unlock();
         }
     }
@@ -138,8 +142,12 @@ public final class SandboxManager implements AutoCloseable {
      * or that the warm pool holds: what the janitor must never remove.
      */
     public Set<String> knownContainerIds() {
-        // Read in-flight before the cache: a container settles only after it is cached, so none slips between.
+        // Read in the order a container moves: in flight -> pending (ready, siblings not yet) -> cache.
+        // Between the first two there is a gap of a few instructions; the grace window (validated to
+        // exceed the readiness timeout) covers it, and the janitor re-reads this set before each removal.
+        // (A container also stays in flight until the owner settles it after caching: the gap is closed twice.)
         Set<String> ids = new HashSet<>(provisioner.inFlight());
+        pending.values().forEach(ids::addAll);
         cache.values().forEach(e -> ids.addAll(e.containerIds()));
         if (pool != null) {
             ids.addAll(pool.containerIds());
@@ -228,13 +236,15 @@ public final class SandboxManager implements AutoCloseable {
             Set<String> features = request.featuresFor(service);
             futures.put(service, CompletableFuture.supplyAsync(() -> {
                 try {
+                    ServiceInstance instance = null;
                     if (pool != null) {
-                        Optional<ServiceInstance> claimed = pool.claim(engine, request.agent(), features);
-                        if (claimed.isPresent()) {
-                            return claimed.get();
-                        }
+                        instance = pool.claim(engine, request.agent(), features).orElse(null);
                     }
-                    return provisioner.provision(engine, request.agent(), request.project().id(), features);
+                    if (instance == null) {
+                        instance = provisioner.provision(engine, request.agent(), request.project().id(), features);
+                    }
+                    pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(instance.containerId());
+                    return instance;
                 } catch (ProvisionException e) {
                     throw new java.util.concurrent.CompletionException(e);
                 }

@@ -1,0 +1,76 @@
+package io.roboco.sandbox.web;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The audit trail: verb calls and sweeps, newest first, filtered by agent and decision through a GET form. */
+final class AuditPages {
+    static final List<String> DECISIONS = List.of("granted", "refused", "invalid_state", "released", "sweep");
+    static final List<Integer> LIMITS = List.of(50, 100, 500, 1000);
+    static final int DEFAULT_LIMIT = 100;
+
+    private final SandboxPlugin plugin;
+    private final Templates templates;
+
+    AuditPages(SandboxPlugin plugin, Templates templates) {
+        this.plugin = plugin;
+        this.templates = templates;
+    }
+
+    void register(Javalin app) {
+        app.get("/audit", this::show, Access.ADMIN);
+    }
+
+    private void show(Context ctx) {
+        String agent = blankToNull(ctx.queryParam("agent"));
+        String decision = blankToNull(ctx.queryParam("decision"));
+        Page page = Page.of("Audit", "audit", WebGate.session(ctx));
+        int status = 200;
+        if (decision != null && !DECISIONS.contains(decision)) {
+            page = page.withMessage("Unknown decision filter; choose one of " + String.join(", ", DECISIONS) + ".", true);
+            decision = null;
+            status = 400;
+        }
+        int limit = DEFAULT_LIMIT;
+        try {
+            String raw = ctx.queryParam("limit");
+            limit = raw == null || raw.isBlank() ? DEFAULT_LIMIT : Integer.parseInt(raw);
+        } catch (NumberFormatException e) {
+            limit = DEFAULT_LIMIT;
+        }
+        if (!LIMITS.contains(limit)) {
+            limit = DEFAULT_LIMIT;
+        }
+        List<AuditRow> rows = plugin.store().recent(agent, decision, limit).stream().map(AuditPages::row).toList();
+        Set<String> agents = new TreeSet<>();
+        plugin.store().allAgents().stream().map(Agent::slug).forEach(agents::add);
+        Map<String, Object> params = new HashMap<>();
+        params.put("page", page);
+        params.put("rows", rows);
+        params.put("agent", agent == null ? "" : agent);
+        params.put("decision", decision == null ? "" : decision);
+        params.put("limit", limit);
+        params.put("decisions", DECISIONS);
+        params.put("limits", LIMITS);
+        params.put("agents", List.copyOf(agents));
+        templates.render(ctx, status, "audit.jte", params);
+    }
+
+    private static AuditRow row(AuditRecord r) {
+        return new AuditRow(SandboxPages.TIME.format(r.time()), r.agent(), r.project(), r.verb(), r.decision(), r.reason(),
+                String.join(", ", r.services()), r.durationMillis());
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}

@@ -1,0 +1,66 @@
+package io.roboco.sandbox.web;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * The operator's pages, served by the standalone server next to its JSON API: sign-in, live
+ * sandboxes, projects and their Sandbox card, the audit trail and the feature flag.
+ *
+ * <p>Who may use what (routes under {@code /api/} take bearer tokens instead, see TokenAuth):
+ * <pre>
+ *   anyone       GET /healthz, GET|POST /login, GET /static/{file}
+ *   admin        GET /, /sandboxes, /projects, /projects/{id}, /audit, /flags
+ *   admin + CSRF POST /logout, /projects, /projects/{id}, /flags/ROBOCO_SANDBOX_DB_ENABLED,
+ *                /sandboxes/verify, /sandboxes/{agent}/verify, /sandboxes/{agent}/release
+ * </pre>
+ */
+public final class Dashboard {
+    private static final Logger log = LoggerFactory.getLogger(Dashboard.class);
+
+    private Dashboard() {
+    }
+
+    /**
+     * Adds the pages to {@code app}.
+     *
+     * @param flagEnvOverride {@code ROBOCO_SANDBOX_DB_ENABLED} from the environment, or null
+     * @param adminToken      the token that signs an operator in
+     */
+    public static void register(Javalin app, SandboxPlugin plugin, Boolean flagEnvOverride, String adminToken, Clock clock) {
+        Sessions sessions = new Sessions(clock);
+        Templates templates = new Templates();
+        WebGate gate = new WebGate(sessions);
+        app.beforeMatched(gate::check);
+        app.exception(Denied.class, (e, ctx) -> denied(e, ctx, templates));
+
+        StaticAssets assets = new StaticAssets();
+        app.get("/static/{file}", assets::serve, Access.ANYONE);
+        new SignInPages(sessions, templates, adminToken).register(app);
+        new SandboxPages(plugin, templates, clock).register(app);
+        new ProjectPages(plugin, templates).register(app);
+        new AuditPages(plugin, templates).register(app);
+        new FlagPages(plugin, flagEnvOverride, templates).register(app);
+    }
+
+    private static void denied(Denied e, Context ctx, Templates templates) {
+        if (e.kind() == Denied.Kind.SIGN_IN) {
+            Headers.page(ctx);
+            ctx.header("Location", "/login").status(303).result("");
+            return;
+        }
+        if (e.kind() == Denied.Kind.UNDECLARED) {
+            log.error("route {} {} declares no Access; refused", ctx.method(), ctx.matchedPath());
+        }
+        templates.render(ctx, e.kind().status, "message.jte", Map.of(
+                "page", new Page(e.kind().title, "", null, null, false),
+                "heading", e.kind().title,
+                "text", e.getMessage()));
+    }
+}

@@ -1,0 +1,129 @@
+package io.roboco.sandbox.web;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.server.ProjectForm;
+import io.roboco.sandbox.settings.Project;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The projects list (with a form to add one) and each project's settings page with the Sandbox
+ * card. Both forms go through {@link ProjectForm#check}, the validation {@code PUT /api/projects}
+ * uses, so a refused combination is refused the same way and nothing is saved.
+ */
+final class ProjectPages {
+    static final String FEATURE_PREFIX = "feature.";
+
+    private final SandboxPlugin plugin;
+    private final Templates templates;
+
+    ProjectPages(SandboxPlugin plugin, Templates templates) {
+        this.plugin = plugin;
+        this.templates = templates;
+    }
+
+    void register(Javalin app) {
+        app.get("/projects", ctx -> list(ctx, 200, null, "", ""), Access.ADMIN);
+        app.post("/projects", this::add, Access.ADMIN);
+        app.get("/projects/{id}", this::settings, Access.ADMIN);
+        app.post("/projects/{id}", this::save, Access.ADMIN);
+    }
+
+    private void list(Context ctx, int status, String error, String id, String name) {
+        Page page = Page.of("Projects", "projects", WebGate.session(ctx));
+        templates.render(ctx, status, "projects.jte", Map.of(
+                "page", error == null ? page : page.withMessage(error, true),
+                "projects", plugin.store().allProjects(),
+                "newId", id,
+                "newName", name));
+    }
+
+    private void add(Context ctx) {
+        String id = trimmed(ctx.formParam("id"));
+        String name = trimmed(ctx.formParam("name"));
+        if (plugin.store().findProject(id).isPresent()) {
+            list(ctx, 409, "Project '" + id + "' already exists; open it from the list to change its settings.", id, name);
+            return;
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", name.isEmpty() ? null : name);
+        ProjectForm.Check check = ProjectForm.check(id, body, plugin.registry());
+        if (check instanceof ProjectForm.Check.Invalid invalid) {
+            list(ctx, 400, "Not added: " + invalid.message(), id, name);
+            return;
+        }
+        plugin.store().saveProject(((ProjectForm.Check.Valid) check).project());
+        WebGate.session(ctx).flash("Project '" + id + "' added. It is not opted in until you choose sandbox services below.", false);
+        ctx.redirect("/projects/" + URLEncoder.encode(id, StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
+    }
+
+    private void settings(Context ctx) {
+        Optional<Project> project = plugin.store().findProject(ctx.pathParam("id"));
+        if (project.isEmpty()) {
+            notFound(ctx);
+            return;
+        }
+        Project p = project.get();
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(plugin.registry(), p.services(), p.extensions()));
+    }
+
+    private void save(Context ctx) {
+        Optional<Project> existing = plugin.store().findProject(ctx.pathParam("id"));
+        if (existing.isEmpty()) {
+            notFound(ctx);
+            return;
+        }
+        Project current = existing.get();
+        List<String> services = ctx.formParams("service");
+        Map<String, List<String>> features = new TreeMap<>();
+        for (Map.Entry<String, List<String>> param : ctx.formParamMap().entrySet()) {
+            if (param.getKey().startsWith(FEATURE_PREFIX) && !param.getValue().isEmpty()) {
+                features.put(param.getKey().substring(FEATURE_PREFIX.length()), new ArrayList<>(param.getValue()));
+            }
+        }
+        String name = trimmed(ctx.formParam("name"));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", name.isEmpty() ? current.name() : name);
+        body.put("sandbox_services", services);
+        body.put("sandbox_extensions", features);
+        ProjectForm.Check check = ProjectForm.check(current.id(), body, plugin.registry());
+        if (check instanceof ProjectForm.Check.Invalid invalid) {
+            Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
+                    .withMessage("Not saved: " + invalid.message(), true);
+            // Show what was submitted, so the operator can fix it; the store still holds the old settings.
+            show(ctx, 400, page, current, SandboxCard.of(plugin.registry(), services, features));
+            return;
+        }
+        Project saved = ((ProjectForm.Check.Valid) check).project();
+        plugin.store().saveProject(saved);
+        WebGate.session(ctx).flash(saved.optedIn()
+                ? "Saved. The project's next request_sandbox provisions " + String.join(", ", saved.services()) + "."
+                : "Saved. The project is not opted in: its agents see no change.", false);
+        ctx.redirect("/projects/" + URLEncoder.encode(current.id(), StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
+    }
+
+    private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {
+        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card));
+    }
+
+    private void notFound(Context ctx) {
+        templates.render(ctx, 404, "message.jte", Map.of(
+                "page", Page.of("No such project", "projects", WebGate.session(ctx)),
+                "heading", "No such project",
+                "text", "There is no project with that id. Add it from the Projects page."));
+    }
+
+    private static String trimmed(String s) {
+        return s == null ? "" : s.trim();
+    }
+}

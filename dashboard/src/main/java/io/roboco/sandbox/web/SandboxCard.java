@@ -1,0 +1,50 @@
+package io.roboco.sandbox.web;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The project settings page's Sandbox card, generated from the engine registry: one checkbox per
+ * registered engine and, under an engine with an allowlist, one per extension or module. A new
+ * engine in the registry appears here with no change to the page.
+ */
+public record SandboxCard(List<EngineOption> engines) {
+
+    public record EngineOption(String name, String displayName, boolean checked, String featuresLabel, List<FeatureOption> features) {
+    }
+
+    public record FeatureOption(String name, boolean checked) {
+    }
+
+    /** The card with {@code services} and {@code features} (engine → names) checked. */
+    static SandboxCard of(EngineRegistry registry, Collection<String> services, Map<String, ? extends Collection<String>> features) {
+        List<EngineOption> engines = new ArrayList<>();
+        for (Engine engine : registry.all()) {
+            Collection<String> chosen = features.containsKey(engine.name()) ? features.get(engine.name()) : List.of();
+            List<FeatureOption> options = new ArrayList<>();
+            for (String feature : new TreeSet<>(engine.features())) {
+                options.add(new FeatureOption(feature, chosen.contains(feature)));
+            }
+            engines.add(new EngineOption(engine.name(), engine.displayName(), services.contains(engine.name()),
+                    label(engine.featuresKey()), options));
+        }
+        return new SandboxCard(engines);
+    }
+
+    /** {@code available_extensions} → Extensions; {@code available_modules} → Modules. */
+    static String label(String featuresKey) {
+        if (featuresKey == null || featuresKey.isBlank()) {
+            return "Features";
+        }
+        String word = featuresKey.startsWith("available_") ? featuresKey.substring("available_".length()) : featuresKey;
+        word = word.replace('_', ' ');
+        return word.substring(0, 1).toUpperCase(Locale.ROOT) + word.substring(1);
+    }
+}

@@ -1,0 +1,113 @@
+package io.roboco.sandbox.faults;
+
+import io.roboco.sandbox.it.Api;
+import io.roboco.sandbox.it.Fixtures;
+import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.it.Probe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Docker daemon restarts under live sandboxes (SIGTERM to dockerd, which stops every container;
+ * then dockerd started again): while it is down, request_sandbox answers a retryable invalid_state;
+ * once it is back, each agent's next request answers fresh, working credentials, never dead ones;
+ * the janitor reports failed sweeps while the daemon is away and sweeps normally afterwards.
+ *
+ * <p>This stops the machine's Docker daemon, so it disrupts anything else using Docker: it runs only
+ * when {@code ROBOCO_IT_DOCKER_RESTART=1} (the test script runs it alone, last). Whatever happens,
+ * dockerd is running again when it ends.
+ */
+@EnabledIfEnvironmentVariable(named = "ROBOCO_IT_DOCKER_RESTART", matches = "1",
+        disabledReason = "restarts the machine's dockerd; set ROBOCO_IT_DOCKER_RESTART=1 and run it alone")
+class DockerRestartIT {
+    private static final List<String> AGENTS = List.of("dockerd-a", "dockerd-b");
+    private static InProcessServer server;
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            DockerDaemon.start(90);
+        } finally {
+            if (server != null) {
+                String instance = server.instanceId();
+                server.close();
+                System.out.println("DockerRestartIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void afterADaemonRestartAgentsGetWorkingCredentialsNeverDeadOnes() throws Exception {
+        Path dir = Files.createTempDirectory("roboco-dockerd-it");
+        server = new InProcessServer(dir.resolve("state"), "2s", "40s", "30s", null);
+        Api api = server.api;
+        Map<String, Map<String, Map<String, String>>> old = new LinkedHashMap<>();
+        for (String agent : AGENTS) {
+            api.working(agent, "dockerd", "[\"postgres\",\"redis\"]");
+            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            assertThat(r.ok()).as("%s", r).isTrue();
+            old.put(agent, r.grants());
+        }
+
+        int downAnswers = 0;
+        List<String> wrongWhileDown = new ArrayList<>();
+        long stoppedPid;
+        try {
+            stoppedPid = DockerDaemon.stop(90);
+            for (String agent : AGENTS) {
+                Api.Reply r = api.requestSandbox(agent);
+                downAnswers++;
+                Map<String, Object> json = r.json();
+                if (!"invalid_state".equals(json.get("error")) || !Boolean.TRUE.equals(json.get("retryable"))) {
+                    wrongWhileDown.add(agent + ": " + r);
+                }
+            }
+            Thread.sleep(4500); // two janitor ticks against a missing daemon
+        } finally {
+            DockerDaemon.start(90);
+        }
+        System.out.println("dockerd " + stoppedPid + " stopped and started again");
+
+        int working = 0;
+        List<String> dead = new ArrayList<>();
+        int oldFailing = 0;
+        for (String agent : AGENTS) {
+            Api.Reply r = api.requestSandboxRetrying(agent, 5);
+            assertThat(r.ok()).as("after the restart, %s: %s", agent, r).isTrue();
+            for (Map.Entry<String, Map<String, String>> g : r.grants().entrySet()) {
+                String failure = Probe.tryUse(g.getKey(), g.getValue());
+                if (failure == null) {
+                    working++;
+                } else {
+                    dead.add(agent + " " + g.getKey() + ": " + failure);
+                }
+                if (Probe.tryUse(g.getKey(), old.get(agent).get(g.getKey())) != null) {
+                    oldFailing++;
+                }
+            }
+        }
+        String audit = api.admin("GET", "/api/audit?limit=500", null).body();
+        long failedSweeps = audit.split("sweep failed", -1).length - 1;
+        Fixtures.figure("DockerRestartIT dead endpoints handed out after the daemon restart: " + dead.size() + " (working "
+                + working + "/" + AGENTS.size() * 2 + "; answers while down: " + downAnswers + ", not retryable invalid_state: "
+                + wrongWhileDown.size() + "; old credentials failing: " + oldFailing + "/" + AGENTS.size() * 2
+                + "; janitor sweeps reported failed while down: " + failedSweeps + ")");
+        assertThat(wrongWhileDown).isEmpty();
+        assertThat(dead).isEmpty();
+        assertThat(failedSweeps).isPositive();
+        assertThat(oldFailing).isEqualTo(AGENTS.size() * 2);
+    }
+}

@@ -1,0 +1,93 @@
+package io.roboco.sandbox.it;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The standalone server as a child JVM ({@code target/roboco-sandbox-server.jar}, configured from
+ * its environment), its stdout and stderr captured to a file, so a test can {@code kill -9} it.
+ */
+public final class ChildServer implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+    public final Api api;
+
+    private ChildServer(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.api = new Api(port);
+    }
+
+    /** Starts the jar with {@code env} (plus ROBOCO_SANDBOX_PORT) and waits up to 60 s for /healthz to say running. */
+    public static ChildServer start(Map<String, String> env, int port, Path log) throws Exception {
+        Path jar = Path.of("target", "roboco-sandbox-server.jar").toAbsolutePath();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing; run the verify phase (it is built in package)");
+        }
+        String java = ProcessHandle.current().info().command().orElse("java");
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx256m", "-jar", jar.toString()));
+        pb.environment().putAll(env);
+        pb.environment().put("ROBOCO_SANDBOX_PORT", Integer.toString(port));
+        pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        ChildServer child = new ChildServer(pb.start(), log, port);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (!child.process.isAlive()) {
+                throw new IllegalStateException("server exited with " + child.process.exitValue() + "; log: " + child.logText());
+            }
+            try {
+                Api.Reply r = child.api.send("GET", "/healthz", null, null);
+                if (r.status() == 200 && "running".equals(r.json().get("state"))) {
+                    return child;
+                }
+            } catch (AssertionError notYet) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        child.process.destroyForcibly();
+        throw new IllegalStateException("server not healthy in 60 s; log: " + child.logText());
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL, and wait (bounded) for the process to be gone. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("child " + process.pid() + " survived SIGKILL for 30 s");
+        }
+    }
+
+    public String logText() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** SIGTERM (the shutdown hook releases every sandbox); SIGKILL after 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.roboco.sandbox.it;
+
+import io.roboco.sandbox.provision.LocalImages;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Settings and Docker chores shared by the fault and security ITs. */
+public final class Fixtures {
+    private Fixtures() {
+    }
+
+    public static Map<String, String> serverEnv(Path stateDir, String tick, String grace, String readyTimeout) {
+        Map<String, String> env = new HashMap<>();
+        env.put("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString());
+        env.put("ROBOCO_SANDBOX_DB_ENABLED", "true");
+        env.put("ROBOCO_SANDBOX_NETWORK", "host");
+        env.put("ROBOCO_SANDBOX_IMAGE_POSTGRES", LocalImages.IMAGES.get("postgres"));
+        env.put("ROBOCO_SANDBOX_IMAGE_REDIS", LocalImages.IMAGES.get("redis"));
+        env.put("ROBOCO_SANDBOX_IMAGE_MONGO", LocalImages.IMAGES.get("mongo"));
+        env.put("ROBOCO_SANDBOX_API_TOKEN", Api.API_TOKEN);
+        env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", Api.ADMIN_TOKEN);
+        env.put("ROBOCO_SANDBOX_JANITOR_TICK", tick);
+        env.put("ROBOCO_SANDBOX_JANITOR_GRACE", grace);
+        env.put("ROBOCO_SANDBOX_READY_TIMEOUT", readyTimeout);
+        return env;
+    }
+
+    /** Ids of containers (running or not) of one server instance. */
+    public static List<String> containersOf(String instanceId) {
+        String out = LocalImages.docker("ps", "-aq", "--no-trunc", "--filter", "label=roboco.sandbox=1",
+                "--filter", "label=roboco.sandbox.instance=" + instanceId).strip();
+        return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
+    }
+
+    /** Ids of running containers of one server instance. */
+    public static List<String> runningOf(String instanceId) {
+        String out = LocalImages.docker("ps", "-q", "--no-trunc", "--filter", "label=roboco.sandbox=1",
+                "--filter", "label=roboco.sandbox.instance=" + instanceId).strip();
+        return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
+    }
+
+    /** Force-removes every container of one instance; returns how many there were. Never throws. */
+    public static int removeAllOf(String instanceId) {
+        if (instanceId == null) {
+            return 0;
+        }
+        try {
+            List<String> ids = containersOf(instanceId);
+            for (String id : ids) {
+                LocalImages.docker("rm", "-f", "-v", id);
+            }
+            return ids.size();
+        } catch (RuntimeException e) {
+            System.err.println("cleanup of instance " + instanceId + " failed: " + e.getMessage());
+            return -1;
+        }
+    }
+
+    /** The instance id a server keeps in its state directory. */
+    public static String instanceIdIn(Path stateDir) {
+        try {
+            return java.nio.file.Files.readString(stateDir.resolve("instance-id")).strip();
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    public static void figure(String text) {
+        System.out.println("[figure] " + text);
+    }
+}

@@ -1,0 +1,185 @@
+package io.roboco.sandbox.security;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.ThrowableProxyUtil;
+import ch.qos.logback.core.AppenderBase;
+import io.roboco.sandbox.it.Api;
+import io.roboco.sandbox.it.Fixtures;
+import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.provision.LocalImages;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A canary password (every password the server generates starts with {@code CANARY}) appears
+ * nowhere but the ok-envelope of request_sandbox: not in the server's log output (every logger,
+ * plus stdout/stderr), audit rows, error messages, labels, container names or other HTTP answers;
+ * the agent's password is in no {@code docker inspect} or {@code docker logs} output, and an admin
+ * password only in its own sandbox container's environment.
+ */
+class CanaryLeakIT {
+    private static InProcessServer server;
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            String instance = server.instanceId();
+            server.close();
+            System.out.println("CanaryLeakIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
+        }
+    }
+
+    @Test
+    @Timeout(value = 420, unit = TimeUnit.SECONDS)
+    void theCanaryPasswordAppearsOnlyInTheOkEnvelope() throws Exception {
+        StringBuffer logged = new StringBuffer();
+        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                logged.append(e.getLoggerName()).append(' ').append(e.getFormattedMessage()).append('\n');
+                if (e.getThrowableProxy() != null) {
+                    logged.append(ThrowableProxyUtil.asString(e.getThrowableProxy())).append('\n');
+                }
+            }
+        };
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.classic.Level rootLevel = root.getLevel();
+        root.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        capture.setContext(root.getLoggerContext());
+        capture.start();
+        root.addAppender(capture);
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(new Tee(out, console), true));
+        System.setErr(new PrintStream(new Tee(err, console), true));
+
+        CanarySecretSource canary = new CanarySecretSource();
+        List<String> envelopes = new ArrayList<>();
+        Map<String, String> elsewhere = new LinkedHashMap<>();
+        try {
+            Path dir = Files.createTempDirectory("roboco-canary-it");
+            server = new InProcessServer(dir.resolve("state"), "1s", "40s", "30s", canary);
+            Api api = server.api;
+            record(elsewhere, "PUT /api/projects", api.admin("PUT", "/api/projects/sec",
+                    "{\"name\":\"Sec\",\"sandbox_services\":[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}"));
+            record(elsewhere, "spawn", api.orchestrator("POST", "/api/agents/canary-a/spawn", "{\"role\":\"developer\",\"project\":\"sec\"}"));
+            record(elsewhere, "give_me_work", api.verb("canary-a", "give_me_work", "{\"project\":\"sec\",\"task\":\"T-1\"}"));
+            Api.Reply first = api.requestSandboxRetrying("canary-a", 5);
+            assertThat(first.ok()).as("%s", first).isTrue();
+            envelopes.add(first.body());
+            Api.Reply hit = api.requestSandbox("canary-a");
+            assertThat(hit.ok()).as("%s", hit).isTrue();
+            envelopes.add(hit.body());
+            assertThat(first.body()).as("the canary is really in use").contains(CanarySecretSource.MARK);
+
+            // Error paths: refusals, a feature the image lacks, malformed input, a dead sandbox re-provisioned.
+            record(elsewhere, "refused extension", api.verb("canary-a", "request_sandbox", "{\"extensions\":{\"postgres\":[\"plpython3u\"]}}"));
+            record(elsewhere, "unavailable extension", api.verb("canary-a", "request_sandbox", "{\"extensions\":{\"postgres\":[\"vector\"]}}"));
+            record(elsewhere, "bad json", api.verb("canary-a", "request_sandbox", "{\"services\":"));
+            record(elsewhere, "unknown verb", api.verb("canary-a", "drop_tables", "{}"));
+            record(elsewhere, "wrong token", api.send("GET", "/api/audit", Api.API_TOKEN, null));
+            for (String id : Fixtures.runningOf(server.instanceId())) {
+                if (LocalImages.docker("inspect", "-f", "{{index .Config.Labels \"roboco.sandbox.service\"}}", id).strip().equals("postgres")) {
+                    LocalImages.docker("kill", id);
+                }
+            }
+            Api.Reply again = api.requestSandboxRetrying("canary-a", 5);
+            assertThat(again.ok()).as("%s", again).isTrue();
+            envelopes.add(again.body());
+
+            record(elsewhere, "GET /api/sandboxes", api.admin("GET", "/api/sandboxes", null));
+            record(elsewhere, "GET /api/projects", api.admin("GET", "/api/projects", null));
+            record(elsewhere, "GET /api/projects/sec", api.admin("GET", "/api/projects/sec", null));
+            record(elsewhere, "GET /api/flags", api.admin("GET", "/api/flags", null));
+            record(elsewhere, "GET /healthz", api.send("GET", "/healthz", null, null));
+
+            List<String> agentPasswords = canary.issued.stream().filter(p -> envelopes.stream().anyMatch(e -> e.contains(p))).toList();
+            List<String> adminPasswords = canary.issued.stream().filter(p -> !agentPasswords.contains(p)).toList();
+            assertThat(agentPasswords).isNotEmpty();
+            assertThat(adminPasswords).isNotEmpty();
+
+            // Containers: labels and names never; the agent's password in no inspect or log output;
+            // an admin password only in its own container's Config.Env.
+            for (String id : Fixtures.containersOf(server.instanceId())) {
+                String inspect = LocalImages.docker("inspect", id);
+                elsewhere.put("docker inspect " + id.substring(0, 12) + " (labels, name, cmd)",
+                        LocalImages.docker("inspect", "-f", "{{json .Config.Labels}} {{.Name}} {{json .Config.Cmd}} {{json .Args}} {{json .Config.Entrypoint}}", id));
+                elsewhere.put("docker logs " + id.substring(0, 12), LocalImages.docker("logs", id));
+                String env = LocalImages.docker("inspect", "-f", "{{json .Config.Env}}", id);
+                for (String agentPw : agentPasswords) {
+                    assertThat(inspect).as("agent password in docker inspect of " + id).doesNotContain(agentPw);
+                }
+                long own = adminPasswords.stream().filter(env::contains).count();
+                assertThat(own).as("admin passwords in the env of " + id).isLessThanOrEqualTo(1);
+            }
+
+            record(elsewhere, "release_sandbox", api.verb("canary-a", "release_sandbox", "{}"));
+            record(elsewhere, "i_am_done", api.verb("canary-a", "i_am_done", "{}"));
+            record(elsewhere, "DELETE agent", api.orchestrator("DELETE", "/api/agents/canary-a", null));
+            Thread.sleep(1500); // let the janitor tick and write whatever it writes
+            record(elsewhere, "GET /api/audit", api.admin("GET", "/api/audit?limit=1000", null));
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+            root.detachAppender(capture);
+            root.setLevel(rootLevel);
+        }
+        elsewhere.put("server log (all loggers, DEBUG)", logged.toString());
+        elsewhere.put("stdout+stderr", console.toString());
+
+        List<String> leaks = new ArrayList<>();
+        elsewhere.forEach((where, text) -> {
+            if (text != null && text.contains(CanarySecretSource.MARK)) {
+                int at = text.indexOf(CanarySecretSource.MARK);
+                leaks.add(where + ": …" + text.substring(Math.max(0, at - 80), Math.min(text.length(), at + 6)) + "…");
+            }
+        });
+        Fixtures.figure("CanaryLeakIT leaks found: " + leaks.size() + " (places checked " + elsewhere.size() + ", canary passwords issued "
+                + canary.issued.size() + ", log lines captured " + logged.toString().lines().count() + ")");
+        assertThat(leaks).isEmpty();
+    }
+
+    private static void record(Map<String, String> where, String what, Api.Reply reply) {
+        where.put(what + " (HTTP " + reply.status() + ")", reply.body());
+    }
+
+    /** Writes to the real stream and to a capture. */
+    private static final class Tee extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
+
+        Tee(OutputStream a, OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws java.io.IOException {
+            a.write(c);
+            b.write(c);
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws java.io.IOException {
+            a.write(buf, off, len);
+            b.write(buf, off, len);
+        }
+    }
+}

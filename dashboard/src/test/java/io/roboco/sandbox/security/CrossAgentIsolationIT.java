@@ -1,0 +1,118 @@
+package io.roboco.sandbox.security;
+
+import io.roboco.sandbox.it.Api;
+import io.roboco.sandbox.it.Fixtures;
+import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.it.Probe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One agent's credentials cannot open another agent's sandbox: agent A's Postgres role and password
+ * are refused by agent B's Postgres (on B's database and on A's database name), A's Redis ACL user is
+ * refused by B's Redis, and neither answers without a password. The Mongo stand-in has no
+ * authentication at all, so Mongo is not part of this proof (see docs/operations.md).
+ */
+class CrossAgentIsolationIT {
+    private static InProcessServer server;
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            String instance = server.instanceId();
+            server.close();
+            System.out.println("CrossAgentIsolationIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
+        }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void oneAgentsCredentialsDoNotOpenAnotherAgentsSandbox() throws Exception {
+        Path dir = Files.createTempDirectory("roboco-isolation-it");
+        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
+        Api api = server.api;
+        api.working("iso-a", "iso", "[\"postgres\",\"redis\"]");
+        api.working("iso-b", "iso", "[\"postgres\",\"redis\"]");
+        api.working("iso-c", "other", "[\"postgres\",\"redis\"]");
+        Map<String, Map<String, Map<String, String>>> grants = new java.util.TreeMap<>();
+        for (String agent : List.of("iso-a", "iso-b", "iso-c")) {
+            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            assertThat(r.ok()).as("%s", r).isTrue();
+            grants.put(agent, r.grants());
+            r.grants().forEach((service, env) -> assertThat(Probe.tryUse(service, env)).as(agent + " " + service + " own").isNull());
+        }
+        int attempts = 0;
+        List<String> opened = new ArrayList<>();
+        for (String a : grants.keySet()) {
+            for (String b : grants.keySet()) {
+                if (a.equals(b)) {
+                    continue;
+                }
+                Map<String, String> pa = grants.get(a).get("postgres");
+                Map<String, String> pb = grants.get(b).get("postgres");
+                String port = pb.get("ROBOCO_TEST_DB_PORT");
+                for (String db : List.of(pb.get("ROBOCO_TEST_DB_NAME"), pa.get("ROBOCO_TEST_DB_NAME"), "postgres")) {
+                    attempts++;
+                    String failure = attempt(() -> Probe.postgres("127.0.0.1", port, db, pa.get("ROBOCO_TEST_DB_USER"), pa.get("ROBOCO_TEST_DB_PASSWORD")));
+                    if (failure == null) {
+                        opened.add(a + "'s postgres credentials opened " + b + "'s postgres (database " + db + ")");
+                    } else {
+                        assertThat(failure).as("refused by authentication, not by a dead server").contains("authentication");
+                    }
+                }
+                attempts++;
+                if (attempt(() -> Probe.postgres("127.0.0.1", port, pb.get("ROBOCO_TEST_DB_NAME"), pb.get("ROBOCO_TEST_DB_USER"),
+                        pa.get("ROBOCO_TEST_DB_PASSWORD"))) == null) {
+                    opened.add(a + "'s password opened " + b + "'s postgres as " + b + "'s role");
+                }
+                Map<String, String> ra = grants.get(a).get("redis");
+                Map<String, String> rb = grants.get(b).get("redis");
+                attempts++;
+                String failure = attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), ra.get("ROBOCO_TEST_REDIS_USER"),
+                        ra.get("ROBOCO_TEST_REDIS_PASSWORD")));
+                if (failure == null) {
+                    opened.add(a + "'s redis credentials opened " + b + "'s redis");
+                } else {
+                    assertThat(failure).as("refused by authentication").containsAnyOf("WRONGPASS", "invalid username-password", "NOAUTH");
+                }
+                attempts++;
+                if (attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), rb.get("ROBOCO_TEST_REDIS_USER"),
+                        ra.get("ROBOCO_TEST_REDIS_PASSWORD"))) == null) {
+                    opened.add(a + "'s password opened " + b + "'s redis as " + b + "'s user");
+                }
+            }
+            // No credentials at all.
+            Map<String, String> rb = grants.get(a).get("redis");
+            attempts++;
+            if (attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), null, null)) == null) {
+                opened.add(a + "'s redis answers without a password");
+            }
+        }
+        Fixtures.figure("CrossAgentIsolationIT cross-agent logins that succeeded: " + opened.size() + " of " + attempts
+                + " attempts (postgres, redis; the mongo stand-in has no authentication, so it is not covered)");
+        assertThat(opened).isEmpty();
+    }
+
+    private interface Attempt {
+        void run() throws Exception;
+    }
+
+    private static String attempt(Attempt attempt) {
+        try {
+            attempt.run();
+            return null;
+        } catch (Exception e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+}

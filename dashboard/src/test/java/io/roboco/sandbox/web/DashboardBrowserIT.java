@@ -1,0 +1,276 @@
+package io.roboco.sandbox.web;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.SandboxLabels;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.server.RunningServer;
+import io.roboco.sandbox.server.SandboxServer;
+import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.store.JdbcSettingsStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator's path through the dashboard in headless Chromium, against the real server over
+ * real Docker and the local images: sign in, flip the flag (pending restart), opt a project into
+ * Postgres + Redis with pg_trgm and search, have a save refused, restart the server (the flag
+ * becomes effective), request a sandbox through the HTTP API, see it live, release it from the
+ * page, read the audit. Each page is saved under {@code target/screenshots/}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DashboardBrowserIT {
+    static final String API = "api-token-browser-0123456789";
+    static final String ADMIN = "admin-token-browser-0123456789";
+
+    private Path stateDir;
+    private ServerConfig config;
+    private RunningServer server;
+    private String instanceId;
+    private Browser browser;
+    private WebClient api;
+    private String grantedEnvelope;
+
+    @BeforeAll
+    void start() throws Exception {
+        LocalImages.requireDockerAndImages().close(); // fails (never skips) with what to run
+        stateDir = Files.createTempDirectory("roboco-dashboard-it-");
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString());
+        env.put("ROBOCO_SANDBOX_NETWORK", "host");
+        env.put("ROBOCO_SANDBOX_API_TOKEN", API);
+        env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", ADMIN);
+        LocalImages.IMAGES.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
+        config = ServerConfig.fromEnv(env).withPort(0); // no flag override: the stored value decides at start
+        startServer();
+        browser = new Browser();
+        browser.base(server.port());
+    }
+
+    /** A fresh process's worth of server over the same state dir: new store handle, runtime and sessions. */
+    private void startServer() {
+        server = SandboxServer.start(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(),
+                JdbcSettingsStore.embedded(stateDir), Clock.systemUTC());
+        instanceId = server.instanceId();
+        api = new WebClient(server.port());
+    }
+
+    @AfterAll
+    void stop() {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+            if (instanceId != null) {
+                String ids = LocalImages.docker("ps", "-aq", "--filter", "label=" + SandboxLabels.INSTANCE + "=" + instanceId).trim();
+                if (!ids.isEmpty()) {
+                    List<String> rm = new ArrayList<>(List.of("rm", "-f"));
+                    rm.addAll(List.of(ids.split("\\s+")));
+                    LocalImages.docker(rm.toArray(new String[0]));
+                }
+            }
+            deleteQuietly(stateDir); // tokens and the embedded database of this run
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException ignored) {
+            // a temp dir left behind is harmless
+        }
+    }
+
+    @Test
+    @Order(1)
+    void signsInWithTheAdminToken() {
+        browser.open("/sandboxes");
+        assertThat(browser.path()).isEqualTo("/login");
+        browser.screenshot("01-sign-in");
+        signIn();
+        assertThat(browser.path()).isEqualTo("/sandboxes");
+        assertThat(browser.text("h1")).isEqualTo("Live sandboxes");
+        assertThat(browser.driver.manage().getCookieNamed(Cookies.SESSION).isHttpOnly()).isTrue();
+    }
+
+    @Test
+    @Order(2)
+    void flippingTheFlagShowsPendingRestart() {
+        browser.clickAndWait("nav a[href='/flags']");
+        assertThat(browser.has("#pending-restart")).isFalse();
+        browser.check("flag-enabled", true);
+        browser.clickAndWait("#flag-save");
+        assertThat(browser.text("#flash")).contains("takes effect on the next backend restart");
+        assertThat(browser.text("#pending-restart")).isEqualTo("pending restart");
+        assertThat(browser.text("#flag-stored")).isEqualTo("on");
+        assertThat(browser.text("#flag-effective")).isEqualTo("off");
+        browser.screenshot("02-feature-flags-pending-restart");
+        assertThat(api.json("GET", "/api/flags", ADMIN, null).body()).contains("\"pending_restart\":true");
+    }
+
+    @Test
+    @Order(3)
+    void optsAProjectIntoPostgresAndRedisWithPgTrgmAndSearch() {
+        browser.clickAndWait("nav a[href='/projects']");
+        browser.find("#new-id").sendKeys("shop");
+        browser.find("#new-name").sendKeys("Shop backend");
+        browser.clickAndWait("#add-project");
+        assertThat(browser.path()).isEqualTo("/projects/shop");
+        browser.check("svc-postgres", true);
+        browser.check("feat-postgres-pg_trgm", true);
+        browser.check("svc-redis", true);
+        browser.check("feat-redis-search", true);
+        browser.clickAndWait("#save-project");
+        assertThat(browser.text("#flash")).contains("next request_sandbox provisions postgres, redis");
+        browser.screenshot("04-project-settings-sandbox-card");
+        assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body()).isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\","
+                + "\"sandbox_services\":[\"postgres\",\"redis\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]}}");
+        browser.clickAndWait("nav a[href='/projects']");
+        assertThat(browser.text("#projects")).contains("Shop backend").contains("postgres: pg_trgm").contains("redis: search");
+        browser.screenshot("03-projects");
+    }
+
+    @Test
+    @Order(4)
+    void anExtensionWithoutItsServiceIsRefusedAndNothingSaved() {
+        browser.clickAndWait("a[href='/projects/shop']");
+        browser.check("svc-postgres", false); // pg_trgm stays checked
+        browser.clickAndWait("#save-project");
+        assertThat(browser.text("#flash")).contains("Not saved").contains("not in sandbox_services").contains("nothing saved");
+        browser.screenshot("05-project-refused-save");
+        assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body()).contains("\"sandbox_services\":[\"postgres\",\"redis\"]");
+    }
+
+    @Test
+    @Order(5)
+    void afterARestartTheFlagIsEffectiveAndTheSessionIsGone() {
+        server.close();
+        server = null;
+        startServer();
+        browser.base(server.port());
+        browser.open("/flags");
+        assertThat(browser.path()).as("sessions live in memory; a restart signs out").isEqualTo("/login");
+        signIn();
+        browser.open("/flags");
+        assertThat(browser.has("#pending-restart")).isFalse();
+        assertThat(browser.text("#flag-effective")).isEqualTo("on");
+        browser.screenshot("02b-feature-flags-after-restart");
+    }
+
+    @Test
+    @Order(6)
+    void aSandboxRequestedThroughTheApiIsOnTheLivePage() {
+        assertThat(api.json("POST", "/api/agents/dev-1/spawn", API, "{\"role\":\"developer\",\"project\":\"shop\"}").body())
+                .contains("ROBOCO_SANDBOX_SERVICES_AVAILABLE");
+        assertThat(api.json("POST", "/api/agents/dev-1/verbs/give_me_work", API, "{\"project\":\"shop\",\"task\":\"T-7\"}").body())
+                .contains("\"ok\":true");
+        WebClient.Reply granted = api.json("POST", "/api/agents/dev-1/verbs/request_sandbox", API, "{\"services\":[\"postgres\"]}");
+        assertThat(granted.body()).as(redact(granted.body())).contains("\"ok\":true");
+        grantedEnvelope = granted.body();
+
+        browser.clickAndWait("nav a[href='/sandboxes']");
+        String row = browser.text("tr[data-agent='dev-1']");
+        assertThat(row).contains("dev-1").contains("shop").contains("postgres").contains("redis").contains("pg_trgm")
+                .contains("search").contains("unchecked");
+        browser.clickAndWait("tr[data-agent='dev-1'] form[action$='/verify'] button");
+        assertThat(browser.text("#flash")).contains("every service answered");
+        assertThat(browser.text("tr[data-agent='dev-1']")).contains("live");
+        browser.screenshot("06-live-sandboxes");
+        for (String secret : secrets(grantedEnvelope)) {
+            assertThat(browser.driver.getPageSource()).doesNotContain(secret);
+        }
+        List<String> containers = ids();
+        assertThat(containers).hasSize(2);
+        for (String id : containers) {
+            assertThat(row).contains(id.substring(0, 12));
+        }
+    }
+
+    @Test
+    @Order(7)
+    void releasingFromThePageTearsTheSandboxDown() {
+        browser.clickAndWait("#release-dev-1");
+        assertThat(browser.text("#flash")).contains("Released dev-1").contains("2 container(s) removed");
+        assertThat(browser.has("tr[data-agent='dev-1']")).isFalse();
+        assertThat(ids()).isEmpty();
+    }
+
+    @Test
+    @Order(8)
+    void theAuditShowsTheCallsNewestFirstAndFilters() {
+        browser.clickAndWait("nav a[href='/audit']");
+        String table = browser.text("#audit");
+        assertThat(table.indexOf("dashboard_release")).isPositive().isLessThan(table.indexOf("request_sandbox"));
+        assertThat(table).contains("granted").contains("released");
+        browser.screenshot("07-audit");
+        browser.find("#f-agent").sendKeys("dev-1");
+        new org.openqa.selenium.support.ui.Select(browser.find("#f-decision")).selectByValue("released");
+        browser.clickAndWait("#filter");
+        assertThat(browser.path()).contains("agent=dev-1").contains("decision=released");
+        String filtered = browser.text("#audit");
+        assertThat(filtered).contains("dashboard_release").doesNotContain("request_sandbox");
+        browser.screenshot("08-audit-filtered");
+        for (String secret : secrets(grantedEnvelope)) {
+            assertThat(browser.driver.getPageSource()).doesNotContain(secret);
+        }
+    }
+
+    @Test
+    @Order(9)
+    void signingOutEndsTheSession() {
+        browser.clickAndWait("#sign-out");
+        assertThat(browser.path()).isEqualTo("/login");
+        browser.open("/audit");
+        assertThat(browser.path()).isEqualTo("/login");
+    }
+
+    private void signIn() {
+        browser.find("#token").sendKeys(ADMIN);
+        browser.clickAndWait("#sign-in");
+    }
+
+    private List<String> ids() {
+        String out = LocalImages.docker("ps", "-aq", "--no-trunc", "--filter", "label=" + SandboxLabels.INSTANCE + "=" + instanceId,
+                "--filter", "label=" + SandboxLabels.AGENT + "=dev-1").trim();
+        return out.isEmpty() ? List.of() : List.of(out.split("\\s+"));
+    }
+
+    private static List<String> secrets(String envelope) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("_(PASSWORD|URL)\":\"([^\"]+)\"").matcher(envelope);
+        while (m.find()) {
+            out.add(m.group(2));
+        }
+        assertThat(out).isNotEmpty();
+        return out;
+    }
+
+    private static String redact(String envelope) {
+        return envelope.replaceAll("(PASSWORD|URL)\":\"[^\"]*", "$1\":\"<redacted>");
+    }
+}
