@@ -2,6 +2,7 @@ package io.roboco.sandbox.web;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,21 @@ public final class Dashboard {
         new ProjectPages(plugin, templates).register(app);
         new AuditPages(plugin, templates).register(app);
         new FlagPages(plugin, flagEnvOverride, templates).register(app);
+        // A browser that mistypes a page address gets a page; /api/ paths and other clients keep the JSON 404.
+        app.error(404, "html", ctx -> {
+            if (!ctx.path().startsWith("/api/")) {
+                notFound(ctx, sessions, templates);
+            }
+        });
+    }
+
+    private static void notFound(Context ctx, Sessions sessions, Templates templates) {
+        String id = ctx.cookie(Cookies.SESSION);
+        String csrf = id == null ? null : sessions.find(id).map(Sessions.Session::csrf).orElse(null);
+        templates.render(ctx, 404, "message.jte", Map.of(
+                "page", new Page("Not found", "", csrf, null, false),
+                "heading", "Not found",
+                "text", "There is no page at " + Printable.of(ctx.path()) + "."));
     }
 
     private static void denied(Denied e, Context ctx, Templates templates) {

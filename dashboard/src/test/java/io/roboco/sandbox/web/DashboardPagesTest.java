@@ -69,6 +69,24 @@ class DashboardPagesTest {
     }
 
     @Test
+    void aMistypedPageAddressGetsANotFoundPageWhileApiClientsKeepJson() {
+        WebClient web = signedIn(null);
+
+        WebClient.Reply page = web.browse("/sandboxez");
+        assertThat(page.status()).isEqualTo(404);
+        assertThat(page.header("Content-Type")).startsWith("text/html");
+        assertThat(page.body()).contains("Not found").contains("There is no page at /sandboxez.").contains("Sign out")
+                .doesNotContain("\"error\"");
+
+        WebClient.Reply plain = web.get("/sandboxez");
+        assertThat(plain.status()).isEqualTo(404);
+        assertThat(plain.body()).contains("\"error\":\"not_found\"");
+        WebClient.Reply api = web.json("GET", "/api/nope", ADMIN, null);
+        assertThat(api.status()).isEqualTo(404);
+        assertThat(api.body()).contains("\"error\":\"not_found\"");
+    }
+
+    @Test
     void postsWithoutSessionAre401AndChangeNothing() {
         WebClient web = start(null);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));

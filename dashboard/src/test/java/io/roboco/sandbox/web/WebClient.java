@@ -50,6 +50,11 @@ final class WebClient {
         return send(HttpRequest.newBuilder(uri(path)).GET());
     }
 
+    /** A GET as a browser sends it, asking for HTML. */
+    Reply browse(String path) {
+        return send(HttpRequest.newBuilder(uri(path)).header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8").GET());
+    }
+
     /** A form post; {@code fields} are name/value pairs, names may repeat. */
     Reply post(String path, String... fields) {
         List<String> parts = new ArrayList<>();
