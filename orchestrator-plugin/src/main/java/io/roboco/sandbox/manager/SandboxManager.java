@@ -1,6 +1,5 @@
 package io.roboco.sandbox.manager;
 
-import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionException;
@@ -12,10 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,10 +19,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -45,7 +37,7 @@ public final class SandboxManager implements AutoCloseable {
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
     /** Ready containers of a call still waiting for their siblings, per agent; emptied when the call ends. */
     private final ConcurrentHashMap<String, Set<String>> pending = new ConcurrentHashMap<>();
-    private final ExecutorService workers;
+    private final SetOperations sets;
     private final WarmPool pool;
 
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
@@ -58,7 +50,7 @@ public final class SandboxManager implements AutoCloseable {
         this.provisioner = provisioner;
         this.clock = clock;
         this.pool = pool;
-        this.workers = Executors.newCachedThreadPool(daemonThreads("sandbox-worker-"));
+        this.sets = new SetOperations(registry, provisioner, pool);
     }
 
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
@@ -75,13 +67,13 @@ public final class SandboxManager implements AutoCloseable {
                 // nothing needs to go first, and those the listing caught are kept. (A daemon list costs 5-50 ms on
                 // a loaded 2-core machine: half a warm-pool claim.)
                 CompletableFuture<List<ContainerState>> leftovers =
-                        CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), workers);
+                        CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), sets.workers());
                 Map<String, ServiceInstance> started = Map.of();
                 try {
-                    started = provisionAll(request, request.project().services());
+                    started = startAll(request, request.project().services());
                 } finally {
                     Map<String, ServiceInstance> keep = started;
-                    leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), workers);
+                    leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
                 }
                 entry = new AgentSandbox(request.agent(), request.project().id(), started, clock.instant());
                 cache.put(request.agent(), entry);
@@ -91,7 +83,7 @@ public final class SandboxManager implements AutoCloseable {
                 Set<String> have = entry.services().keySet();
                 List<String> missing = request.project().services().stream().filter(s -> !have.contains(s)).toList();
                 if (!missing.isEmpty()) {
-                    Map<String, ServiceInstance> added = provisionAll(request, missing);
+                    Map<String, ServiceInstance> added = startAll(request, missing);
                     entry = entry.with(added);
                     cache.put(request.agent(), entry);
                     settle(added);
@@ -120,7 +112,7 @@ public final class SandboxManager implements AutoCloseable {
                 ids.addAll(entry.containerIds());
             }
             listAgentContainers(agent).forEach(c -> ids.add(c.id()));
-            removeAll(ids);
+            sets.removeAll(ids);
             return ids.size();
         } finally {
             lock.unlock();
@@ -177,7 +169,7 @@ public final class SandboxManager implements AutoCloseable {
 
     @Override
     public void close() {
-        workers.shutdownNow();
+        sets.close();
     }
 
     // --- internals -------------------------------------------------------------------------------
@@ -194,7 +186,7 @@ public final class SandboxManager implements AutoCloseable {
             return null;
         }
         long t0 = System.nanoTime();
-        boolean live = allLive(entry);
+        boolean live = sets.allLive(entry.services().values());
         if (log.isDebugEnabled()) {
             log.debug("re-verified {} service(s) of agent {} in {} us: {}", entry.services().size(), request.agent(),
                     (System.nanoTime() - t0) / 1000, live ? "live" : "not live");
@@ -207,75 +199,18 @@ public final class SandboxManager implements AutoCloseable {
         return entry;
     }
 
-    private boolean allLive(AgentSandbox entry) throws InterruptedException {
-        Collection<ServiceInstance> instances = entry.services().values();
-        if (instances.size() == 1) {
-            ServiceInstance only = instances.iterator().next();
-            return provisioner.isLive(registry.require(only.service()), only);
-        }
-        List<CompletableFuture<Boolean>> checks = instances.stream()
-                .map(i -> CompletableFuture.supplyAsync(() -> provisioner.isLive(registry.require(i.service()), i), workers))
-                .toList();
-        boolean all = true;
-        for (CompletableFuture<Boolean> check : checks) {
-            all &= join(check);
-        }
-        return all;
-    }
 
     private void evict(AgentSandbox entry) throws InterruptedException {
         cache.remove(entry.agent(), entry);
-        removeAll(entry.containerIds());
+        sets.removeAll(entry.containerIds());
     }
 
-    private Map<String, ServiceInstance> provisionAll(EnsureRequest request, List<String> services)
+
+    /** Starts the services; each ready container is pending (claimed for the janitor) until this call ends. */
+    private Map<String, ServiceInstance> startAll(EnsureRequest request, List<String> services)
             throws ProvisionException, InterruptedException {
-        Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
-        for (String service : services) {
-            Engine engine = registry.require(service);
-            Set<String> features = request.featuresFor(service);
-            futures.put(service, CompletableFuture.supplyAsync(() -> {
-                try {
-                    ServiceInstance instance = null;
-                    if (pool != null) {
-                        instance = pool.claim(engine, request.agent(), features).orElse(null);
-                    }
-                    if (instance == null) {
-                        instance = provisioner.provision(engine, request.agent(), request.project().id(), features);
-                    }
-                    pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(instance.containerId());
-                    return instance;
-                } catch (ProvisionException e) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-            }, workers));
-        }
-        Map<String, ServiceInstance> started = new TreeMap<>();
-        List<ProvisionException> failures = new ArrayList<>();
-        for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
-            try {
-                started.put(f.getKey(), f.getValue().get());
-            } catch (java.util.concurrent.ExecutionException e) {
-                Throwable cause = e.getCause();
-                failures.add(cause instanceof ProvisionException pe ? pe
-                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
-            } catch (InterruptedException e) {
-                // Siblings still starting finish on their own; whatever they made is removed when they do.
-                futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
-                    if (instance != null) {
-                        provisioner.removeQuietly(instance.containerId());
-                    }
-                }));
-                throw e;
-            }
-        }
-        if (!failures.isEmpty()) {
-            removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
-            String reason = String.join("; ", failures.stream().map(Throwable::getMessage).toList());
-            boolean retryable = failures.stream().allMatch(ProvisionException::retryable);
-            throw new ProvisionException(reason, retryable, null);
-        }
-        return started;
+        return sets.startAll(request, services,
+                id -> pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(id));
     }
 
     private AgentSandbox activateRequested(EnsureRequest request, AgentSandbox entry) throws ProvisionException {
@@ -322,17 +257,6 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    private void removeAll(Collection<String> ids) throws InterruptedException {
-        if (ids.size() <= 1) {
-            ids.forEach(provisioner::removeQuietly);
-            return;
-        }
-        List<CompletableFuture<Void>> removals = ids.stream()
-                .map(id -> CompletableFuture.runAsync(() -> provisioner.removeQuietly(id), workers)).toList();
-        for (CompletableFuture<Void> removal : removals) {
-            join(removal);
-        }
-    }
 
     private void requireKnown(EnsureRequest request) {
         for (String service : request.services()) {
@@ -346,20 +270,4 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    private static <T> T join(CompletableFuture<T> future) throws InterruptedException {
-        try {
-            return future.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
-        }
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 }

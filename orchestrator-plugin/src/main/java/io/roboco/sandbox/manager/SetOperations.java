@@ -1,0 +1,151 @@
+package io.roboco.sandbox.manager;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.pool.WarmPool;
+import io.roboco.sandbox.provision.ProvisionException;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The per-service work on one agent's set, fanned out in parallel: start (or claim from the warm
+ * pool) all of it — all or nothing —, check all of it live, remove all of it. No locks here; the
+ * manager serializes calls per agent.
+ */
+final class SetOperations implements AutoCloseable {
+    private final EngineRegistry registry;
+    private final ServiceProvisioner provisioner;
+    private final WarmPool pool;
+    private final ExecutorService workers = Executors.newCachedThreadPool(daemonThreads("sandbox-worker-"));
+
+    SetOperations(EngineRegistry registry, ServiceProvisioner provisioner, WarmPool pool) {
+        this.registry = registry;
+        this.provisioner = provisioner;
+        this.pool = pool;
+    }
+
+    ExecutorService workers() {
+        return workers;
+    }
+
+    /**
+     * Readies every service in {@code services} at once: a warm-pool claim when one is available,
+     * else a cold start. If any fails, the others are removed and one exception names every failure
+     * (retryable only if all were).
+     *
+     * @param ready told each container id as soon as it is ready, before its siblings finish
+     */
+    Map<String, ServiceInstance> startAll(EnsureRequest request, List<String> services, Consumer<String> ready)
+            throws ProvisionException, InterruptedException {
+        Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
+        for (String service : services) {
+            Engine engine = registry.require(service);
+            Set<String> features = request.featuresFor(service);
+            futures.put(service, CompletableFuture.supplyAsync(() -> {
+                try {
+                    ServiceInstance instance = pool == null ? null : pool.claim(engine, request.agent(), features).orElse(null);
+                    if (instance == null) {
+                        instance = provisioner.provision(engine, request.agent(), request.project().id(), features);
+                    }
+                    ready.accept(instance.containerId());
+                    return instance;
+                } catch (ProvisionException e) {
+                    throw new CompletionException(e);
+                }
+            }, workers));
+        }
+        Map<String, ServiceInstance> started = new TreeMap<>();
+        List<ProvisionException> failures = new ArrayList<>();
+        for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
+            try {
+                started.put(f.getKey(), f.getValue().get());
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                failures.add(cause instanceof ProvisionException pe ? pe
+                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
+            } catch (InterruptedException e) {
+                // Siblings still starting finish on their own; whatever they made is removed when they do.
+                futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
+                    if (instance != null) {
+                        provisioner.removeQuietly(instance.containerId());
+                    }
+                }));
+                throw e;
+            }
+        }
+        if (!failures.isEmpty()) {
+            removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+            String reason = String.join("; ", failures.stream().map(Throwable::getMessage).toList());
+            boolean retryable = failures.stream().allMatch(ProvisionException::retryable);
+            throw new ProvisionException(reason, retryable, null);
+        }
+        return started;
+    }
+
+    /** Whether every service runs and answers on its agent credential; checked in parallel. */
+    boolean allLive(Collection<ServiceInstance> instances) throws InterruptedException {
+        if (instances.size() == 1) {
+            ServiceInstance only = instances.iterator().next();
+            return provisioner.isLive(registry.require(only.service()), only);
+        }
+        List<CompletableFuture<Boolean>> checks = instances.stream()
+                .map(i -> CompletableFuture.supplyAsync(() -> provisioner.isLive(registry.require(i.service()), i), workers))
+                .toList();
+        boolean all = true;
+        for (CompletableFuture<Boolean> check : checks) {
+            all &= join(check);
+        }
+        return all;
+    }
+
+    /** Removes the containers in parallel; never throws for a container (removal is best-effort, the janitor retries). */
+    void removeAll(Collection<String> ids) throws InterruptedException {
+        if (ids.size() <= 1) {
+            ids.forEach(provisioner::removeQuietly);
+            return;
+        }
+        List<CompletableFuture<Void>> removals = ids.stream()
+                .map(id -> CompletableFuture.runAsync(() -> provisioner.removeQuietly(id), workers)).toList();
+        for (CompletableFuture<Void> removal : removals) {
+            join(removal);
+        }
+    }
+
+    @Override
+    public void close() {
+        workers.shutdownNow();
+    }
+
+    private static <T> T join(CompletableFuture<T> future) throws InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}
