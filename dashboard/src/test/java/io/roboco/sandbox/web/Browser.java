@@ -1,12 +1,13 @@
 package io.roboco.sandbox.web;
 
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
@@ -73,7 +74,25 @@ final class Browser implements AutoCloseable {
     void clickAndWait(String css) {
         WebElement oldPage = driver.findElement(By.tagName("html"));
         find(css).click();
-        new WebDriverWait(driver, Duration.ofSeconds(60)).until(ExpectedConditions.stalenessOf(oldPage));
+        new WebDriverWait(driver, Duration.ofSeconds(60)).until(d -> gone(oldPage));
+    }
+
+    /**
+     * Whether the element's document has been replaced. Chromium reports that either as a stale
+     * element or, mid-navigation, as an inspector error "Node … does not belong to the document".
+     */
+    private static boolean gone(WebElement element) {
+        try {
+            element.isEnabled();
+            return false;
+        } catch (StaleElementReferenceException e) {
+            return true;
+        } catch (WebDriverException e) {
+            if (String.valueOf(e.getMessage()).contains("does not belong to the document")) {
+                return true;
+            }
+            throw e;
+        }
     }
 
     boolean has(String css) {
