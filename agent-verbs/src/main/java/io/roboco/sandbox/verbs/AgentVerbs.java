@@ -105,7 +105,7 @@ public final class AgentVerbs {
             }
         }
         // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
-        SandboxDecision decision = plugin.requestSandbox(slug, request.services(), request.extensions());
+        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions());
         return Envelope.of(decision);
     }
 

@@ -40,11 +40,7 @@ class DockerRestartIT {
         try {
             DockerDaemon.start(90);
         } finally {
-            if (server != null) {
-                String instance = server.instanceId();
-                server.close();
-                System.out.println("DockerRestartIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-            }
+            InProcessServer.stopAndSweep(server, "DockerRestartIT");
         }
     }
 

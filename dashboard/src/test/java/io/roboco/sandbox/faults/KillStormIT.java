@@ -56,11 +56,7 @@ class KillStormIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("KillStormIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "KillStormIT");
     }
 
     @Test

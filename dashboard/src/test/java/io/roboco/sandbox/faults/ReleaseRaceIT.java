@@ -45,11 +45,7 @@ class ReleaseRaceIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("ReleaseRaceIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "ReleaseRaceIT");
     }
 
     @Test

@@ -38,11 +38,7 @@ class CanaryLeakIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("CanaryLeakIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "CanaryLeakIT");
     }
 
     @Test

@@ -35,11 +35,7 @@ class ContainerHardeningIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("ContainerHardeningIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "ContainerHardeningIT");
     }
 
     @Test

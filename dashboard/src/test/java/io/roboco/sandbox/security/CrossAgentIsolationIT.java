@@ -28,11 +28,7 @@ class CrossAgentIsolationIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("CrossAgentIsolationIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "CrossAgentIsolationIT");
     }
 
     @Test

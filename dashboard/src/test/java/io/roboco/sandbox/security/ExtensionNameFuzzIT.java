@@ -37,11 +37,7 @@ class ExtensionNameFuzzIT {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            String instance = server.instanceId();
-            server.close();
-            System.out.println("ExtensionNameFuzzIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-        }
+        InProcessServer.stopAndSweep(server, "ExtensionNameFuzzIT");
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.roboco.sandbox.engine;
 import java.util.TreeSet;
 
 /** The allowlist check every engine runs before it activates anything. */
-final class Features {
+public final class Features {
     private Features() {
     }
 
@@ -11,7 +11,7 @@ final class Features {
      * Refuses {@code feature} unless it is exactly on {@code engine}'s allowlist (no case folding or
      * normalisation); the message names the allowlist.
      */
-    static String require(Engine engine, String feature) {
+    public static String require(Engine engine, String feature) {
         if (feature == null || !engine.features().contains(feature)) {
             String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
             throw new UnknownNameException(engine.name() + " feature '" + Printable.of(feature)

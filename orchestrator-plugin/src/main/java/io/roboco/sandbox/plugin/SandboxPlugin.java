@@ -59,10 +59,15 @@ public final class SandboxPlugin implements AutoCloseable {
      */
     public SandboxDecision requestSandbox(String slug, List<String> services, Map<String, List<String>> extensions)
             throws InterruptedException {
+        return requestSandbox(slug, store.findAgent(slug), services, extensions);
+    }
+
+    /** The verb, for a caller that has already looked the agent up in this plugin's store (no second read). */
+    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
+                                         Map<String, List<String>> extensions) throws InterruptedException {
         long start = System.nanoTime();
         List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
         Map<String, List<String>> perCall = extensions == null ? Map.of() : extensions;
-        Optional<Agent> agent = store.findAgent(slug);
         String projectId = agent.map(Agent::project).orElse("");
 
         long looked = System.nanoTime();

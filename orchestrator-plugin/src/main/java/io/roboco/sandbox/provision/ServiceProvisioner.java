@@ -7,6 +7,7 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Readiness;
@@ -351,11 +352,7 @@ public final class ServiceProvisioner {
     }
 
     private static void requireAllowed(Engine engine, Collection<String> features) {
-        for (String feature : features) {
-            if (!engine.features().contains(feature)) {
-                throw new IllegalArgumentException(engine.name() + " feature '" + feature + "' is not on the allowlist " + engine.features());
-            }
-        }
+        features.forEach(feature -> Features.require(engine, feature));
     }
 
     private String containerName(String agent, String service) {
