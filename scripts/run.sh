@@ -3,8 +3,8 @@
 # run.sh [SERVER_ARGS...]
 #
 # Runs the standalone RoboCo Sandbox server against the local images:
-# prerequisites + images (like test.sh), then builds the dashboard module and its
-# dependencies and execs dashboard/target/roboco-sandbox-server.jar.
+# prerequisites + images (like test.sh), then builds the server module and its
+# dependencies and execs server/target/roboco-sandbox.jar.
 # Image/network settings default to the local images unless already set in the
 # environment (ROBOCO_SANDBOX_IMAGE_POSTGRES / _REDIS / _MONGO, ROBOCO_SANDBOX_NETWORK).
 set -euo pipefail
@@ -13,7 +13,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
 cd "$ROBOCO_REPO_ROOT"
 
-readonly SERVER_JAR=dashboard/target/roboco-sandbox-server.jar
+readonly SERVER_JAR=server/target/roboco-sandbox.jar
 
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
@@ -29,11 +29,11 @@ export ROBOCO_SANDBOX_POOL_POSTGRES="${ROBOCO_SANDBOX_POOL_POSTGRES:-1}"
 export ROBOCO_SANDBOX_POOL_REDIS="${ROBOCO_SANDBOX_POOL_REDIS:-1}"
 export ROBOCO_SANDBOX_POOL_MONGO="${ROBOCO_SANDBOX_POOL_MONGO:-1}"
 
-step "building the server (mvn -B -q -DskipTests -DskipITs package -pl dashboard -am) ..."
-mvn -B -q -DskipTests -DskipITs package -pl dashboard -am
+step "building the server (mvn -B -q -DskipTests -DskipITs package -pl server -am) ..."
+mvn -B -q -DskipTests -DskipITs package -pl server -am
 
 if [[ ! -f "$SERVER_JAR" ]]; then
-  die "the build did not produce $SERVER_JAR; run 'mvn -B package -pl dashboard -am' to see why"
+  die "the build did not produce $SERVER_JAR; run 'mvn -B package -pl server -am' to see why"
 fi
 
 step "starting the server on 127.0.0.1:${ROBOCO_SANDBOX_PORT:-7070} (mongo is a stand-in WITHOUT authentication)"

@@ -31,7 +31,7 @@ case " $* " in
   *)
     if [[ "${ROBOCO_SKIP_DOCKER_RESTART:-0}" != 1 ]]; then
       step "DockerRestartIT (restarts dockerd; alone)"
-      ROBOCO_IT_DOCKER_RESTART=1 mvn -B verify -pl dashboard -am -Dit.test=DockerRestartIT \
+      ROBOCO_IT_DOCKER_RESTART=1 mvn -B verify -pl server -am -Dit.test=DockerRestartIT \
         -Dfailsafe.failIfNoSpecifiedTests=false -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false
     fi
     ;;

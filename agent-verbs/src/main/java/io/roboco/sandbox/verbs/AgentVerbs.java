@@ -1,5 +1,7 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.settings.Agent;

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.request.BadRequest;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

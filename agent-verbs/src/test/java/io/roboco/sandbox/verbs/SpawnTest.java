@@ -1,5 +1,6 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.request.BadRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

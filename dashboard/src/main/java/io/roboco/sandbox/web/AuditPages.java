@@ -2,8 +2,7 @@ package io.roboco.sandbox.web;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.roboco.sandbox.plugin.SandboxPlugin;
-import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.settings.AuditRecord;
 
 import java.util.HashMap;
@@ -18,11 +17,11 @@ final class AuditPages {
     static final List<Integer> LIMITS = List.of(50, 100, 500, 1000);
     static final int DEFAULT_LIMIT = 100;
 
-    private final SandboxPlugin plugin;
+    private final OperatorConsole console;
     private final Templates templates;
 
-    AuditPages(SandboxPlugin plugin, Templates templates) {
-        this.plugin = plugin;
+    AuditPages(OperatorConsole console, Templates templates) {
+        this.console = console;
         this.templates = templates;
     }
 
@@ -50,9 +49,9 @@ final class AuditPages {
         if (!LIMITS.contains(limit)) {
             limit = DEFAULT_LIMIT;
         }
-        List<AuditRow> rows = plugin.store().recent(agent, decision, limit).stream().map(AuditPages::row).toList();
+        List<AuditRow> rows = console.audit(agent, decision, limit).stream().map(AuditPages::row).toList();
         Set<String> agents = new TreeSet<>();
-        plugin.store().allAgents().stream().map(Agent::slug).forEach(agents::add);
+        agents.addAll(console.agentSlugs());
         Map<String, Object> params = new HashMap<>();
         params.put("page", page);
         params.put("rows", rows);

@@ -6,10 +6,10 @@ import io.javalin.http.Context;
  * The two cookies the dashboard sets, always {@code HttpOnly; SameSite=Strict}, plus {@code Secure}
  * when the request came over https (the server itself listens on plain http on 127.0.0.1).
  */
-final class Cookies {
-    static final String SESSION = "roboco_session";
+public final class Cookies {
+    public static final String SESSION = "roboco_session";
     /** Double-submit token for the sign-in form, which has no session yet. */
-    static final String SIGN_IN = "roboco_signin";
+    public static final String SIGN_IN = "roboco_signin";
 
     private Cookies() {
     }

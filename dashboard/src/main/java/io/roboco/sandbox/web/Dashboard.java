@@ -3,7 +3,7 @@ package io.roboco.sandbox.web;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.engine.Printable;
-import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.OperatorConsole;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +24,8 @@ import java.util.Map;
  */
 public final class Dashboard {
     private static final Logger log = LoggerFactory.getLogger(Dashboard.class);
+    /** The verb recorded in the audit trail when an operator releases a sandbox from the Sandboxes page. */
+    public static final String RELEASE_VERB = "dashboard_release";
 
     private Dashboard() {
     }
@@ -34,7 +36,7 @@ public final class Dashboard {
      * @param flagEnvOverride {@code ROBOCO_SANDBOX_DB_ENABLED} from the environment, or null
      * @param adminToken      the token that signs an operator in
      */
-    public static void register(Javalin app, SandboxPlugin plugin, Boolean flagEnvOverride, String adminToken, Clock clock) {
+    public static void register(Javalin app, OperatorConsole console, Boolean flagEnvOverride, String adminToken, Clock clock) {
         Sessions sessions = new Sessions(clock);
         Templates templates = new Templates();
         WebGate gate = new WebGate(sessions);
@@ -44,10 +46,10 @@ public final class Dashboard {
         StaticAssets assets = new StaticAssets();
         app.get("/static/{file}", assets::serve, Access.ANYONE);
         new SignInPages(sessions, templates, adminToken).register(app);
-        new SandboxPages(plugin, templates, clock).register(app);
-        new ProjectPages(plugin, templates).register(app);
-        new AuditPages(plugin, templates).register(app);
-        new FlagPages(plugin, flagEnvOverride, templates).register(app);
+        new SandboxPages(console, templates, clock).register(app);
+        new ProjectPages(console, templates).register(app);
+        new AuditPages(console, templates).register(app);
+        new FlagPages(console, flagEnvOverride, templates).register(app);
         // A browser that mistypes a page address gets a page; /api/ paths and other clients keep the JSON 404.
         app.error(404, "html", ctx -> {
             if (!ctx.path().startsWith("/api/")) {

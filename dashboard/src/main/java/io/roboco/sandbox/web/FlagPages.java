@@ -1,10 +1,10 @@
 package io.roboco.sandbox.web;
 
+import io.roboco.sandbox.settings.FlagStatus;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import io.roboco.sandbox.plugin.SandboxPlugin;
-import io.roboco.sandbox.server.FlagStatus;
+import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.settings.FlagStore;
 
 import java.util.Map;
@@ -15,12 +15,12 @@ import java.util.Map;
  * ("pending restart", the same rule as the API's {@code pending_restart}).
  */
 final class FlagPages {
-    private final SandboxPlugin plugin;
+    private final OperatorConsole console;
     private final Boolean envOverride;
     private final Templates templates;
 
-    FlagPages(SandboxPlugin plugin, Boolean envOverride, Templates templates) {
-        this.plugin = plugin;
+    FlagPages(OperatorConsole console, Boolean envOverride, Templates templates) {
+        this.console = console;
         this.envOverride = envOverride;
         this.templates = templates;
     }
@@ -31,7 +31,7 @@ final class FlagPages {
     }
 
     private void show(Context ctx) {
-        FlagStatus status = FlagStatus.read(plugin.store(), plugin.flagEffective(), envOverride);
+        FlagStatus status = console.flag(envOverride);
         templates.render(ctx, 200, "flags.jte", Map.of(
                 "page", Page.of("Feature Flags", "flags", WebGate.session(ctx)),
                 "flag", status,
@@ -40,8 +40,8 @@ final class FlagPages {
 
     private void save(Context ctx) {
         boolean enabled = "true".equals(ctx.formParam("enabled"));
-        plugin.store().storeFlag(FlagStore.SANDBOX_DB_ENABLED, enabled);
-        FlagStatus status = FlagStatus.read(plugin.store(), plugin.flagEffective(), envOverride);
+        console.storeFlag(enabled);
+        FlagStatus status = console.flag(envOverride);
         String value = enabled ? "on" : "off";
         String message;
         if (status.pendingRestart()) {

@@ -1,10 +1,10 @@
 package io.roboco.sandbox.web;
 
+import io.roboco.sandbox.settings.ProjectForm;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import io.roboco.sandbox.plugin.SandboxPlugin;
-import io.roboco.sandbox.server.ProjectForm;
+import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.settings.Project;
 
 import java.net.URLEncoder;
@@ -24,11 +24,11 @@ import java.util.TreeMap;
 final class ProjectPages {
     static final String FEATURE_PREFIX = "feature.";
 
-    private final SandboxPlugin plugin;
+    private final OperatorConsole console;
     private final Templates templates;
 
-    ProjectPages(SandboxPlugin plugin, Templates templates) {
-        this.plugin = plugin;
+    ProjectPages(OperatorConsole console, Templates templates) {
+        this.console = console;
         this.templates = templates;
     }
 
@@ -43,7 +43,7 @@ final class ProjectPages {
         Page page = Page.of("Projects", "projects", WebGate.session(ctx));
         templates.render(ctx, status, "projects.jte", Map.of(
                 "page", error == null ? page : page.withMessage(error, true),
-                "projects", plugin.store().allProjects(),
+                "projects", console.projects(),
                 "newId", id,
                 "newName", name));
     }
@@ -51,34 +51,34 @@ final class ProjectPages {
     private void add(Context ctx) {
         String id = trimmed(ctx.formParam("id"));
         String name = trimmed(ctx.formParam("name"));
-        if (plugin.store().findProject(id).isPresent()) {
+        if (console.project(id).isPresent()) {
             list(ctx, 409, "Project '" + id + "' already exists; open it from the list to change its settings.", id, name);
             return;
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name.isEmpty() ? null : name);
-        ProjectForm.Check check = ProjectForm.check(id, body, plugin.registry());
+        ProjectForm.Check check = ProjectForm.check(id, body, console.registry());
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             list(ctx, 400, "Not added: " + invalid.message(), id, name);
             return;
         }
-        plugin.store().saveProject(((ProjectForm.Check.Valid) check).project());
+        console.saveProject(((ProjectForm.Check.Valid) check).project());
         WebGate.session(ctx).flash("Project '" + id + "' added. It is not opted in until you choose sandbox services below.", false);
         ctx.redirect("/projects/" + URLEncoder.encode(id, StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
     }
 
     private void settings(Context ctx) {
-        Optional<Project> project = plugin.store().findProject(ctx.pathParam("id"));
+        Optional<Project> project = console.project(ctx.pathParam("id"));
         if (project.isEmpty()) {
             notFound(ctx);
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(plugin.registry(), p.services(), p.extensions()));
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions()));
     }
 
     private void save(Context ctx) {
-        Optional<Project> existing = plugin.store().findProject(ctx.pathParam("id"));
+        Optional<Project> existing = console.project(ctx.pathParam("id"));
         if (existing.isEmpty()) {
             notFound(ctx);
             return;
@@ -96,16 +96,16 @@ final class ProjectPages {
         body.put("name", name.isEmpty() ? current.name() : name);
         body.put("sandbox_services", services);
         body.put("sandbox_extensions", features);
-        ProjectForm.Check check = ProjectForm.check(current.id(), body, plugin.registry());
+        ProjectForm.Check check = ProjectForm.check(current.id(), body, console.registry());
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(plugin.registry(), services, features));
+            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features));
             return;
         }
         Project saved = ((ProjectForm.Check.Valid) check).project();
-        plugin.store().saveProject(saved);
+        console.saveProject(saved);
         WebGate.session(ctx).flash(saved.optedIn()
                 ? "Saved. The project's next request_sandbox provisions " + String.join(", ", saved.services()) + "."
                 : "Saved. The project is not opted in: its agents see no change.", false);

@@ -4,7 +4,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.roboco.sandbox.manager.AgentSandbox;
-import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.provision.ServiceInstance;
 
 import java.net.URLEncoder;
@@ -27,14 +27,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * Live sandboxes. Loading the page never contacts a sandbox (it stays fast with many agents);
  * the state column is re-verified live on demand: "Verify" for one agent, "Verify all" for every
  * one, each running the same check the verb runs before it trusts a cached sandbox. "Release"
- * tears an agent's sandbox down through {@link SandboxPlugin#releaseSandbox}, audited as
+ * tears an agent's sandbox down through {@link OperatorConsole#release}, audited as
  * {@value #RELEASE_VERB}.
  */
 final class SandboxPages {
-    static final String RELEASE_VERB = "dashboard_release";
+    static final String RELEASE_VERB = Dashboard.RELEASE_VERB;
     static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
-    private final SandboxPlugin plugin;
+    private final OperatorConsole console;
     private final Templates templates;
     private final Clock clock;
     /** Last on-demand verification per agent, valid only for the sandbox set it checked. */
@@ -43,8 +43,8 @@ final class SandboxPages {
     private record Verification(Instant sandboxCreated, Instant at, Map<String, Boolean> live) {
     }
 
-    SandboxPages(SandboxPlugin plugin, Templates templates, Clock clock) {
-        this.plugin = plugin;
+    SandboxPages(OperatorConsole console, Templates templates, Clock clock) {
+        this.console = console;
         this.templates = templates;
         this.clock = clock;
     }
@@ -58,20 +58,20 @@ final class SandboxPages {
     }
 
     private void show(Context ctx) {
-        List<AgentSandbox> live = new ArrayList<>(plugin.manager().live());
+        List<AgentSandbox> live = new ArrayList<>(console.liveSandboxes());
         live.sort(Comparator.comparing(AgentSandbox::agent));
         verified.keySet().retainAll(live.stream().map(AgentSandbox::agent).toList());
         List<SandboxRow> rows = live.stream().map(this::row).toList();
         templates.render(ctx, 200, "sandboxes.jte", Map.of(
                 "page", Page.of("Live sandboxes", "sandboxes", WebGate.session(ctx)),
                 "rows", rows,
-                "flagEffective", plugin.flagEffective()));
+                "flagEffective", console.flagEffective()));
     }
 
     private void verifyOne(Context ctx) {
         String agent = ctx.pathParam("agent");
         Sessions.Session session = WebGate.session(ctx);
-        Optional<AgentSandbox> sandbox = plugin.manager().find(agent);
+        Optional<AgentSandbox> sandbox = console.sandbox(agent);
         if (sandbox.isEmpty()) {
             session.flash("Agent " + agent + " has no live sandbox (it may have just been released).", true);
         } else {
@@ -83,7 +83,7 @@ final class SandboxPages {
 
     private void verifyAll(Context ctx) {
         int failing = 0;
-        List<AgentSandbox> live = plugin.manager().live();
+        List<AgentSandbox> live = console.liveSandboxes();
         for (AgentSandbox sandbox : live) {
             if (verify(sandbox).live().containsValue(false)) {
                 failing++;
@@ -97,10 +97,10 @@ final class SandboxPages {
     private void release(Context ctx) {
         String agent = ctx.pathParam("agent");
         Sessions.Session session = WebGate.session(ctx);
-        if (plugin.manager().find(agent).isEmpty()) {
+        if (console.sandbox(agent).isEmpty()) {
             session.flash("Agent " + agent + " has no live sandbox; nothing to release.", true);
         } else {
-            int removed = plugin.releaseSandbox(agent, RELEASE_VERB);
+            int removed = console.release(agent, RELEASE_VERB);
             verified.remove(agent);
             session.flash("Released " + agent + "'s sandbox: " + removed + " container(s) removed. "
                     + "The agent gets a fresh one (new credentials) on its next request_sandbox.", false);
@@ -109,7 +109,7 @@ final class SandboxPages {
     }
 
     private Verification verify(AgentSandbox sandbox) {
-        Verification v = new Verification(sandbox.created(), clock.instant(), plugin.manager().verify(sandbox.agent()));
+        Verification v = new Verification(sandbox.created(), clock.instant(), console.verify(sandbox.agent()));
         verified.put(sandbox.agent(), v);
         return v;
     }

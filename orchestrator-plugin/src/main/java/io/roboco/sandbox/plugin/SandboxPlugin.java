@@ -155,6 +155,11 @@ public final class SandboxPlugin implements AutoCloseable {
         return store;
     }
 
+    /** The operator's narrow view (what the dashboard's pages may read and do). */
+    public OperatorConsole console() {
+        return new PluginConsole(this);
+    }
+
     public Optional<AgentSandbox> sandboxOf(String slug) {
         return manager.find(slug);
     }

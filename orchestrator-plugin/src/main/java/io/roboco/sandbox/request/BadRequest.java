@@ -1,4 +1,4 @@
-package io.roboco.sandbox.verbs;
+package io.roboco.sandbox.request;
 
 /**
  * A malformed call: bad agent slug, unknown verb, wrong argument types, a service name of the wrong

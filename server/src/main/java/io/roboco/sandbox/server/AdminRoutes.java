@@ -1,5 +1,8 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.settings.ProjectForm;
+import io.roboco.sandbox.settings.FlagStatus;
+import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.manager.AgentSandbox;
@@ -39,7 +42,7 @@ final class AdminRoutes {
         app.get("/api/projects", ctx -> Json.write(ctx, 200,
                 Map.of("projects", store.allProjects().stream().map(ProjectForm::toJson).toList())));
         app.get("/api/projects/{id}", ctx -> Json.write(ctx, 200, ProjectForm.toJson(store.findProject(ctx.pathParam("id"))
-                .orElseThrow(() -> ApiError.notFound("no project '" + io.roboco.sandbox.verbs.Names.printable(ctx.pathParam("id")) + "'")))));
+                .orElseThrow(() -> ApiError.notFound("no project '" + io.roboco.sandbox.request.Names.printable(ctx.pathParam("id")) + "'")))));
         app.put("/api/projects/{id}", this::putProject);
         app.get("/api/flags", ctx -> Json.write(ctx, 200, Map.of(FlagStore.SANDBOX_DB_ENABLED, flagView())));
         app.put("/api/flags/{name}", this::putFlag);
@@ -56,7 +59,7 @@ final class AdminRoutes {
     private void putFlag(Context ctx) {
         String name = ctx.pathParam("name");
         if (!FlagStore.SANDBOX_DB_ENABLED.equals(name)) {
-            throw ApiError.notFound("no flag '" + io.roboco.sandbox.verbs.Names.printable(name) + "'; known: " + FlagStore.SANDBOX_DB_ENABLED);
+            throw ApiError.notFound("no flag '" + io.roboco.sandbox.request.Names.printable(name) + "'; known: " + FlagStore.SANDBOX_DB_ENABLED);
         }
         Map<String, Object> body = Json.body(ctx);
         Object enabled = body.get("enabled");

@@ -1,9 +1,9 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.request.BadRequest;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
-import io.roboco.sandbox.verbs.BadRequest;
 import io.roboco.sandbox.web.Access;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.verbs;
+package io.roboco.sandbox.request;
 
 import java.util.regex.Pattern;
 

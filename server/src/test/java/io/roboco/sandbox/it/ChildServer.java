@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The standalone server as a child JVM ({@code target/roboco-sandbox-server.jar}, configured from
+ * The standalone server as a child JVM ({@code target/roboco-sandbox.jar}, configured from
  * its environment), its stdout and stderr captured to a file, so a test can {@code kill -9} it.
  */
 public final class ChildServer implements AutoCloseable {
@@ -25,7 +25,7 @@ public final class ChildServer implements AutoCloseable {
 
     /** Starts the jar with {@code env} (plus ROBOCO_SANDBOX_PORT) and waits up to 60 s for /healthz to say running. */
     public static ChildServer start(Map<String, String> env, int port, Path log) throws Exception {
-        Path jar = Path.of("target", "roboco-sandbox-server.jar").toAbsolutePath();
+        Path jar = Path.of("target", "roboco-sandbox.jar").toAbsolutePath();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing; run the verify phase (it is built in package)");
         }

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.web;
+package io.roboco.sandbox.pages;
 
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;

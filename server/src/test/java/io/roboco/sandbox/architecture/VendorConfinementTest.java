@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Vendor types stay behind our own interfaces: docker-java only in {@code runtime.docker}, Javalin
- * only in the dashboard module. Reads the main sources of every module (this module sits last in the
+ * (and the MCP SDK) only in the server and dashboard modules. Reads the main sources of every module (this module sits last in the
  * reactor, beside the others).
  */
 class VendorConfinementTest {
@@ -50,10 +50,10 @@ class VendorConfinementTest {
     }
 
     @Test
-    void javalinIsConfinedToTheDashboardModule() {
-        assertThat(mainSources().stream().filter(p -> imports(p, "io.javalin"))
-                .filter(p -> !ROOT.relativize(p).startsWith("dashboard")))
-                .as("Javalin outside the dashboard").isEmpty();
+    void javalinAndTheMcpSdkAreConfinedToTheServerAndDashboardModules() {
+        assertThat(mainSources().stream().filter(p -> imports(p, "io.javalin") || imports(p, "io.modelcontextprotocol"))
+                .filter(p -> !ROOT.relativize(p).startsWith("dashboard") && !ROOT.relativize(p).startsWith("server")))
+                .as("Javalin / MCP SDK outside server and dashboard").isEmpty();
     }
 
     @Test

@@ -122,7 +122,7 @@ public final class SandboxServer {
 
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), new AgentRoutes(verbs));
-        Dashboard.register(app, plugin, config.dbEnabledOverride(), adminToken.value(), clock);
+        Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), adminToken.value(), clock);
         app.start("127.0.0.1", config.port());
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {

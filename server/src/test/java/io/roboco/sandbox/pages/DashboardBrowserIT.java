@@ -1,4 +1,6 @@
-package io.roboco.sandbox.web;
+package io.roboco.sandbox.pages;
+
+import io.roboco.sandbox.web.Cookies;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.LocalImages;

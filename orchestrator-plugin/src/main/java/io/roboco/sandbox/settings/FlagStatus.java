@@ -1,6 +1,5 @@
-package io.roboco.sandbox.server;
+package io.roboco.sandbox.settings;
 
-import io.roboco.sandbox.settings.FlagStore;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,7 +21,7 @@ public record FlagStatus(Boolean stored, boolean effective, Boolean envOverride,
         return new FlagStatus(stored, effective, envOverride, next != effective);
     }
 
-    Map<String, Object> toJson() {
+    public Map<String, Object> toJson() {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("stored", stored);
         view.put("effective", effective);

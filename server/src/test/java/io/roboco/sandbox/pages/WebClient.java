@@ -1,4 +1,4 @@
-package io.roboco.sandbox.web;
+package io.roboco.sandbox.pages;
 
 import java.net.URI;
 import java.net.URLEncoder;

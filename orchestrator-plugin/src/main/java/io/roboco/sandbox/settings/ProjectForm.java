@@ -1,10 +1,9 @@
-package io.roboco.sandbox.server;
+package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.UnknownNameException;
-import io.roboco.sandbox.settings.Project;
-import io.roboco.sandbox.verbs.BadRequest;
-import io.roboco.sandbox.verbs.Names;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,52 +39,49 @@ public final class ProjectForm {
     public static Check check(String id, Map<String, Object> body, EngineRegistry registry) {
         try {
             return new Check.Valid(parse(id, body, registry));
-        } catch (ApiError e) {
+        } catch (BadRequest e) {
             return new Check.Invalid(e.getMessage());
         }
     }
 
-    static Project parse(String id, Map<String, Object> body, EngineRegistry registry) {
-        try {
-            Names.requireProjectId(id);
-        } catch (BadRequest e) {
-            throw ApiError.badRequest(e.getMessage());
-        }
+    /** Validates {@code body}; a {@link BadRequest} names the field and what is allowed. */
+    public static Project parse(String id, Map<String, Object> body, EngineRegistry registry) {
+        Names.requireProjectId(id);
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {
-                throw ApiError.badRequest("unknown field '" + Names.printable(key) + "'; a project takes: name, sandbox_services, sandbox_extensions");
+                throw new BadRequest("unknown field '" + Names.printable(key) + "'; a project takes: name, sandbox_services, sandbox_extensions");
             }
         }
         Object name = body.get("name");
         if (name != null && (!(name instanceof String) || ((String) name).length() > 200)) {
-            throw ApiError.badRequest("'name' must be a string of at most 200 characters");
+            throw new BadRequest("'name' must be a string of at most 200 characters");
         }
         List<String> services = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_services", body.get("sandbox_services"))));
         for (String service : services) {
             try {
                 registry.require(service);
             } catch (UnknownNameException e) {
-                throw ApiError.badRequest("sandbox_services: " + e.getMessage() + "; nothing saved");
+                throw new BadRequest("sandbox_services: " + e.getMessage() + "; nothing saved");
             }
         }
         Map<String, List<String>> extensions = new TreeMap<>();
         Object raw = body.get("sandbox_extensions");
         if (raw != null) {
             if (!(raw instanceof Map)) {
-                throw ApiError.badRequest("'sandbox_extensions' must be an object mapping a service to an array of names, "
+                throw new BadRequest("'sandbox_extensions' must be an object mapping a service to an array of names, "
                         + "e.g. {\"postgres\":[\"pg_trgm\"]}");
             }
             for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
                 String service = String.valueOf(e.getKey());
                 if (!services.contains(service)) {
-                    throw ApiError.badRequest("sandbox_extensions names service '" + Names.printable(service)
+                    throw new BadRequest("sandbox_extensions names service '" + Names.printable(service)
                             + "', which is not in sandbox_services " + services + "; nothing saved");
                 }
                 List<String> features = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_extensions." + service, e.getValue())));
                 try {
                     registry.requireFeatures(service, features);
                 } catch (UnknownNameException ex) {
-                    throw ApiError.badRequest("sandbox_extensions: " + ex.getMessage() + "; nothing saved");
+                    throw new BadRequest("sandbox_extensions: " + ex.getMessage() + "; nothing saved");
                 }
                 if (!features.isEmpty()) {
                     extensions.put(service, features);
@@ -95,7 +91,7 @@ public final class ProjectForm {
         return new Project(id, (String) name, services, extensions);
     }
 
-    static Map<String, Object> toJson(Project project) {
+    public static Map<String, Object> toJson(Project project) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("id", project.id());
         out.put("name", project.name());
@@ -109,12 +105,12 @@ public final class ProjectForm {
             return List.of();
         }
         if (!(raw instanceof List)) {
-            throw ApiError.badRequest("'" + field + "' must be an array of strings");
+            throw new BadRequest("'" + field + "' must be an array of strings");
         }
         List<String> out = new ArrayList<>();
         for (Object item : (List<?>) raw) {
             if (!(item instanceof String)) {
-                throw ApiError.badRequest("'" + field + "' must be an array of strings");
+                throw new BadRequest("'" + field + "' must be an array of strings");
             }
             out.add((String) item);
         }

@@ -1,10 +1,10 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
-import io.roboco.sandbox.verbs.Names;
 import io.roboco.sandbox.verbs.SpawnManifest;
 
 import java.util.LinkedHashMap;

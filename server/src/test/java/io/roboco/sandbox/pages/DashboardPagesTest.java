@@ -1,4 +1,7 @@
-package io.roboco.sandbox.web;
+package io.roboco.sandbox.pages;
+
+import io.roboco.sandbox.web.Cookies;
+import io.roboco.sandbox.web.Dashboard;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.server.RunningServer;
@@ -155,7 +158,7 @@ class DashboardPagesTest {
         int startsBefore = runtime.starts.get();
 
         List<WebClient.Reply> replies = new ArrayList<>();
-        for (String csrf : new String[]{null, "", "forged-token", Sessions.randomToken()}) {
+        for (String csrf : new String[]{null, "", "forged-token", "Zm9yZ2VkLWJ1dC13ZWxsLWZvcm1lZC10b2tlbi0wMDAwMDA"}) {
             List<String> extra = csrf == null ? List.of() : List.of("csrf", csrf);
             replies.add(web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, with(extra, "enabled", "true")));
             replies.add(web.post("/projects/shop", with(extra, "service", "mongo")));
@@ -316,7 +319,7 @@ class DashboardPagesTest {
         assertThat(after).contains("Released dev-1").contains("No live sandboxes");
         assertThat(runtime.running()).isZero();
         assertThat(store.recent("dev-1", "released", 10)).singleElement()
-                .satisfies(r -> assertThat(r.verb()).isEqualTo(SandboxPages.RELEASE_VERB));
+                .satisfies(r -> assertThat(r.verb()).isEqualTo(Dashboard.RELEASE_VERB));
     }
 
     @Test

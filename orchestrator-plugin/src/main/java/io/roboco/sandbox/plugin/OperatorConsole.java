@@ -1,0 +1,54 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.FlagStatus;
+import io.roboco.sandbox.settings.Project;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What an operator's pages may see and do, and nothing more: reads of the live sandboxes, projects,
+ * audit and the feature flag, plus the four operator actions the pages offer. The dashboard module
+ * depends on this interface only; it never reaches into the manager, the store or the runtime.
+ */
+public interface OperatorConsole {
+
+    EngineRegistry registry();
+
+    List<AgentSandbox> liveSandboxes();
+
+    Optional<AgentSandbox> sandbox(String agent);
+
+    List<Project> projects();
+
+    Optional<Project> project(String id);
+
+    /** Newest first; {@code agent} and {@code decision} are optional filters (null for all). */
+    List<AuditRecord> audit(String agent, String decision, int limit);
+
+    /** Every agent the store knows, for the audit filter. */
+    List<String> agentSlugs();
+
+    /** Stored vs effective feature flag; {@code envOverride} is the environment's value, or null. */
+    FlagStatus flag(Boolean envOverride);
+
+    boolean flagEffective();
+
+    // --- actions -------------------------------------------------------------------------
+
+    /** Re-verifies an agent's sandbox live, per service; empty when it has none. */
+    Map<String, Boolean> verify(String agent);
+
+    /** Tears an agent's sandbox down, audited under {@code verb}; the number of containers removed. */
+    int release(String agent, String verb);
+
+    /** Saves an already validated project (see {@link io.roboco.sandbox.settings.ProjectForm#check}). */
+    void saveProject(Project project);
+
+    /** Stores the feature flag; it takes effect at the next start. */
+    void storeFlag(boolean enabled);
+}

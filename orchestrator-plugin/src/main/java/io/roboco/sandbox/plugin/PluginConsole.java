@@ -1,0 +1,87 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.FlagStatus;
+import io.roboco.sandbox.settings.FlagStore;
+import io.roboco.sandbox.settings.Project;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@link OperatorConsole} of one plugin: a narrow view over its manager and store. */
+final class PluginConsole implements OperatorConsole {
+    private final SandboxPlugin plugin;
+
+    PluginConsole(SandboxPlugin plugin) {
+        this.plugin = plugin;
+    }
+
+    @Override
+    public EngineRegistry registry() {
+        return plugin.registry();
+    }
+
+    @Override
+    public List<AgentSandbox> liveSandboxes() {
+        return plugin.manager().live();
+    }
+
+    @Override
+    public Optional<AgentSandbox> sandbox(String agent) {
+        return plugin.manager().find(agent);
+    }
+
+    @Override
+    public List<Project> projects() {
+        return plugin.store().allProjects();
+    }
+
+    @Override
+    public Optional<Project> project(String id) {
+        return plugin.store().findProject(id);
+    }
+
+    @Override
+    public List<AuditRecord> audit(String agent, String decision, int limit) {
+        return plugin.store().recent(agent, decision, limit);
+    }
+
+    @Override
+    public List<String> agentSlugs() {
+        return plugin.store().allAgents().stream().map(Agent::slug).toList();
+    }
+
+    @Override
+    public FlagStatus flag(Boolean envOverride) {
+        return FlagStatus.read(plugin.store(), plugin.flagEffective(), envOverride);
+    }
+
+    @Override
+    public boolean flagEffective() {
+        return plugin.flagEffective();
+    }
+
+    @Override
+    public Map<String, Boolean> verify(String agent) {
+        return plugin.manager().verify(agent);
+    }
+
+    @Override
+    public int release(String agent, String verb) {
+        return plugin.releaseSandbox(agent, verb);
+    }
+
+    @Override
+    public void saveProject(Project project) {
+        plugin.store().saveProject(project);
+    }
+
+    @Override
+    public void storeFlag(boolean enabled) {
+        plugin.store().storeFlag(FlagStore.SANDBOX_DB_ENABLED, enabled);
+    }
+}
