@@ -37,6 +37,7 @@ public final class SandboxPlugin implements AutoCloseable {
     private final EngineRegistry registry;
     private final SandboxManager manager;
     private final SettingsStore store;
+    private final AuditTrail audit;
     private final boolean flagEffective;
     private final OrchestratorHandle handle;
     private final Clock clock;
@@ -47,6 +48,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.registry = registry;
         this.manager = manager;
         this.store = store;
+        this.audit = new AuditTrail(store);
         this.flagEffective = flagEffective;
         this.handle = handle;
         this.clock = clock;
@@ -114,7 +116,7 @@ public final class SandboxPlugin implements AutoCloseable {
     /** Tears the agent's sandbox down; never throws. {@code verb} names what triggered it, for the audit. */
     public int releaseSandbox(String slug, String verb) {
         long start = System.nanoTime();
-        String project = store.findAgent(slug).map(Agent::project).orElse("");
+        String project = projectOf(slug);
         Set<String> services = manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
         try {
             int removed = manager.release(slug);
@@ -128,6 +130,16 @@ public final class SandboxPlugin implements AutoCloseable {
             log.warn("release of agent {}'s sandbox failed: {}", slug, e.getMessage());
             record(slug, project, verb, "invalid_state", "release failed: " + e.getMessage(), List.copyOf(services), start);
             return 0;
+        }
+    }
+
+    /** The agent's project for the audit record; a store that cannot answer must not stop a release. */
+    private String projectOf(String slug) {
+        try {
+            return store.findAgent(slug).map(Agent::project).orElse("");
+        } catch (RuntimeException e) {
+            log.warn("could not read agent {} while releasing its sandbox (releasing anyway): {}", slug, e.getMessage());
+            return "";
         }
     }
 
@@ -167,6 +179,7 @@ public final class SandboxPlugin implements AutoCloseable {
     @Override
     public void close() {
         manager.close();
+        audit.flush();
     }
 
     private SandboxDecision.Grant grant(ServiceInstance instance) {
@@ -187,11 +200,7 @@ public final class SandboxPlugin implements AutoCloseable {
 
     private void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
         long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
-        try {
-            store.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
-        } catch (RuntimeException e) {
-            log.warn("could not write audit record for {} {}: {}", verb, slug, e.getMessage());
-        }
+        audit.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
     }
 
     private static Map<String, Set<String>> toSets(Map<String, List<String>> perCall) {

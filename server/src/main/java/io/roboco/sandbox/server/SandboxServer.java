@@ -224,7 +224,7 @@ public final class SandboxServer {
             try {
                 step.run();
             } catch (RuntimeException e) {
-                log.warn("shutdown step '{}' failed: {}", what, e.getClass().getSimpleName());
+                log.warn("shutdown step '{}' failed: {}: {}", what, e.getClass().getSimpleName(), e.getMessage());
             }
         }
     }

@@ -82,8 +82,10 @@ public final class JdbcSettingsStore implements SettingsStore {
                     + "; create it, or set ROBOCO_SANDBOX_STATE_DIR to a writable directory", e);
         }
         // FILE lock (H2's default) refuses a second process; WRITE_DELAY=0 flushes each commit so a killed
-        // server loses nothing it acknowledged.
-        return open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0", "sa", "");
+        // server loses nothing it acknowledged; DB_CLOSE_ON_EXIT=FALSE keeps H2's own JVM shutdown hook from
+        // closing the database while the server's shutdown is still releasing sandboxes and writing their
+        // audit records (the server closes the store itself, as its last shutdown step).
+        return open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "");
     }
 
     // --- projects ---------------------------------------------------------------------------
