@@ -1,5 +1,8 @@
 package io.roboco.sandbox.engine;
 
+import io.roboco.sandbox.engine.mongo.MongoEngine;
+import io.roboco.sandbox.engine.postgres.PostgresEngine;
+import io.roboco.sandbox.engine.redis.RedisEngine;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;

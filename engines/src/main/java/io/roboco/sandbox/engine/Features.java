@@ -21,7 +21,7 @@ public final class Features {
     }
 
     /** The first line of {@code output} that mentions {@code word}, else its first line; for short details. */
-    static String line(String output, String word) {
+    public static String line(String output, String word) {
         String first = null;
         for (String line : output.split("\n")) {
             String l = line.strip();

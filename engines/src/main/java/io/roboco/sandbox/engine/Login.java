@@ -7,11 +7,11 @@ public enum Login {
     /** The agent's own least-privileged pair: what liveness re-verifies. */
     AGENT;
 
-    String user(Credentials credentials) {
+    public String user(Credentials credentials) {
         return this == ADMIN ? credentials.adminUser() : credentials.user();
     }
 
-    String password(Credentials credentials) {
+    public String password(Credentials credentials) {
         return this == ADMIN ? credentials.adminPassword() : credentials.password();
     }
 }

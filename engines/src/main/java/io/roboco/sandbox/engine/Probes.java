@@ -1,5 +1,9 @@
 package io.roboco.sandbox.engine;
 
+import io.roboco.sandbox.engine.mongo.MongoEngine;
+import io.roboco.sandbox.engine.mongo.MongoSessions;
+import io.roboco.sandbox.engine.postgres.PostgresEngine;
+import io.roboco.sandbox.engine.redis.RedisEngine;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;

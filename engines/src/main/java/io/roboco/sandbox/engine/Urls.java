@@ -4,16 +4,16 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
 /** Builds the connection URLs agents export. */
-final class Urls {
+public final class Urls {
     private Urls() {
     }
 
     /** {@code scheme://user:password@host:port/path}, user and password percent-encoded. */
-    static String of(String scheme, String user, String password, Endpoint endpoint, String path) {
+    public static String of(String scheme, String user, String password, Endpoint endpoint, String path) {
         return scheme + "://" + encode(user) + ":" + encode(password) + "@" + host(endpoint.host()) + ":" + endpoint.port() + "/" + path;
     }
 
-    static String encode(String s) {
+    public static String encode(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 

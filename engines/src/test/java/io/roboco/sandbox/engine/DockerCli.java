@@ -16,14 +16,14 @@ import java.util.concurrent.TimeUnit;
  * Just enough of the docker CLI for the engines' integration tests. Secrets are handed to docker
  * through its own environment ({@code -e NAME} without a value), never on its command line.
  */
-final class DockerCli {
-    static final String TEST_LABEL = "roboco.sandbox.test=engines";
+public final class DockerCli {
+    public static final String TEST_LABEL = "roboco.sandbox.test=engines";
 
     private DockerCli() {
     }
 
     /** Runs {@code spec} detached in host network mode with the sandbox's limits and security options; returns the container id. */
-    static String run(ContainerSpec spec) {
+    public static String run(ContainerSpec spec) {
         List<String> args = new ArrayList<>(List.of("docker", "run", "-d", "--network", "host",
                 "--label", TEST_LABEL, "--label", "roboco.sandbox=1",
                 "--cap-drop", "ALL", "--cap-add", "CHOWN", "--cap-add", "SETUID", "--cap-add", "SETGID",
@@ -43,7 +43,7 @@ final class DockerCli {
         return result.stdout().strip();
     }
 
-    static ContainerExec exec(String id) {
+    public static ContainerExec exec(String id) {
         return (command, env) -> {
             List<String> args = new ArrayList<>(List.of("docker", "exec"));
             for (String name : env.keySet()) {
@@ -56,28 +56,28 @@ final class DockerCli {
         };
     }
 
-    static boolean running(String id) {
+    public static boolean running(String id) {
         ExecResult r = docker(List.of("docker", "inspect", "-f", "{{.State.Running}}", id), Map.of(), 10);
         return r.ok() && r.stdout().strip().equals("true");
     }
 
-    static String logTail(String id) {
+    public static String logTail(String id) {
         return docker(List.of("docker", "logs", "--tail", "30", id), Map.of(), 10).output();
     }
 
-    static String inspect(String id) {
+    public static String inspect(String id) {
         return docker(List.of("docker", "inspect", id), Map.of(), 10).stdout();
     }
 
-    static void remove(String id) {
+    public static void remove(String id) {
         docker(List.of("docker", "rm", "-f", "-v", id), Map.of(), 30);
     }
 
-    static boolean imageExists(String image) {
+    public static boolean imageExists(String image) {
         return docker(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image), Map.of(), 10).ok();
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -85,7 +85,7 @@ final class DockerCli {
         }
     }
 
-    static ExecResult docker(List<String> args, Map<String, String> env, int timeoutSeconds) {
+    public static ExecResult docker(List<String> args, Map<String, String> env, int timeoutSeconds) {
         try {
             ProcessBuilder builder = new ProcessBuilder(args);
             builder.environment().putAll(env);

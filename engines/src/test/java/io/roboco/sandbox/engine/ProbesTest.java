@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 /** A fake {@link ContainerExec}: answers queued results and records every call. */
-final class RecordingExec implements ContainerExec {
-    record Call(List<String> command, Map<String, String> env) {
+public final class RecordingExec implements ContainerExec {
+    public record Call(List<String> command, Map<String, String> env) {
     }
 
-    final List<Call> calls = new ArrayList<>();
+    public final List<Call> calls = new ArrayList<>();
     private final Deque<ExecResult> answers = new ArrayDeque<>();
 
-    RecordingExec answer(int exitCode, String stdout, String stderr) {
+    public RecordingExec answer(int exitCode, String stdout, String stderr) {
         answers.add(new ExecResult(exitCode, stdout, stderr));
         return this;
     }

@@ -4,18 +4,18 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** One engine's container started the way the plugin will start it, then awaited; closing removes it. */
-final class RunningSandbox implements AutoCloseable {
-    final Engine engine;
-    final String image;
-    final Credentials credentials;
-    final ContainerSpec spec;
-    final String id;
-    final ProbeTarget target;
-    final ContainerExec exec;
+public final class RunningSandbox implements AutoCloseable {
+    public final Engine engine;
+    public final String image;
+    public final Credentials credentials;
+    public final ContainerSpec spec;
+    public final String id;
+    public final ProbeTarget target;
+    public final ContainerExec exec;
     /** {@code docker run} returned → readiness probe passed. */
-    Duration readyAfterRun;
+    public Duration readyAfterRun;
     /** Before {@code docker run} → readiness probe passed. */
-    Duration readyTotal;
+    public Duration readyTotal;
 
     private RunningSandbox(Engine engine, String image) {
         this.engine = engine;
@@ -50,11 +50,11 @@ final class RunningSandbox implements AutoCloseable {
         this.readyTotal = Duration.ofNanos(ready - start);
     }
 
-    static RunningSandbox start(Engine engine, String image) {
+    public static RunningSandbox start(Engine engine, String image) {
         return new RunningSandbox(engine, image);
     }
 
-    ProbeTarget withAgentPassword(String password) {
+    public ProbeTarget withAgentPassword(String password) {
         Credentials c = new Credentials(credentials.adminUser(), credentials.adminPassword(), credentials.user(), password, credentials.database());
         return new ProbeTarget(target.endpoint(), c, target.running(), target.logTail());
     }

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.mongo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,13 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSecurityException;
 import com.mongodb.ServerAddress;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.RecordingExec;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.engine.UnknownNameException;
 import java.util.Map;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;

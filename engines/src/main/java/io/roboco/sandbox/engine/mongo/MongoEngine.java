@@ -1,6 +1,20 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.mongo;
 
 import com.mongodb.MongoCommandException;
+import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.Features;
+import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.Probes;
+import io.roboco.sandbox.engine.ReadinessProbe;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.engine.Urls;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

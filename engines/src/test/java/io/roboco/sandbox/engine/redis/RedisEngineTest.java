@@ -1,8 +1,16 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.RecordingExec;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.engine.UnknownNameException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

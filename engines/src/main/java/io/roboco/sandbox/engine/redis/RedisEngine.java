@@ -1,11 +1,28 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.redis;
 
+import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
+import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.Printable;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.Probes;
+import io.roboco.sandbox.engine.ReadinessProbe;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.engine.Urls;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -205,7 +222,7 @@ public final class RedisEngine implements Engine {
 
     // --- connections -------------------------------------------------------------------------
 
-    static void ping(ProbeTarget target, Login login) {
+    public static void ping(ProbeTarget target, Login login) {
         try (Jedis jedis = connect(target, login)) {
             String pong = jedis.ping();
             if (!"PONG".equals(pong)) {

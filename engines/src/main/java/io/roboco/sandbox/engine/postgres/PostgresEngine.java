@@ -1,5 +1,22 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.postgres;
 
+import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
+import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.Probes;
+import io.roboco.sandbox.engine.ReadinessProbe;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.engine.Urls;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -239,7 +256,7 @@ public final class PostgresEngine implements Engine {
 
     // --- connections -------------------------------------------------------------------------
 
-    static void selectOne(ProbeTarget target, Login login) throws SQLException {
+    public static void selectOne(ProbeTarget target, Login login) throws SQLException {
         try (Connection connection = connect(target, login); Statement statement = connection.createStatement()) {
             statement.execute("SELECT 1");
         }

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.mongo;
 
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
@@ -8,6 +8,11 @@ import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.connection.ClusterConnectionMode;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.ProbeTarget;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * rejects a password answers {@code AuthenticationFailed} instead, which is never retried
  * unauthenticated.
  */
-final class MongoSessions {
+public final class MongoSessions {
     private static final Logger LOG = LoggerFactory.getLogger(MongoEngine.class);
     static final int COMMAND_NOT_FOUND = 59;
     private static final AtomicBoolean WARNED = new AtomicBoolean();
@@ -31,7 +36,7 @@ final class MongoSessions {
     private MongoSessions() {
     }
 
-    static void ping(ProbeTarget target, Login login) {
+    public static void ping(ProbeTarget target, Login login) {
         run(target, login, login == Login.ADMIN ? "admin" : target.credentials().database(), new Document("ping", 1));
     }
 

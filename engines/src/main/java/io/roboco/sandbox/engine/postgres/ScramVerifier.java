@@ -1,5 +1,6 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.postgres;
 
+import io.roboco.sandbox.engine.SecretSource;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
