@@ -2,37 +2,33 @@
 #
 # build-images.sh [--force] [NAME...]
 #
-# Builds the local sandbox images (no container registry needed):
+# Builds the local sandbox images (no container registry needed); tags in scripts/lib/images.sh:
 #   roboco-sandbox/base:bookworm      debootstrap rootfs + packages, `docker import`ed
-#   roboco-sandbox/postgres:15        thin `docker build` FROM base (images/postgres/)
-#   roboco-sandbox/redis:7            thin `docker build` FROM base (images/redis/)
-#   roboco-sandbox/mongo-compat:1     thin `docker build` FROM base (images/mongo-compat/)
+#   roboco-sandbox/base:trixie        the same for trixie (Postgres 17 + pgvector)
+#   roboco-sandbox/postgres:15        thin `docker build` FROM base:bookworm (images/postgres/)
+#   roboco-sandbox/postgres:17        thin `docker build` FROM base:trixie (images/postgres/)
+#   roboco-sandbox/redis:7            thin `docker build` FROM base:bookworm (images/redis/)
+#   roboco-sandbox/mongo-compat:1     thin `docker build` FROM base:bookworm (images/mongo-compat/)
 #
 # An image is (re)built only when it is absent or its recipe changed. The recipe hash is
-# a sha256 over the files of images/<name>/ plus the base recipe (images/base/), stored
-# as the image label io.roboco.sandbox.recipe. --force rebuilds everything.
-# NAME restricts the thin images built (base is always ensured): postgres redis mongo-compat
+# a sha256 over its images/<dir>/ files, its build args and its suite's base recipe, stored
+# as the image label io.roboco.sandbox.recipe. --force rebuilds everything. NAME restricts
+# the thin images built (with only the bases they need): postgres postgres-17 redis mongo-compat
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/images.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/images.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 readonly LABEL=io.roboco.sandbox.recipe
-readonly BASE_IMAGE=roboco-sandbox/base:bookworm
 readonly SCRATCH="${ROBOCO_BUILD_DIR:-/var/tmp/roboco-sandbox-build}"
 readonly LOCK_FILE="${ROBOCO_BUILD_LOCK:-/var/lock/roboco-sandbox-images.lock}"
-# name -> image tag of the thin images, in build order.
-declare -A THIN_TAGS=(
-  [postgres]=roboco-sandbox/postgres:15
-  [redis]=roboco-sandbox/redis:7
-  [mongo-compat]=roboco-sandbox/mongo-compat:1
-)
-THIN_ORDER=(postgres redis mongo-compat)
 
 FORCE=""
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # --- recipe hashing ----------------------------------------------------------------------
 
@@ -43,11 +39,17 @@ dir_hash() {
      | xargs -0 -r sha256sum) | sha256sum | cut -c1-64
 }
 
-base_recipe_hash() { dir_hash images/base; }
+# base_recipe_hash SUITE: the rootfs script plus that suite's package list, so editing one
+# suite's list rebuilds only that suite's images.
+base_recipe_hash() {
+  { sha256sum < images/base/build-rootfs.sh; sha256sum < "images/base/packages-$1.list"; printf '%s\n' "$1"; } \
+    | sha256sum | cut -c1-64
+}
 
-# recipe_hash NAME: the thin image's own files plus the base recipe.
+# recipe_hash NAME: the thin image's own files, its build args and its base recipe.
 recipe_hash() {
-  printf '%s %s\n' "$(dir_hash "images/$1")" "$(base_recipe_hash)" | sha256sum | cut -c1-64
+  printf '%s %s %s\n' "$(dir_hash "images/${THIN_DIRS[$1]}")" "${THIN_ARGS[$1]}" \
+    "$(base_recipe_hash "${THIN_SUITES[$1]}")" | sha256sum | cut -c1-64
 }
 
 # image_recipe TAG: the recipe label of a local image, empty when the image is absent.
@@ -62,29 +64,31 @@ up_to_date() {
 
 # --- base image --------------------------------------------------------------------------
 
+# build_base SUITE: the Debian SUITE rootfs as roboco-sandbox/base:SUITE. The mirror is the
+# machine's own (bookworm's) apt mirror: it serves trixie too.
 build_base() {
-  local hash; hash="$(base_recipe_hash)"
-  if up_to_date "$BASE_IMAGE" "$hash"; then
-    step "$BASE_IMAGE is up to date (recipe ${hash:0:12})"
+  local suite="$1" tag="${BASE_TAGS[$1]}" hash; hash="$(base_recipe_hash "$1")"
+  if up_to_date "$tag" "$hash"; then
+    step "$tag is up to date (recipe ${hash:0:12})"
     return 0
   fi
   local t0 mirror rootfs; t0="$(now_s)"
-  step "building $BASE_IMAGE (recipe ${hash:0:12}) ..."
+  step "building $tag (recipe ${hash:0:12}) ..."
   mirror="$(debian_mirror)"
   rootfs="$SCRATCH/rootfs"
   clean_scratch
   mkdir -p "$SCRATCH"
-  as_root bash images/base/build-rootfs.sh "$rootfs" "$mirror"
+  as_root bash images/base/build-rootfs.sh "$rootfs" "$mirror" "$suite"
   info "importing rootfs ..."
   as_root tar --numeric-owner -C "$rootfs" -c . | docker import \
     --change "LABEL $LABEL=$hash" \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
     --change 'CMD ["bash"]' \
-    --message "roboco-sandbox base rootfs (recipe $hash)" \
-    - "$BASE_IMAGE" >/dev/null
+    --message "roboco-sandbox base rootfs $suite (recipe $hash)" \
+    - "$tag" >/dev/null
   clean_scratch
-  step "built $BASE_IMAGE in $(elapsed "$t0") ($(image_size "$BASE_IMAGE"))"
+  step "built $tag in $(elapsed "$t0") ($(image_size "$tag"))"
 }
 
 # Remove the scratch directory, never following mounts out of it.
@@ -106,7 +110,7 @@ image_size() {
 # prepare_context NAME DIR: fill the docker build context DIR for image NAME.
 prepare_context() {
   local name="$1" ctx="$2"
-  cp -a "images/$name/." "$ctx/"
+  cp -a "images/${THIN_DIRS[$name]}/." "$ctx/"
   rm -rf "$ctx/server"
   if [[ "$name" == mongo-compat ]]; then
     local pom=images/mongo-compat/server/pom.xml
@@ -135,8 +139,10 @@ build_thin() {
   ctx="$SCRATCH/context-$name"
   rm -rf "$ctx"; mkdir -p "$ctx"
   prepare_context "$name" "$ctx"
+  local args=(--build-arg "BASE_IMAGE=${BASE_TAGS[${THIN_SUITES[$name]}]}") kv
+  for kv in ${THIN_ARGS[$name]}; do args+=(--build-arg "$kv"); done
   # The legacy builder works offline FROM a local image (no pull is attempted).
-  if ! DOCKER_BUILDKIT=0 docker build --label "$LABEL=$hash" -t "$tag" "$ctx" >"$ctx.log" 2>&1; then
+  if ! DOCKER_BUILDKIT=0 docker build "${args[@]}" --label "$LABEL=$hash" -t "$tag" "$ctx" >"$ctx.log" 2>&1; then
     tail -n 30 "$ctx.log" >&2
     die "docker build of $tag failed"
   fi
@@ -173,8 +179,12 @@ main() {
   fi
 
   local t0; t0="$(now_s)"
-  build_base
-  local n
+  local n suite
+  declare -A suites=()
+  for n in "${names[@]}"; do suites[${THIN_SUITES[$n]}]=1; done
+  for suite in bookworm trixie; do
+    if [[ -n "${suites[$suite]:-}" ]]; then build_base "$suite"; fi
+  done
   for n in "${names[@]}"; do build_thin "$n"; done
   # Superseded (now untagged) versions of our images would only hold disk space.
   docker image prune -f --filter "label=$LABEL" >/dev/null 2>&1 || true

@@ -10,12 +10,14 @@ set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/images.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/images.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 RUNS="${1:-5}"
-PG_IMAGE=roboco-sandbox/postgres:15
-REDIS_IMAGE=roboco-sandbox/redis:7
-MONGO_IMAGE=roboco-sandbox/mongo-compat:1
+PG_IMAGE="${THIN_TAGS[postgres]}"
+REDIS_IMAGE="${THIN_TAGS[redis]}"
+MONGO_IMAGE="${THIN_TAGS[mongo-compat]}"
 REDISEARCH=/usr/lib/redis/modules/redisearch.so
 PW="pw-$RANDOM$RANDOM"
 FAILURES=0
@@ -98,8 +100,11 @@ time_starts() {
 }
 
 # --- checks ------------------------------------------------------------------------------
+# check_postgres MAJOR: the image of that major (POSTGRES_MAJOR_IMAGES); pgvector only on 17.
 check_postgres() {
-  step "postgres ($PG_IMAGE)"
+  local major="$1"
+  PG_IMAGE="${POSTGRES_MAJOR_IMAGES[$major]}"
+  step "postgres $major ($PG_IMAGE)"
   local port name=imgtest-pg; port="$(free_port)"
   start_pg "$name" "$port"
   if ! wait_until 30 pg_ready "$port"; then
@@ -111,7 +116,15 @@ check_postgres() {
   for ext in pg_trgm citext '"uuid-ossp"' postgis; do
     expect_ok "CREATE EXTENSION $ext" pg_sql "$port" "CREATE EXTENSION $ext"
   done
-  expect_fail "CREATE EXTENSION vector is unavailable (expected)" pg_sql "$port" 'CREATE EXTENSION vector'
+  if [[ "$(pg_sql "$port" 'SHOW server_version_num' 2>/dev/null)" == "$major"* ]]; then ok "server major is $major"
+  else fail "server major is $major"; fi
+  if [[ "$major" -ge 17 ]]; then
+    expect_ok "CREATE EXTENSION vector + a <-> query" pg_sql "$port" \
+      "CREATE EXTENSION vector; CREATE TABLE v (e vector(3)); INSERT INTO v VALUES ('[1,2,3]'); SELECT e <-> '[1,2,2]' FROM v"
+  else
+    expect_fail "CREATE EXTENSION vector is unavailable (expected)" pg_sql "$port" 'CREATE EXTENSION vector'
+  fi
+  expect_ok "pg_dump of the same major in the image" bash -c "docker exec $name pg_dump --version | grep -q ' $major\.'"
   expect_ok "docker exec psql (PATH)" docker exec "$name" psql -U app -d appdb -p "$port" -h /var/run/postgresql -Atqc 'SELECT 1'
   expect_ok "server runs as postgres" bash -c "docker exec $name ps -o user= -p 1 | grep -qx postgres"
   if docker logs "$name" 2>&1 | grep -qF "$PW"; then fail "password leaked into the log"; else ok "password not in the log"; fi
@@ -161,7 +174,8 @@ check_mongo() {
 }
 
 cleanup
-check_postgres
+check_postgres 15
+check_postgres 17
 check_redis
 check_mongo
 if (( FAILURES > 0 )); then die "$FAILURES check(s) failed"; fi

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 #
-# build-rootfs.sh ROOTFS_DIR MIRROR_URI
+# build-rootfs.sh ROOTFS_DIR MIRROR_URI [SUITE]
 #
-# Builds the Debian bookworm root filesystem behind roboco-sandbox/base:bookworm:
-# debootstrap (minbase) + the packages in packages.list, then slims it. Called by
-# scripts/build-images.sh, which imports the directory with `docker import`.
-# Part of the base recipe: editing this file rebuilds all images.
+# Builds the Debian root filesystem behind roboco-sandbox/base:SUITE (default bookworm;
+# trixie for the Postgres 17 image): debootstrap (minbase) + the packages in
+# packages-SUITE.list, then slims it. Called by scripts/build-images.sh, which imports the
+# directory with `docker import`. Part of every base recipe: editing this file rebuilds all
+# images; editing one packages-SUITE.list rebuilds that suite's images only.
 set -euo pipefail
 
 ROOTFS="${1:?usage: build-rootfs.sh ROOTFS_DIR MIRROR_URI}"
 MIRROR="${2:?usage: build-rootfs.sh ROOTFS_DIR MIRROR_URI}"
-SUITE=bookworm
+SUITE="${3:-bookworm}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PACKAGE_LIST="$HERE/packages-$SUITE.list"
+[[ -r "$PACKAGE_LIST" ]] || { echo "no package list for suite '$SUITE' ($PACKAGE_LIST)" >&2; exit 2; }
 
-log() { printf '    [base] %s\n' "$*"; }
+log() { printf '    [base:%s] %s\n' "$SUITE" "$*"; }
 now() { date +%s.%N; }
 since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.1fs", e - s }'; }
 
@@ -74,7 +77,7 @@ mount --bind /dev/pts "$ROOTFS/dev/pts" 2>/dev/null || true
 cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf" 2>/dev/null || true
 
 # --- 3. packages ------------------------------------------------------------------------
-mapfile -t PACKAGES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$HERE/packages.list")
+mapfile -t PACKAGES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PACKAGE_LIST")
 t=$(now)
 log "apt-get install ${PACKAGES[*]} ..."
 {
@@ -98,8 +101,8 @@ rm -rf "$ROOTFS"/usr/share/man/* "$ROOTFS"/usr/share/info/* "$ROOTFS"/usr/share/
        "$ROOTFS"/usr/share/lintian "$ROOTFS"/usr/share/i18n
 # Postgres JIT: LLVM alone is ~110 MB and JIT only slows short test queries. Postgres
 # checks for llvmjit.so at first use and silently disables JIT when it is absent.
-rm -rf "$ROOTFS"/usr/lib/postgresql/15/lib/llvmjit*.so "$ROOTFS"/usr/lib/postgresql/15/lib/bitcode \
-       "$ROOTFS"/usr/lib/x86_64-linux-gnu/libLLVM-*.so*
+rm -rf "$ROOTFS"/usr/lib/postgresql/*/lib/llvmjit*.so "$ROOTFS"/usr/lib/postgresql/*/lib/bitcode \
+       "$ROOTFS"/usr/lib/x86_64-linux-gnu/libLLVM-*.so* "$ROOTFS"/usr/lib/x86_64-linux-gnu/libLLVM.so*
 # resolv.conf / hostname are provided by Docker at run time.
 : >"$ROOTFS/etc/resolv.conf"
 printf 'localhost\n' >"$ROOTFS/etc/hostname"

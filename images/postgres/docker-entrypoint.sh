@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# Entrypoint of roboco-sandbox/postgres:15, compatible with the official postgres image:
+# Entrypoint of roboco-sandbox/postgres:{15,17}, compatible with the official postgres image:
 #   POSTGRES_PASSWORD          required unless POSTGRES_HOST_AUTH_METHOD=trust
 #   POSTGRES_USER              superuser name (default postgres)
 #   POSTGRES_DB                database created at init (default = POSTGRES_USER)

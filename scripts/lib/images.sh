@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# shellcheck shell=bash
+#
+# The one table of local image tags (source it). scripts/build-images.sh builds from it and
+# the other scripts read tags from it; Java code names the same tags (LocalImages in the
+# tests, the bench, run.sh's defaults): change a tag here and grep for the old one.
+#
+# A base image is a Debian rootfs per suite (images/base/, packages-SUITE.list); a thin
+# image is a `docker build` of images/DIR FROM its suite's base, with build args.
+
+if [[ -n "${_ROBOCO_IMAGES_SOURCED:-}" ]]; then return 0; fi
+_ROBOCO_IMAGES_SOURCED=1
+
+# suite -> base image tag
+declare -A BASE_TAGS=(
+  [bookworm]=roboco-sandbox/base:bookworm
+  [trixie]=roboco-sandbox/base:trixie
+)
+
+# thin image name -> tag
+declare -A THIN_TAGS=(
+  [postgres]=roboco-sandbox/postgres:15
+  [postgres-17]=roboco-sandbox/postgres:17
+  [redis]=roboco-sandbox/redis:7
+  [mongo-compat]=roboco-sandbox/mongo-compat:1
+)
+# thin image name -> recipe directory under images/
+declare -A THIN_DIRS=(
+  [postgres]=postgres
+  [postgres-17]=postgres
+  [redis]=redis
+  [mongo-compat]=mongo-compat
+)
+# thin image name -> base suite
+declare -A THIN_SUITES=(
+  [postgres]=bookworm
+  [postgres-17]=trixie
+  [redis]=bookworm
+  [mongo-compat]=bookworm
+)
+# thin image name -> docker build args (space separated KEY=VALUE; BASE_IMAGE is added)
+declare -A THIN_ARGS=(
+  [postgres]="PG_MAJOR=15"
+  [postgres-17]="PG_MAJOR=17"
+  [redis]=""
+  [mongo-compat]=""
+)
+# build order (and the default set)
+THIN_ORDER=(postgres postgres-17 redis mongo-compat)
+
+# Postgres major -> local image (the engine's test/dev images per major).
+declare -A POSTGRES_MAJOR_IMAGES=(
+  [15]="${THIN_TAGS[postgres]}"
+  [17]="${THIN_TAGS[postgres-17]}"
+)
