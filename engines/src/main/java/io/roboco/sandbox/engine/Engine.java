@@ -1,6 +1,8 @@
 package io.roboco.sandbox.engine;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,6 +22,34 @@ public interface Engine {
 
     /** Production default image, e.g. {@code postgres:16-alpine}. Overridable per engine. */
     String defaultImage();
+
+    /**
+     * Majors a project may pick with {@code sandbox_versions}, oldest first, e.g. {@code [15, 16, 17]}; empty when
+     * the engine offers no choice (the configured image is the only one).
+     */
+    default List<String> majors() {
+        return List.of();
+    }
+
+    /** The production image of one of {@link #majors()}, e.g. {@code postgres:17-alpine}. Overridable per major. */
+    default String defaultImage(String major) {
+        throw new UnknownNameException(name() + " has no major '" + Printable.of(major) + "'; known: "
+                + (majors().isEmpty() ? "none (configure the image instead)" : String.join(", ", majors())));
+    }
+
+    /** The major {@code image} runs, when its reference says so in a naming the engine knows; empty otherwise. */
+    default Optional<String> majorOf(String image) {
+        return Optional.empty();
+    }
+
+    /**
+     * The allowlisted features {@code image} carries, as far as the engine knows that image: always a subset of
+     * {@link #features()} (an image never widens the allowlist). An image the engine does not know gets the whole
+     * allowlist, and activation is then the check ({@link FeatureUnavailableException}).
+     */
+    default Set<String> imageFeatures(String image) {
+        return features();
+    }
 
     /** Port the service listens on inside a named network. */
     int defaultPort();

@@ -185,6 +185,12 @@ public final class SandboxManager implements AutoCloseable {
             evict(entry);
             return null;
         }
+        String moved = movedImage(request, entry);
+        if (moved != null) {
+            log.info("agent {}'s project {} now runs {}; replacing its sandbox", request.agent(), request.project().id(), moved);
+            evict(entry);
+            return null;
+        }
         long t0 = System.nanoTime();
         boolean live = sets.allLive(entry.services().values());
         if (log.isDebugEnabled()) {
@@ -199,6 +205,18 @@ public final class SandboxManager implements AutoCloseable {
         return entry;
     }
 
+
+    /** The image a cached service should run now but does not (the project's major or the server's image changed), or null. */
+    private String movedImage(EnsureRequest request, AgentSandbox entry) {
+        for (ServiceInstance instance : entry.services().values()) {
+            String wanted = provisioner.settings().choose(registry.require(instance.service()),
+                    request.project().versionFor(instance.service())).image();
+            if (!wanted.equals(instance.image())) {
+                return instance.service() + " image " + wanted;
+            }
+        }
+        return null;
+    }
 
     private void evict(AgentSandbox entry) throws InterruptedException {
         cache.remove(entry.agent(), entry);

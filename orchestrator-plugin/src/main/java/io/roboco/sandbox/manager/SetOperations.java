@@ -3,6 +3,7 @@ package io.roboco.sandbox.manager;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.WarmPool;
+import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
@@ -57,11 +58,12 @@ final class SetOperations implements AutoCloseable {
         for (String service : services) {
             Engine engine = registry.require(service);
             Set<String> features = request.featuresFor(service);
+            ImageChoice choice = provisioner.settings().choose(engine, request.project().versionFor(service));
             futures.put(service, CompletableFuture.supplyAsync(() -> {
                 try {
-                    ServiceInstance instance = pool == null ? null : pool.claim(engine, request.agent(), features).orElse(null);
+                    ServiceInstance instance = pool == null ? null : pool.claim(engine, choice, request.agent(), features).orElse(null);
                     if (instance == null) {
-                        instance = provisioner.provision(engine, request.agent(), request.project().id(), features);
+                        instance = provisioner.provision(engine, choice, request.agent(), request.project().id(), features);
                     }
                     ready.accept(instance.containerId());
                     return instance;

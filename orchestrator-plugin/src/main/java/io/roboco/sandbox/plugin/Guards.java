@@ -3,12 +3,16 @@ package io.roboco.sandbox.plugin;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.Printable;
+import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.provision.ImageChoice;
+import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -17,9 +21,11 @@ import java.util.TreeSet;
  */
 final class Guards {
     private final EngineRegistry registry;
+    private final ProvisionSettings images;
 
-    Guards(EngineRegistry registry) {
+    Guards(EngineRegistry registry, ProvisionSettings images) {
         this.registry = registry;
+        this.images = images;
     }
 
     /** 1. The feature flag. */
@@ -72,7 +78,45 @@ final class Guards {
                 }
             }
         }
+        return offered(project, features);
+    }
+
+    /**
+     * 4, continued. The image of the project's major for each service offers every feature asked for (per call and
+     * standing): an allowlisted feature the image lacks is refused before anything starts, naming the majors whose
+     * images offer it.
+     */
+    Optional<String> offered(Project project, Map<String, List<String>> perCall) {
+        for (String service : project.services()) {
+            Engine engine = registry.find(service).orElse(null);
+            if (engine == null) {
+                continue;
+            }
+            ImageChoice choice;
+            try {
+                choice = images.choose(engine, project.versionFor(service));
+            } catch (UnknownNameException e) {
+                return Optional.of("project '" + project.id() + "''s sandbox_versions: " + e.getMessage());
+            }
+            Set<String> wanted = new TreeSet<>(project.extensionsFor(service));
+            wanted.addAll(perCall.getOrDefault(service, List.of()));
+            for (String feature : wanted) {
+                if (engine.features().contains(feature) && !choice.features().contains(feature)) {
+                    return Optional.of(notOffered(engine, choice, feature));
+                }
+            }
+        }
         return Optional.empty();
+    }
+
+    private String notOffered(Engine engine, ImageChoice choice, String feature) {
+        List<String> majors = images.majorsOffering(engine, feature);
+        String where = choice.major().isEmpty() ? "the server's " + engine.name() + " image " + choice.image()
+                : engine.displayName() + " " + choice.major() + " (image " + choice.image() + ")";
+        String fix = majors.isEmpty() ? "no configured " + engine.name() + " major offers it; an operator can configure an image that ships it"
+                : "offered by " + engine.name() + " " + String.join(", ", majors) + "; set the project's sandbox_versions to {\""
+                + engine.name() + "\":\"" + majors.get(majors.size() - 1) + "\"}";
+        return engine.name() + " " + featureWord(engine) + " '" + feature + "' is not available in " + where + "; " + fix;
     }
 
     /** 5. The orchestrator handle is available. Retryable. */

@@ -52,7 +52,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.flagEffective = flagEffective;
         this.handle = handle;
         this.clock = clock;
-        this.guards = new Guards(registry);
+        this.guards = new Guards(registry, manager.provisioner().settings());
     }
 
     /**

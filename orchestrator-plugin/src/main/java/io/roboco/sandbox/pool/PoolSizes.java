@@ -4,18 +4,20 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * How many ready containers the warm pool keeps per engine name. Engines not named keep none; all zero
- * (the production default) means no pool at all.
+ * How many ready containers the warm pool keeps per engine, and per engine major: key {@code postgres} is the
+ * engine's configured default image, {@code postgres:17} the image of major 17 (a project with
+ * {@code sandbox_versions {"postgres":"17"}} claims from it). Engines not named keep none; all zero (the
+ * production default) means no pool at all.
  */
 public record PoolSizes(Map<String, Integer> sizes) {
-    /** Upper bound per engine: each idle container holds up to the sandbox memory cap. */
+    /** Upper bound per key: each idle container holds up to the sandbox memory cap. */
     public static final int MAX_PER_ENGINE = 16;
 
     public PoolSizes {
         sizes = Map.copyOf(new TreeMap<>(sizes));
-        sizes.forEach((engine, size) -> {
+        sizes.forEach((key, size) -> {
             if (size == null || size < 0 || size > MAX_PER_ENGINE) {
-                throw new IllegalArgumentException("warm pool size for " + engine + " must be 0-" + MAX_PER_ENGINE + ", was " + size);
+                throw new IllegalArgumentException("warm pool size for " + key + " must be 0-" + MAX_PER_ENGINE + ", was " + size);
             }
         });
     }
@@ -24,11 +26,24 @@ public record PoolSizes(Map<String, Integer> sizes) {
         return new PoolSizes(Map.of());
     }
 
-    public int sizeFor(String engine) {
-        return sizes.getOrDefault(engine, 0);
+    /** The size for a key: {@code engine} or {@code engine:major}. */
+    public int sizeFor(String key) {
+        return sizes.getOrDefault(key, 0);
     }
 
     public boolean enabled() {
         return sizes.values().stream().anyMatch(size -> size > 0);
+    }
+
+    /** The engine name of a key ({@code postgres:17} → {@code postgres}). */
+    public static String engineOf(String key) {
+        int colon = key.indexOf(':');
+        return colon < 0 ? key : key.substring(0, colon);
+    }
+
+    /** The major of a key ({@code postgres:17} → {@code 17}; {@code postgres} → empty: the default image). */
+    public static String majorOf(String key) {
+        int colon = key.indexOf(':');
+        return colon < 0 ? "" : key.substring(colon + 1);
     }
 }

@@ -3,6 +3,7 @@ package io.roboco.sandbox.pool;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
@@ -25,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Per-engine pools of started, ready containers that hold no agent credential. A claim takes one and
+ * Per-image pools (one per engine major a size names, see {@link PoolSizes}) of started, ready containers that hold no agent credential. A claim takes one and
  * makes the agent's user (and database) in it right then ({@link ServiceProvisioner#claim}), so no two
  * agents share a credential and nothing of the pool's own setup reaches an agent; the pool refills in
  * the background, one container at a time per engine, and a claim never waits for a refill (an empty
@@ -48,6 +49,9 @@ public final class WarmPool implements AutoCloseable {
     private record Pooled(ServiceInstance instance, ClaimSession session) {
     }
 
+    /** Per pool key ({@link ImageChoice#poolKey}): what the pool keeps, its ready containers, its start in progress. */
+    private final Map<String, ImageChoice> choices = new ConcurrentHashMap<>();
+    private final Map<String, Integer> targets = new ConcurrentHashMap<>();
     private final Map<String, ConcurrentLinkedDeque<Pooled>> idle = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
     /** Every container this pool answers for until a claim hands it over: idle and being claimed. */
@@ -64,22 +68,23 @@ public final class WarmPool implements AutoCloseable {
 
     /** With an injected refill executor (tests); the pool shuts it down on {@link #close}. */
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes, ScheduledExecutorService refiller) {
-        for (String engine : sizes.sizes().keySet()) {
-            registry.require(engine);
-        }
         this.registry = registry;
         this.provisioner = provisioner;
         this.sizes = sizes;
         this.refiller = refiller;
-        for (Engine engine : registry.all()) {
-            idle.put(engine.name(), new ConcurrentLinkedDeque<>());
-            starting.put(engine.name(), new AtomicInteger());
-        }
+        sizes.sizes().forEach((key, size) -> {
+            Engine engine = registry.require(PoolSizes.engineOf(key));
+            ImageChoice choice = provisioner.settings().choose(engine, PoolSizes.majorOf(key));
+            choices.put(choice.poolKey(), choice);
+            targets.merge(choice.poolKey(), size, Math::max);
+            idle.put(choice.poolKey(), new ConcurrentLinkedDeque<>());
+            starting.put(choice.poolKey(), new AtomicInteger());
+        });
     }
 
-    /** Begins filling every engine's pool in the background. */
+    /** Begins filling every pool in the background. */
     public WarmPool start() {
-        registry.all().forEach(engine -> refill(engine.name()));
+        choices.keySet().forEach(this::refill);
         return this;
     }
 
@@ -91,7 +96,14 @@ public final class WarmPool implements AutoCloseable {
      * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
      */
     public Optional<ServiceInstance> claim(Engine engine, String agent, Collection<String> features) throws ProvisionException {
-        ConcurrentLinkedDeque<Pooled> ready = idle.get(engine.name());
+        return claim(engine, provisioner.settings().choose(engine, null), agent, features);
+    }
+
+    /** {@link #claim(Engine, String, Collection)} from the pool of the image {@code choice} names (empty when none is kept). */
+    public Optional<ServiceInstance> claim(Engine engine, ImageChoice choice, String agent, Collection<String> features)
+            throws ProvisionException {
+        String key = choice.poolKey();
+        ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
         Pooled taken = ready == null || closed.get() ? null : ready.pollFirst();
         if (taken == null) {
             return Optional.empty();
@@ -108,7 +120,7 @@ public final class WarmPool implements AutoCloseable {
             return Optional.empty();
         } finally {
             owned.remove(pooled.containerId());
-            refill(engine.name());
+            refill(key);
         }
     }
 
@@ -117,9 +129,13 @@ public final class WarmPool implements AutoCloseable {
         return Set.copyOf(owned);
     }
 
-    /** Ready, unclaimed containers of one engine right now. */
-    public int idle(String engine) {
-        ConcurrentLinkedDeque<Pooled> ready = idle.get(engine);
+    /** Ready, unclaimed containers of one pool size key ({@code postgres}, {@code postgres:17}) right now. */
+    public int idle(String key) {
+        Engine engine = registry.find(PoolSizes.engineOf(key)).orElse(null);
+        if (engine == null) {
+            return 0;
+        }
+        ConcurrentLinkedDeque<Pooled> ready = idle.get(provisioner.settings().choose(engine, PoolSizes.majorOf(key)).poolKey());
         return ready == null ? 0 : ready.size();
     }
 
@@ -152,28 +168,30 @@ public final class WarmPool implements AutoCloseable {
 
     // --- refill ----------------------------------------------------------------------------------
 
-    /** Starts containers until idle + starting reaches the pool size; one start at a time per engine. */
-    private void refill(String engine) {
+    /** Starts containers until idle + starting reaches the pool's size; one start at a time per pool. */
+    private void refill(String key) {
         if (closed.get()) {
             return;
         }
-        int target = sizes.sizeFor(engine);
-        AtomicInteger inProgress = starting.get(engine);
-        if (target == 0 || inProgress == null || idle(engine) + inProgress.get() >= target || !inProgress.compareAndSet(0, 1)) {
+        int target = targets.getOrDefault(key, 0);
+        AtomicInteger inProgress = starting.get(key);
+        if (target == 0 || inProgress == null || idle.get(key).size() + inProgress.get() >= target || !inProgress.compareAndSet(0, 1)) {
             return;
         }
-        submit(() -> startOne(engine), Duration.ZERO, inProgress);
+        submit(() -> startOne(key), Duration.ZERO, inProgress);
     }
 
-    private void startOne(String engine) {
-        AtomicInteger inProgress = starting.get(engine);
+    private void startOne(String key) {
+        AtomicInteger inProgress = starting.get(key);
+        ImageChoice choice = choices.get(key);
+        Engine engine = registry.require(choice.engine());
         ServiceInstance instance;
         try {
-            instance = provisioner.startPooled(registry.require(engine));
+            instance = provisioner.startPooled(engine, choice);
         } catch (ProvisionException | RuntimeException e) {
-            log.warn("warm pool could not start a {} container ({}); retrying in {} s", engine, e.getMessage(),
+            log.warn("warm pool could not start a {} container ({}); retrying in {} s", choice.describe(), e.getMessage(),
                     RETRY_AFTER_FAILURE.toSeconds());
-            submit(() -> startOne(engine), RETRY_AFTER_FAILURE, inProgress);
+            submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
             return;
         }
         owned.add(instance.containerId());
@@ -183,9 +201,9 @@ public final class WarmPool implements AutoCloseable {
             owned.remove(instance.containerId());
             return;
         }
-        idle.get(engine).addLast(new Pooled(instance, provisioner.openClaimSession(registry.require(engine), instance)));
+        idle.get(key).addLast(new Pooled(instance, provisioner.openClaimSession(engine, instance)));
         inProgress.set(0);
-        refill(engine);
+        refill(key);
     }
 
     private void submit(Runnable task, Duration delay, AtomicInteger inProgress) {

@@ -1,18 +1,26 @@
 package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.Printable;
+import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * How sandboxes are started, validated once and then read-only.
  *
  * @param instanceId  this plugin instance's stable id (label {@code roboco.sandbox.instance})
  * @param images      image per engine name; an engine not named here uses its production default
+ * @param majorImages image per engine name and major ({@code postgres -> 17 -> postgres:17-alpine}); a major not
+ *                    named here uses the default image when that runs the same major, else the engine's production
+ *                    image of that major
  * @param network     host mode (127.0.0.1, free port) or a named Docker network
  * @param limits      memory / CPU / pids / tmpfs caps (default 512 MB, 1 CPU)
  * @param readyTimeout bound on waiting for one service to become ready (default 30 s)
@@ -22,14 +30,17 @@ import java.util.Objects;
  *                    together all share the CPU and all finish last; admitted a few at a time, the first are
  *                    ready in a second and the storm of readiness probes does not starve the daemon.
  */
-public record ProvisionSettings(String instanceId, Map<String, String> images, NetworkMode network, Limits limits,
-                                Duration readyTimeout, Duration pollGap, int concurrentStarts) {
+public record ProvisionSettings(String instanceId, Map<String, String> images, Map<String, Map<String, String>> majorImages,
+                                NetworkMode network, Limits limits, Duration readyTimeout, Duration pollGap, int concurrentStarts) {
     public ProvisionSettings {
         Objects.requireNonNull(instanceId, "instanceId");
         if (!instanceId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
             throw new IllegalArgumentException("instance id '" + instanceId + "' must be 1-64 letters, digits, '.', '_' or '-'");
         }
         images = Map.copyOf(images);
+        Map<String, Map<String, String>> majors = new TreeMap<>();
+        majorImages.forEach((engine, byMajor) -> majors.put(engine, Map.copyOf(byMajor)));
+        majorImages = Map.copyOf(majors);
         Objects.requireNonNull(network, "network");
         Objects.requireNonNull(limits, "limits");
         if (readyTimeout.isNegative() || readyTimeout.isZero()) {
@@ -44,27 +55,66 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, N
     }
 
     public static ProvisionSettings defaults(String instanceId) {
-        return new ProvisionSettings(instanceId, Map.of(), NetworkMode.host(), Limits.sandboxDefaults(),
+        return new ProvisionSettings(instanceId, Map.of(), Map.of(), NetworkMode.host(), Limits.sandboxDefaults(),
                 Duration.ofSeconds(30), Duration.ofMillis(25), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
+    /** The server's configured default image of {@code engine}. */
     public String imageFor(Engine engine) {
         return images.getOrDefault(engine.name(), engine.defaultImage());
     }
 
+    /**
+     * The image for {@code engine} at {@code major} (null or empty: the configured default image), with the major it
+     * runs and the allowlisted features it offers.
+     *
+     * @throws UnknownNameException when the engine has no such major; the message lists the known ones
+     */
+    public ImageChoice choose(Engine engine, String major) {
+        String fallback = imageFor(engine);
+        if (major == null || major.isEmpty()) {
+            return new ImageChoice(engine.name(), "", engine.majorOf(fallback).orElse(""), fallback, engine.imageFeatures(fallback));
+        }
+        if (!engine.majors().contains(major)) {
+            throw new UnknownNameException(engine.name() + " has no major '" + Printable.of(major) + "'; known: "
+                    + (engine.majors().isEmpty() ? "none (the server's configured image is the only one)" : String.join(", ", engine.majors())));
+        }
+        String image = majorImages.getOrDefault(engine.name(), Map.of()).get(major);
+        if (image == null) {
+            image = major.equals(engine.majorOf(fallback).orElse(null)) ? fallback : engine.defaultImage(major);
+        }
+        return new ImageChoice(engine.name(), major, major, image, engine.imageFeatures(image));
+    }
+
+    /** Every major of {@code engine} whose image offers {@code feature}, oldest first. */
+    public List<String> majorsOffering(Engine engine, String feature) {
+        List<String> offering = new ArrayList<>();
+        for (String major : engine.majors()) {
+            if (choose(engine, major).features().contains(feature)) {
+                offering.add(major);
+            }
+        }
+        return offering;
+    }
+
     public ProvisionSettings withImages(Map<String, String> newImages) {
-        return new ProvisionSettings(instanceId, newImages, network, limits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, newImages, majorImages, network, limits, readyTimeout, pollGap, concurrentStarts);
+    }
+
+    /** Images per engine and major, e.g. {@code {postgres={17=roboco-sandbox/postgres:17}}}. */
+    public ProvisionSettings withMajorImages(Map<String, Map<String, String>> newMajorImages) {
+        return new ProvisionSettings(instanceId, images, newMajorImages, network, limits, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withNetwork(NetworkMode newNetwork) {
-        return new ProvisionSettings(instanceId, images, newNetwork, limits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, images, majorImages, newNetwork, limits, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withConcurrentStarts(int starts) {
-        return new ProvisionSettings(instanceId, images, network, limits, readyTimeout, pollGap, starts);
+        return new ProvisionSettings(instanceId, images, majorImages, network, limits, readyTimeout, pollGap, starts);
     }
 
     public ProvisionSettings withReadyTimeout(Duration timeout) {
-        return new ProvisionSettings(instanceId, images, network, limits, timeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, images, majorImages, network, limits, timeout, pollGap, concurrentStarts);
     }
 }

@@ -15,6 +15,8 @@ public final class SandboxLabels {
     public static final String PROJECT = "roboco.sandbox.project";
     public static final String INSTANCE = "roboco.sandbox.instance";
     public static final String CREATED = "roboco.sandbox.created";
+    /** The Postgres (or other engine's) major the container runs, when its image says. */
+    public static final String MAJOR = "roboco.sandbox.major";
     /** Present (value 1) on warm-pool containers not yet claimed by an agent. */
     public static final String POOL = "roboco.sandbox.pool";
 

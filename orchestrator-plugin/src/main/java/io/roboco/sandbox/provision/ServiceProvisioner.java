@@ -76,16 +76,22 @@ public final class ServiceProvisioner {
      * The container stays {@linkplain #inFlight() in flight} until the caller {@linkplain #settle settles} it.
      */
     public ServiceInstance provision(Engine engine, String agent, String project, Collection<String> features) throws ProvisionException {
+        return provision(engine, settings.choose(engine, null), agent, project, features);
+    }
+
+    /** {@link #provision(Engine, String, String, Collection)} on the image {@code choice} names (a project's major). */
+    public ServiceInstance provision(Engine engine, ImageChoice choice, String agent, String project, Collection<String> features)
+            throws ProvisionException {
         requireAllowed(engine, features);
         long t0 = System.nanoTime();
-        Started s = startReady(engine, agent, project, false);
+        Started s = startReady(engine, choice, agent, project, false);
         long ready = System.nanoTime();
         try {
             engine.prepareAgent(s.target());
             long prepared = System.nanoTime();
             activateAll(engine, s.container().id(), s.credentials(), s.image(), features);
             ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
-                    s.endpoint(), s.credentials(), Set.copyOf(features), s.created());
+                    s.endpoint(), s.credentials(), Set.copyOf(features), s.created(), choice.major());
             sessions.openLater(engine, instance);
             if (log.isDebugEnabled()) {
                 log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
@@ -102,11 +108,16 @@ public final class ServiceProvisioner {
      * project {@value #POOL_OWNER}, its admin credential only (no agent user exists in it). In flight until settled.
      */
     public ServiceInstance startPooled(Engine engine) throws ProvisionException {
+        return startPooled(engine, settings.choose(engine, null));
+    }
+
+    /** {@link #startPooled(Engine)} on the image {@code choice} names: the pool keeps containers per image (per major). */
+    public ServiceInstance startPooled(Engine engine, ImageChoice choice) throws ProvisionException {
         long t0 = System.nanoTime();
-        Started s = startReady(engine, POOL_OWNER, POOL_OWNER, true);
+        Started s = startReady(engine, choice, POOL_OWNER, POOL_OWNER, true);
         log.debug("{} pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
         return new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(), s.endpoint(),
-                s.credentials(), Set.of(), s.created());
+                s.credentials(), Set.of(), s.created(), choice.major());
     }
 
     /**
@@ -154,7 +165,7 @@ public final class ServiceProvisioner {
             long prepared = System.nanoTime();
             activateAll(engine, id, credentials, pooled.image(), features);
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
-                    pooled.endpoint(), credentials, Set.copyOf(features), clock.instant());
+                    pooled.endpoint(), credentials, Set.copyOf(features), clock.instant(), pooled.major());
             sessions.openLater(engine, instance);
             log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
                     pooled.containerName(), agent, ms(t0, prepared), ms(prepared, System.nanoTime()));
@@ -258,8 +269,9 @@ public final class ServiceProvisioner {
                            ProbeTarget target, Instant created, long startedAt) {
     }
 
-    private Started startReady(Engine engine, String agent, String project, boolean pool) throws ProvisionException {
-        String image = settings.imageFor(engine);
+    private Started startReady(Engine engine, ImageChoice choice, String agent, String project, boolean pool)
+            throws ProvisionException {
+        String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
         int port = hostMode ? ports.next() : engine.defaultPort();
@@ -268,6 +280,9 @@ public final class ServiceProvisioner {
         Instant created = clock.instant();
         Map<String, String> labels = new LinkedHashMap<>(
                 SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
+        if (!choice.major().isEmpty()) {
+            labels.put(SandboxLabels.MAJOR, choice.major());
+        }
         if (pool) {
             labels.put(SandboxLabels.POOL, "1");
         }

@@ -10,8 +10,11 @@ import java.util.TreeMap;
  *
  * @param services   opted-in engine names, e.g. {@code [postgres, redis]}
  * @param extensions the standing feature set per engine, e.g. {@code {postgres=[pg_trgm]}}
+ * @param versions   the major per engine, e.g. {@code {postgres=17}}; an engine not named runs the server's
+ *                   configured image
  */
-public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions) {
+public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
+                      Map<String, String> versions) {
     public Project {
         Objects.requireNonNull(id, "id");
         name = name == null || name.isBlank() ? id : name;
@@ -21,6 +24,12 @@ public record Project(String id, String name, List<String> services, Map<String,
             extensions.forEach((k, v) -> copy.put(k, List.copyOf(v)));
         }
         extensions = Map.copyOf(copy);
+        versions = versions == null ? Map.of() : Map.copyOf(new TreeMap<>(versions));
+    }
+
+    /** A project on the server's configured images. */
+    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions) {
+        this(id, name, services, extensions, Map.of());
     }
 
     public boolean optedIn() {
@@ -29,5 +38,14 @@ public record Project(String id, String name, List<String> services, Map<String,
 
     public List<String> extensionsFor(String service) {
         return extensions.getOrDefault(service, List.of());
+    }
+
+    /** The major picked for {@code service}, or empty for the server's configured image. */
+    public String versionFor(String service) {
+        return versions.getOrDefault(service, "");
+    }
+
+    public Project withVersions(Map<String, String> newVersions) {
+        return new Project(id, name, services, extensions, newVersions);
     }
 }

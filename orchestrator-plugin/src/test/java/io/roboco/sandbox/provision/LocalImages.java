@@ -13,6 +13,9 @@ public final class LocalImages {
             "postgres", "roboco-sandbox/postgres:15",
             "redis", "roboco-sandbox/redis:7",
             "mongo", "roboco-sandbox/mongo-compat:1");
+    /** The local image per Postgres major (scripts/lib/images.sh holds the same table). */
+    public static final Map<String, Map<String, String>> MAJOR_IMAGES = Map.of(
+            "postgres", Map.of("15", "roboco-sandbox/postgres:15", "17", "roboco-sandbox/postgres:17"));
 
     private LocalImages() {
     }
@@ -21,7 +24,9 @@ public final class LocalImages {
     public static ContainerRuntime requireDockerAndImages() {
         ContainerRuntime runtime = DockerContainerRuntime.connect();
         runtime.ping();
-        for (String image : IMAGES.values()) {
+        java.util.Set<String> all = new java.util.TreeSet<>(IMAGES.values());
+        MAJOR_IMAGES.values().forEach(byMajor -> all.addAll(byMajor.values()));
+        for (String image : all) {
             if (!imageExists(image)) {
                 throw new IllegalStateException("image " + image + " is missing; run ./scripts/test.sh (or ./scripts/build-images.sh), which builds it");
             }

@@ -25,6 +25,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 
@@ -58,6 +59,29 @@ public final class PostgresEngine implements Engine {
     @Override
     public String defaultImage() {
         return "postgres:16-alpine";
+    }
+
+    @Override
+    public List<String> majors() {
+        return PostgresImages.MAJORS;
+    }
+
+    @Override
+    public String defaultImage(String major) {
+        if (!PostgresImages.MAJORS.contains(major)) {
+            return Engine.super.defaultImage(major);
+        }
+        return PostgresImages.productionImage(major);
+    }
+
+    @Override
+    public Optional<String> majorOf(String image) {
+        return PostgresImages.majorOf(image);
+    }
+
+    @Override
+    public Set<String> imageFeatures(String image) {
+        return PostgresImages.features(image, FEATURES);
     }
 
     @Override
