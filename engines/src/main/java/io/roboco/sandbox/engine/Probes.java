@@ -1,16 +1,13 @@
 package io.roboco.sandbox.engine;
 
-import io.roboco.sandbox.engine.mongo.MongoEngine;
-import io.roboco.sandbox.engine.mongo.MongoSessions;
-import io.roboco.sandbox.engine.postgres.PostgresEngine;
-import io.roboco.sandbox.engine.redis.RedisEngine;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
 
 /**
- * Front door for readiness and liveness probes, so an engine says how it becomes ready in one line:
- * {@code Probes.jdbc(Login.ADMIN)}, {@code Probes.allOf(Probes.running(), Probes.redisPing(Login.AGENT))}.
+ * Front door for the probes every engine can use, so an engine says how it becomes ready in one line:
+ * {@code Probes.allOf(Probes.running(), ownDriverProbe)}. A probe that needs a driver (pgjdbc, Jedis,
+ * mongodb-driver) lives in its engine's package, so adding an engine never edits this class.
  *
  * <p>Every probe opens a fresh connection with connect and read timeouts of about a second and
  * closes it again; none of them retries (the {@link Readiness} poller does).
@@ -39,25 +36,6 @@ public final class Probes {
                 socket.connect(new InetSocketAddress(target.endpoint().host(), target.endpoint().port()), 1000);
             }
         };
-    }
-
-    /** pgjdbc login over TCP to the sandbox's database with {@code login}'s credential, then {@code SELECT 1}. */
-    public static ReadinessProbe jdbc(Login login) {
-        return target -> PostgresEngine.selectOne(target, login);
-    }
-
-    /** Jedis {@code AUTH} with {@code login}'s credential, then {@code PING}. */
-    public static ReadinessProbe redisPing(Login login) {
-        return target -> RedisEngine.ping(target, login);
-    }
-
-    /**
-     * mongodb-driver-sync {@code ping} with {@code login}'s credential. Against a wire-compatible server
-     * without authentication (the test stand-in) it falls back to an unauthenticated ping and logs
-     * one warning; see {@link MongoEngine}.
-     */
-    public static ReadinessProbe mongoPing(Login login) {
-        return target -> MongoSessions.ping(target, login);
     }
 
     /** Passes when every probe passes, checked in order; the first failure is the probe's failure. */

@@ -94,7 +94,7 @@ public final class MongoEngine implements Engine {
     public ReadinessProbe readiness() {
         // The port check keeps each not-yet-ready poll at a refused connect instead of a driver client that
         // waits out its one-second server selection: readiness is seen within one poll gap, not a second late.
-        return Probes.allOf(Probes.tcpOpen(), Probes.mongoPing(Login.ADMIN));
+        return Probes.allOf(Probes.tcpOpen(), mongoPing(Login.ADMIN));
     }
 
     @Override
@@ -135,13 +135,22 @@ public final class MongoEngine implements Engine {
 
     @Override
     public ReadinessProbe liveness() {
-        return Probes.allOf(Probes.running(), Probes.mongoPing(Login.AGENT));
+        return Probes.allOf(Probes.running(), mongoPing(Login.AGENT));
     }
 
     /** Mongo has no activatable features: every name is refused with "allowed: none". */
     @Override
     public void activate(String feature, ContainerExec exec, Credentials credentials, String image) {
         Features.require(this, feature);
+    }
+
+    /**
+     * mongodb-driver-sync {@code ping} with {@code login}'s credential. Against a wire-compatible server
+     * without authentication (the test stand-in) it falls back to an unauthenticated ping and logs
+     * one warning; see {@link MongoSessions}.
+     */
+    static ReadinessProbe mongoPing(Login login) {
+        return target -> MongoSessions.ping(target, login);
     }
 
     @Override

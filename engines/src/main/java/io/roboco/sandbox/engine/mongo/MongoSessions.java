@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * rejects a password answers {@code AuthenticationFailed} instead, which is never retried
  * unauthenticated.
  */
-public final class MongoSessions {
+final class MongoSessions {
     private static final Logger LOG = LoggerFactory.getLogger(MongoEngine.class);
     static final int COMMAND_NOT_FOUND = 59;
     private static final AtomicBoolean WARNED = new AtomicBoolean();
@@ -36,7 +36,7 @@ public final class MongoSessions {
     private MongoSessions() {
     }
 
-    public static void ping(ProbeTarget target, Login login) {
+    static void ping(ProbeTarget target, Login login) {
         run(target, login, login == Login.ADMIN ? "admin" : target.credentials().database(), new Document("ping", 1));
     }
 

@@ -129,7 +129,7 @@ public final class PostgresEngine implements Engine {
 
     @Override
     public ReadinessProbe readiness() {
-        return Probes.jdbc(Login.ADMIN);
+        return jdbc(Login.ADMIN);
     }
 
     /**
@@ -214,7 +214,7 @@ public final class PostgresEngine implements Engine {
 
     @Override
     public ReadinessProbe liveness() {
-        return Probes.allOf(Probes.running(), Probes.jdbc(Login.AGENT));
+        return Probes.allOf(Probes.running(), jdbc(Login.AGENT));
     }
 
     /** One held agent connection; a check is one empty-query round trip on it (pgjdbc {@code isValid}). */
@@ -280,7 +280,12 @@ public final class PostgresEngine implements Engine {
 
     // --- connections -------------------------------------------------------------------------
 
-    public static void selectOne(ProbeTarget target, Login login) throws SQLException {
+    /** pgjdbc login over TCP to the sandbox's database with {@code login}'s credential, then {@code SELECT 1}. */
+    static ReadinessProbe jdbc(Login login) {
+        return target -> selectOne(target, login);
+    }
+
+    static void selectOne(ProbeTarget target, Login login) throws SQLException {
         try (Connection connection = connect(target, login); Statement statement = connection.createStatement()) {
             statement.execute("SELECT 1");
         }

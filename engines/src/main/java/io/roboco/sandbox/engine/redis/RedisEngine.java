@@ -120,7 +120,7 @@ public final class RedisEngine implements Engine {
 
     @Override
     public ReadinessProbe readiness() {
-        return Probes.redisPing(Login.ADMIN);
+        return redisPing(Login.ADMIN);
     }
 
     /** {@code ACL SETUSER} with the password's SHA-256 ({@code #<hex>}), so the plaintext never reaches the server; then agent AUTH + PING. */
@@ -146,7 +146,7 @@ public final class RedisEngine implements Engine {
 
     @Override
     public ReadinessProbe liveness() {
-        return Probes.allOf(Probes.running(), Probes.redisPing(Login.AGENT));
+        return Probes.allOf(Probes.running(), redisPing(Login.AGENT));
     }
 
     /** One held connection authenticated as the agent; a check is one {@code PING} on it. */
@@ -222,7 +222,12 @@ public final class RedisEngine implements Engine {
 
     // --- connections -------------------------------------------------------------------------
 
-    public static void ping(ProbeTarget target, Login login) {
+    /** Jedis {@code AUTH} with {@code login}'s credential, then {@code PING}. */
+    static ReadinessProbe redisPing(Login login) {
+        return target -> ping(target, login);
+    }
+
+    static void ping(ProbeTarget target, Login login) {
         try (Jedis jedis = connect(target, login)) {
             String pong = jedis.ping();
             if (!"PONG".equals(pong)) {
