@@ -3,7 +3,7 @@ package io.roboco.sandbox.provision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.roboco.sandbox.engine.PostgresEngine;
+import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import io.roboco.sandbox.engine.UnknownNameException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.postgres;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,8 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.engine.postgres;
+
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.engine.redis.RedisEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
