@@ -13,6 +13,8 @@ set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/images.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/images.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 ensure_all
@@ -21,6 +23,9 @@ ensure_all
 readonly BENCH_JAR=bench/target/roboco-sandbox-bench.jar
 step "building the bench (mvn -B -q -DskipTests -DskipITs package -pl bench -am) ..."
 mvn -B -q ${MVN_OFFLINE:+-o} -DskipTests -DskipITs package -pl bench -am
+
+# The local images (scripts/lib/images.sh), unless ROBOCO_SANDBOX_IMAGE_* are set already.
+export_engine_images
 
 # Testcontainers here: /.dockerenv exists and no registry is reachable (DESIGN.md section 3).
 export TESTCONTAINERS_RYUK_DISABLED=true

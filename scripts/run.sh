@@ -11,6 +11,8 @@ set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/images.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/images.sh"
 cd "$ROBOCO_REPO_ROOT"
 
 readonly SERVER_JAR=server/target/roboco-sandbox.jar
@@ -18,10 +20,8 @@ readonly SERVER_JAR=server/target/roboco-sandbox.jar
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
 
-# Local defaults; an operator's own values win.
-export ROBOCO_SANDBOX_IMAGE_POSTGRES="${ROBOCO_SANDBOX_IMAGE_POSTGRES:-roboco-sandbox/postgres:15}"
-export ROBOCO_SANDBOX_IMAGE_REDIS="${ROBOCO_SANDBOX_IMAGE_REDIS:-roboco-sandbox/redis:7}"
-export ROBOCO_SANDBOX_IMAGE_MONGO="${ROBOCO_SANDBOX_IMAGE_MONGO:-roboco-sandbox/mongo-compat:1}"
+# Local defaults (scripts/lib/images.sh); an operator's own values win.
+export_engine_images
 export ROBOCO_SANDBOX_NETWORK="${ROBOCO_SANDBOX_NETWORK:-host}"
 # The local demo keeps one ready container per engine (production default: 0, no warm pool),
 # so a first request_sandbox is a claim (~tens of ms) instead of a cold start.

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 #
-# test.sh [MAVEN_ARGS...]
+# test.sh [--with-docker-restart] [MAVEN_ARGS...]
 #
 # The full check, from any directory, on a bare Debian 12 machine or a prepared one:
-#   1. install missing Debian packages (docker.io, debootstrap, ...) and start dockerd;
+#   1. install missing Debian packages (docker.io, debootstrap, ...) and start dockerd if it is
+#      not running (a running daemon is left alone);
 #   2. check Java 17+ and Maven;
 #   3. build the local sandbox images when absent or changed (scripts/build-images.sh);
 #   4. mvn -B verify, with any extra arguments passed through (e.g. -DskipITs -q).
+#
+# DockerRestartIT stops and restarts this machine's Docker daemon, which disrupts everything else
+# using it, so it runs only when asked: --with-docker-restart or ROBOCO_IT_DOCKER_RESTART=1 (CI's
+# .ci/run asks). It then runs alone, after everything else, unless the arguments skip the ITs
+# (-DskipITs, -DskipTests, -Dmaven.test.skip, with or without =true).
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/test-args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/test-args.sh"
 cd "$ROBOCO_REPO_ROOT"
+
+case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+parse_test_args "$@"
 
 T0="$(now_s)"
 STATUS=failed
@@ -21,19 +32,18 @@ trap 'printf "==> test.sh %s in %s\n" "$STATUS" "$(elapsed "$T0")"' EXIT
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
 
-step "mvn -B verify $*"
-mvn -B verify "$@"
+step "mvn -B verify ${MAVEN_ARGS[*]}"
+# Never inside the main run, even when asked for: DockerRestartIT runs alone, below.
+env -u ROBOCO_IT_DOCKER_RESTART mvn -B verify "${MAVEN_ARGS[@]}"
 
-# DockerRestartIT stops and restarts this machine's dockerd, so it runs alone, after everything else
-# (set ROBOCO_SKIP_DOCKER_RESTART=1 to leave it out, e.g. on a machine shared with other work).
-case " $* " in
-  *" -DskipITs "*|*" -DskipITs=true "*|*" -DskipTests "*) ;;
-  *)
-    if [[ "${ROBOCO_SKIP_DOCKER_RESTART:-0}" != 1 ]]; then
-      step "DockerRestartIT (restarts dockerd; alone)"
-      ROBOCO_IT_DOCKER_RESTART=1 mvn -B verify -pl server -am -Dit.test=DockerRestartIT \
-        -Dfailsafe.failIfNoSpecifiedTests=false -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false
-    fi
-    ;;
+case "$(docker_restart_plan)" in
+  not-asked)
+    step "DockerRestartIT not run: it restarts this machine's dockerd (ask with --with-docker-restart or ROBOCO_IT_DOCKER_RESTART=1)" ;;
+  its-skipped)
+    step "DockerRestartIT not run: the arguments skip the integration tests" ;;
+  run)
+    step "DockerRestartIT (restarts dockerd; alone)"
+    ROBOCO_IT_DOCKER_RESTART=1 mvn -B verify -pl server -am -Dit.test=DockerRestartIT \
+      -Dfailsafe.failIfNoSpecifiedTests=false -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false ;;
 esac
 STATUS=passed

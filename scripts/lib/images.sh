@@ -53,3 +53,32 @@ declare -A POSTGRES_MAJOR_IMAGES=(
   [15]="${THIN_TAGS[postgres]}"
   [17]="${THIN_TAGS[postgres-17]}"
 )
+
+# Engine -> thin image name of the local image the engine runs by default (run.sh, bench.sh).
+declare -A ENGINE_IMAGES=(
+  [postgres]=postgres
+  [redis]=redis
+  [mongo]=mongo-compat
+)
+
+# engine_image ENGINE: the tag of the local image ENGINE runs by default.
+engine_image() {
+  local name="${ENGINE_IMAGES[$1]:-}"
+  if [[ -z "$name" ]]; then
+    printf 'ERROR: no local image for engine %s (known: %s)\n' "$1" "${!ENGINE_IMAGES[*]}" >&2
+    return 1
+  fi
+  printf '%s\n' "${THIN_TAGS[$name]}"
+}
+
+# export_engine_images: ROBOCO_SANDBOX_IMAGE_<ENGINE> = the engine's local image, for every
+# engine whose variable is not set already (an operator's own values win).
+export_engine_images() {
+  local engine var
+  for engine in "${!ENGINE_IMAGES[@]}"; do
+    var="ROBOCO_SANDBOX_IMAGE_${engine^^}"
+    if [[ -z "${!var:-}" ]]; then
+      export "$var=$(engine_image "$engine")"
+    fi
+  done
+}

@@ -29,8 +29,8 @@ if ! declare -p PREREQ_APT_PACKAGES >/dev/null 2>&1; then
   PREREQ_APT_PACKAGES=(docker.io debootstrap postgresql-client redis-tools chromium chromium-driver)
 fi
 
-# Where dockerd logs when we have to start it ourselves.
-ROBOCO_STATE_DIR="${ROBOCO_SANDBOX_STATE_DIR:-/var/lib/roboco-sandbox}"
+# Where dockerd logs when we have to start it ourselves. (The server's state directory is the
+# server's business: it creates it itself, mode 0700; the scripts never make it.)
 DOCKERD_LOG="${ROBOCO_DOCKERD_LOG:-/var/log/roboco-sandbox-dockerd.log}"
 DOCKERD_WAIT_SECONDS="${ROBOCO_DOCKERD_WAIT_SECONDS:-60}"
 
@@ -71,23 +71,41 @@ ensure_packages() {
   fi
   local t0; t0="$(now_s)"
   step "installing ${missing[*]} ..."
-  # Do not let package maintainer scripts start services (dockerd is started below,
-  # under our control, with or without systemd). Only add the policy if none exists.
-  local policy=/usr/sbin/policy-rc.d added_policy=""
-  if [[ ! -e "$policy" ]]; then
-    printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
-    as_root chmod 0755 "$policy"
-    added_policy=1
-  fi
   local rc=0
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
-  if [[ $rc -eq 0 ]]; then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends "${missing[@]}" || rc=$?
-  fi
-  if [[ -n "$added_policy" ]]; then as_root rm -f "$policy"; fi
+  without_service_starts apt_install "${missing[@]}" || rc=$?
   [[ $rc -eq 0 ]] || die "apt-get failed (exit $rc) installing: ${missing[*]}"
   info "installed ${missing[*]} in $(elapsed "$t0")"
+}
+
+# apt_install PKG...: apt-get update, then install (nothing is installed when the update fails).
+apt_install() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || return
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# Where Debian's invoke-rc.d looks for a policy (overridable for scripts/selftest.sh only).
+POLICY_RC_D="${ROBOCO_POLICY_RC_D:-/usr/sbin/policy-rc.d}"
+
+# without_service_starts CMD...: runs CMD with a policy-rc.d that forbids package maintainer
+# scripts to start services (dockerd is started by ensure_dockerd, under our control, with or
+# without systemd). The policy is added only if none exists, and then removed whatever happens:
+# CMD's failure, Ctrl-C, SIGTERM or SIGHUP (a subshell's traps; the signal is passed on).
+without_service_starts() {
+  if [[ -e "$POLICY_RC_D" ]]; then
+    "$@"
+    return
+  fi
+  (
+    remove_policy() { as_root rm -f "$POLICY_RC_D"; }
+    trap remove_policy EXIT
+    for sig in INT TERM HUP; do
+      # shellcheck disable=SC2064  # $sig expands now, on purpose
+      trap "remove_policy; trap - $sig EXIT; kill -$sig \$BASHPID" "$sig"
+    done
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$POLICY_RC_D" >/dev/null
+    as_root chmod 0755 "$POLICY_RC_D"
+    "$@"
+  )
 }
 
 # debian_mirror: print the Debian mirror URI of this machine's main (non-security) apt
@@ -148,7 +166,7 @@ ensure_dockerd() {
   fi
   if ! docker_answers && ! pgrep -x dockerd >/dev/null 2>&1; then
     command -v dockerd >/dev/null 2>&1 || die "dockerd not found; install the docker.io package"
-    as_root mkdir -p "$(dirname "$DOCKERD_LOG")" "$ROBOCO_STATE_DIR"
+    as_root mkdir -p "$(dirname "$DOCKERD_LOG")"
     step "starting dockerd (log: $DOCKERD_LOG) ..."
     # setsid + nohup: the daemon outlives this script and its terminal.
     # shellcheck disable=SC2016  # $1 expands in the inner shell
