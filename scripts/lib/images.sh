@@ -71,14 +71,22 @@ engine_image() {
   printf '%s\n' "${THIN_TAGS[$name]}"
 }
 
-# export_engine_images: ROBOCO_SANDBOX_IMAGE_<ENGINE> = the engine's local image, for every
-# engine whose variable is not set already (an operator's own values win).
+# export_engine_images: ROBOCO_SANDBOX_IMAGE_<ENGINE> = the engine's local image, and
+# ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR> = each Postgres major's local image (the majors a
+# project may pick with sandbox_versions), for every variable not set already (an
+# operator's own values win).
 export_engine_images() {
-  local engine var
+  local engine var major
   for engine in "${!ENGINE_IMAGES[@]}"; do
     var="ROBOCO_SANDBOX_IMAGE_${engine^^}"
     if [[ -z "${!var:-}" ]]; then
       export "$var=$(engine_image "$engine")"
+    fi
+  done
+  for major in "${!POSTGRES_MAJOR_IMAGES[@]}"; do
+    var="ROBOCO_SANDBOX_IMAGE_POSTGRES_${major}"
+    if [[ -z "${!var:-}" ]]; then
+      export "$var=${POSTGRES_MAJOR_IMAGES[$major]}"
     fi
   done
 }

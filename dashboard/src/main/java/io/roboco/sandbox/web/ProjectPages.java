@@ -23,6 +23,7 @@ import java.util.TreeMap;
  */
 final class ProjectPages {
     static final String FEATURE_PREFIX = "feature.";
+    static final String VERSION_PREFIX = "version.";
 
     private final OperatorConsole console;
     private final Templates templates;
@@ -57,7 +58,7 @@ final class ProjectPages {
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name.isEmpty() ? null : name);
-        ProjectForm.Check check = ProjectForm.check(id, body, console.registry());
+        ProjectForm.Check check = console.checkProject(id, body);
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             list(ctx, 400, "Not added: " + invalid.message(), id, name);
             return;
@@ -74,7 +75,7 @@ final class ProjectPages {
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions()));
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions()));
     }
 
     private void save(Context ctx) {
@@ -91,17 +92,25 @@ final class ProjectPages {
                 features.put(param.getKey().substring(FEATURE_PREFIX.length()), new ArrayList<>(param.getValue()));
             }
         }
+        Map<String, String> versions = new TreeMap<>();
+        for (Map.Entry<String, List<String>> param : ctx.formParamMap().entrySet()) {
+            if (param.getKey().startsWith(VERSION_PREFIX) && !param.getValue().isEmpty() && !param.getValue().get(0).isBlank()
+                    && services.contains(param.getKey().substring(VERSION_PREFIX.length()))) {
+                versions.put(param.getKey().substring(VERSION_PREFIX.length()), param.getValue().get(0).trim());
+            }
+        }
         String name = trimmed(ctx.formParam("name"));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name.isEmpty() ? current.name() : name);
         body.put("sandbox_services", services);
         body.put("sandbox_extensions", features);
-        ProjectForm.Check check = ProjectForm.check(current.id(), body, console.registry());
+        body.put("sandbox_versions", versions);
+        ProjectForm.Check check = console.checkProject(current.id(), body);
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features));
+            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions));
             return;
         }
         Project saved = ((ProjectForm.Check.Valid) check).project();

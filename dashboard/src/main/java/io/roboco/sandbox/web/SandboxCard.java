@@ -17,14 +17,25 @@ import java.util.TreeSet;
  */
 public record SandboxCard(List<EngineOption> engines) {
 
-    public record EngineOption(String name, String displayName, boolean checked, String featuresLabel, List<FeatureOption> features) {
+    /**
+     * @param majors  the majors a project may pick (empty: the engine offers no choice)
+     * @param version the picked major, or empty for the server's configured image
+     */
+    public record EngineOption(String name, String displayName, boolean checked, String featuresLabel, List<FeatureOption> features,
+                               List<String> majors, String version) {
     }
 
     public record FeatureOption(String name, boolean checked) {
     }
 
-    /** The card with {@code services} and {@code features} (engine → names) checked. */
+    /** The card with {@code services} and {@code features} (engine → names) checked, on no picked major. */
     static SandboxCard of(EngineRegistry registry, Collection<String> services, Map<String, ? extends Collection<String>> features) {
+        return of(registry, services, features, Map.of());
+    }
+
+    /** The card with {@code services} and {@code features} checked and {@code versions} (engine → major) picked. */
+    static SandboxCard of(EngineRegistry registry, Collection<String> services, Map<String, ? extends Collection<String>> features,
+                          Map<String, String> versions) {
         List<EngineOption> engines = new ArrayList<>();
         for (Engine engine : registry.all()) {
             Collection<String> chosen = features.containsKey(engine.name()) ? features.get(engine.name()) : List.of();
@@ -33,7 +44,7 @@ public record SandboxCard(List<EngineOption> engines) {
                 options.add(new FeatureOption(feature, chosen.contains(feature)));
             }
             engines.add(new EngineOption(engine.name(), engine.displayName(), services.contains(engine.name()),
-                    label(engine.featuresKey()), options));
+                    label(engine.featuresKey()), options, engine.majors(), versions.getOrDefault(engine.name(), "")));
         }
         return new SandboxCard(engines);
     }

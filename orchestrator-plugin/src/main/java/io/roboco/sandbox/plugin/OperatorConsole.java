@@ -5,6 +5,7 @@ import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.ProjectForm;
 
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,13 @@ public interface OperatorConsole {
     /** Tears an agent's sandbox down, audited under {@code verb}; the number of containers removed. */
     int release(String agent, String verb);
 
-    /** Saves an already validated project (see {@link io.roboco.sandbox.settings.ProjectForm#check}). */
+    /**
+     * The validation of {@code PUT /api/projects/{id}} as a value, against this plugin's registry and images (so a
+     * standing extension the project's major lacks is refused on the page as in the API).
+     */
+    ProjectForm.Check checkProject(String id, Map<String, Object> body);
+
+    /** Saves an already validated project (see {@link #checkProject}). */
     void saveProject(Project project);
 
     /** Stores the feature flag; it takes effect at the next start. */

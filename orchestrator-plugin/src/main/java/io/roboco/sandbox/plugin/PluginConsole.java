@@ -7,6 +7,7 @@ import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.ProjectForm;
 
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,11 @@ final class PluginConsole implements OperatorConsole {
     @Override
     public EngineRegistry registry() {
         return plugin.registry();
+    }
+
+    @Override
+    public ProjectForm.Check checkProject(String id, Map<String, Object> body) {
+        return ProjectForm.check(id, body, plugin.registry(), plugin.manager().provisioner().settings());
     }
 
     @Override

@@ -2,8 +2,11 @@ package io.roboco.sandbox.settings;
 
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.provision.ImageChoice;
+import io.roboco.sandbox.provision.ProvisionSettings;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +21,7 @@ import java.util.TreeMap;
  * registry and the allowlists before anything is saved. Every error is a 400 naming what is allowed.
  */
 public final class ProjectForm {
-    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions");
+    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions");
 
     private ProjectForm() {
     }
@@ -37,8 +40,13 @@ public final class ProjectForm {
      * card uses it so the page and the API accept and refuse exactly the same settings.
      */
     public static Check check(String id, Map<String, Object> body, EngineRegistry registry) {
+        return check(id, body, registry, null);
+    }
+
+    /** {@link #check(String, Map, EngineRegistry)} that also checks the standing extensions against the images of the picked majors. */
+    public static Check check(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
         try {
-            return new Check.Valid(parse(id, body, registry));
+            return new Check.Valid(parse(id, body, registry, images));
         } catch (BadRequest e) {
             return new Check.Invalid(e.getMessage());
         }
@@ -46,10 +54,19 @@ public final class ProjectForm {
 
     /** Validates {@code body}; a {@link BadRequest} names the field and what is allowed. */
     public static Project parse(String id, Map<String, Object> body, EngineRegistry registry) {
+        return parse(id, body, registry, null);
+    }
+
+    /**
+     * {@link #parse(String, Map, EngineRegistry)}; with {@code images} (null: skip) a standing extension the image
+     * of the project's major lacks is refused too, naming the majors that offer it.
+     */
+    public static Project parse(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
         Names.requireProjectId(id);
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {
-                throw new BadRequest("unknown field '" + Names.printable(key) + "'; a project takes: name, sandbox_services, sandbox_extensions");
+                throw new BadRequest("unknown field '" + Names.printable(key)
+                        + "'; a project takes: name, sandbox_services, sandbox_extensions, sandbox_versions");
             }
         }
         Object name = body.get("name");
@@ -88,7 +105,60 @@ public final class ProjectForm {
                 }
             }
         }
-        return new Project(id, (String) name, services, extensions);
+        Map<String, String> versions = versions(body.get("sandbox_versions"), services, registry);
+        if (images != null) {
+            requireOffered(extensions, versions, registry, images);
+        }
+        return new Project(id, (String) name, services, extensions, versions);
+    }
+
+    /** {@code sandbox_versions}: service → major, each service opted in, each major one its engine knows. */
+    private static Map<String, String> versions(Object raw, List<String> services, EngineRegistry registry) {
+        Map<String, String> versions = new TreeMap<>();
+        if (raw == null) {
+            return versions;
+        }
+        if (!(raw instanceof Map)) {
+            throw new BadRequest("'sandbox_versions' must be an object mapping a service to a major, e.g. {\"postgres\":\"17\"}");
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+            String service = String.valueOf(e.getKey());
+            if (!services.contains(service)) {
+                throw new BadRequest("sandbox_versions names service '" + Names.printable(service)
+                        + "', which is not in sandbox_services " + services + "; nothing saved");
+            }
+            Object major = e.getValue();
+            if (major instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())) {
+                major = Long.toString(n.longValue());
+            }
+            if (major == null || (major instanceof String blank && blank.isEmpty())) {
+                continue; // the server's configured image
+            }
+            Engine engine = registry.require(service);
+            if (!(major instanceof String) || !engine.majors().contains(major)) {
+                throw new BadRequest("sandbox_versions." + service + ": " + service + " has no major '" + Names.printable(String.valueOf(major))
+                        + "'; known: " + (engine.majors().isEmpty() ? "none (the server's configured image is the only one)"
+                        : String.join(", ", engine.majors())) + "; nothing saved");
+            }
+            versions.put(service, (String) major);
+        }
+        return versions;
+    }
+
+    private static void requireOffered(Map<String, List<String>> extensions, Map<String, String> versions, EngineRegistry registry,
+                                       ProvisionSettings images) {
+        for (Map.Entry<String, List<String>> e : extensions.entrySet()) {
+            Engine engine = registry.require(e.getKey());
+            ImageChoice choice = images.choose(engine, versions.get(e.getKey()));
+            for (String feature : e.getValue()) {
+                if (!choice.features().contains(feature)) {
+                    List<String> offering = images.majorsOffering(engine, feature);
+                    throw new BadRequest("sandbox_extensions: " + e.getKey() + " extension '" + feature + "' is not available in "
+                            + choice.describe() + (offering.isEmpty() ? "; no configured major offers it"
+                            : "; offered by " + e.getKey() + " " + String.join(", ", offering) + " (set sandbox_versions)") + "; nothing saved");
+                }
+            }
+        }
     }
 
     public static Map<String, Object> toJson(Project project) {
@@ -97,6 +167,7 @@ public final class ProjectForm {
         out.put("name", project.name());
         out.put("sandbox_services", project.services());
         out.put("sandbox_extensions", new TreeMap<>(project.extensions()));
+        out.put("sandbox_versions", new TreeMap<>(project.versions()));
         return out;
     }
 

@@ -53,7 +53,7 @@ public abstract class SettingsStoreContract {
 
     @Test
     void savedProjectIsFoundById() {
-        Project p = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of());
+        Project p = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")), Map.of("postgres", "17"));
         store.saveProject(p);
         assertThat(store.findProject("shop")).contains(p);
     }

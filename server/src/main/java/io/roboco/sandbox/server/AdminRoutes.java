@@ -51,7 +51,8 @@ final class AdminRoutes {
     }
 
     private void putProject(Context ctx) {
-        Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry());
+        Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry(),
+                plugin.manager().provisioner().settings());
         store.saveProject(project);
         Json.write(ctx, 200, ProjectForm.toJson(project));
     }

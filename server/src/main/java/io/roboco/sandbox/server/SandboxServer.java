@@ -104,10 +104,11 @@ public final class SandboxServer {
                 : store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(false);
 
         ServerLifecycle lifecycle = new ServerLifecycle();
-        ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.images())
+        ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.defaultImages())
+                .withMajorImages(config.majorImages())
                 .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
-        PoolSizes poolSizes = new PoolSizes(config.poolSizes());
+        PoolSizes poolSizes = new PoolSizes(config.poolKeys());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);

@@ -27,13 +27,15 @@ import java.util.TreeMap;
  * (30s), {@code ROBOCO_SANDBOX_JANITOR_TICK} (1m), {@code ROBOCO_SANDBOX_JANITOR_GRACE} (2m; must
  * exceed the readiness timeout so a container still becoming ready is never swept),
  * {@code ROBOCO_SANDBOX_POOL_<ENGINE>} (ready containers kept per engine for fast claims, 0-16; default 0,
- * i.e. no warm pool; {@code ./scripts/run.sh} sets 1 per engine).
+ * i.e. no warm pool; {@code ./scripts/run.sh} sets 1 per engine), {@code ROBOCO_SANDBOX_POOL_<ENGINE>_<MAJOR>}
+ * (the same for one major's image).
  *
  * @param port             port on 127.0.0.1; 0 picks a free one (tests)
  * @param dbEnabledOverride the flag from the environment, or null to use the stored value
- * @param images           image per engine name (lower case), only those overridden
+ * @param images           image per engine name (lower case), only those overridden; {@code postgres_17} keys a major
  * @param apiToken         orchestrator token, or null to use / generate the one in the state dir
  * @param adminToken       admin token, or null to use / generate the one in the state dir
+ * @param poolSizes        warm-pool size per engine name (lower case); {@code postgres_17} keys a major
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
@@ -139,19 +141,69 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes);
     }
 
-    /** Refuses an image override or pool size for an engine the registry does not know. */
+    /** Refuses an image override or pool size for an engine the registry does not know, or a major it does not have. */
     public void validateAgainst(EngineRegistry registry) {
-        for (String engine : poolSizes.keySet()) {
-            if (registry.find(engine).isEmpty()) {
-                throw new ConfigException(POOL_PREFIX + engine.toUpperCase(Locale.ROOT) + " names no engine; known: "
-                        + String.join(", ", registry.names()));
-            }
+        for (String key : poolSizes.keySet()) {
+            requireKnown(registry, POOL_PREFIX, key);
         }
-        for (String engine : images.keySet()) {
-            if (registry.find(engine).isEmpty()) {
-                throw new ConfigException(IMAGE_PREFIX + engine.toUpperCase(Locale.ROOT) + " names no engine; known: "
-                        + String.join(", ", registry.names()));
+        for (String key : images.keySet()) {
+            requireKnown(registry, IMAGE_PREFIX, key);
+        }
+    }
+
+    /** The default image per engine ({@code ROBOCO_SANDBOX_IMAGE_<ENGINE>}). */
+    public Map<String, String> defaultImages() {
+        Map<String, String> out = new TreeMap<>();
+        images.forEach((key, image) -> {
+            if (majorOf(key) == null) {
+                out.put(key, image);
             }
+        });
+        return out;
+    }
+
+    /** The image per engine and major ({@code ROBOCO_SANDBOX_IMAGE_<ENGINE>_<MAJOR>}). */
+    public Map<String, Map<String, String>> majorImages() {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        images.forEach((key, image) -> {
+            String major = majorOf(key);
+            if (major != null) {
+                out.computeIfAbsent(engineOf(key), e -> new TreeMap<>()).put(major, image);
+            }
+        });
+        return out;
+    }
+
+    /** Pool sizes keyed as {@link PoolSizes} reads them: {@code postgres}, {@code postgres:17}. */
+    public Map<String, Integer> poolKeys() {
+        Map<String, Integer> out = new TreeMap<>();
+        poolSizes.forEach((key, size) -> out.put(majorOf(key) == null ? key : engineOf(key) + ":" + majorOf(key), size));
+        return out;
+    }
+
+    private static final java.util.regex.Pattern MAJOR_SUFFIX = java.util.regex.Pattern.compile("^(.+)_(\\d+)$");
+
+    /** The major of a key such as {@code postgres_17}; null for a plain engine name. */
+    private static String majorOf(String key) {
+        java.util.regex.Matcher m = MAJOR_SUFFIX.matcher(key);
+        return m.matches() ? m.group(2) : null;
+    }
+
+    private static String engineOf(String key) {
+        java.util.regex.Matcher m = MAJOR_SUFFIX.matcher(key);
+        return m.matches() ? m.group(1) : key;
+    }
+
+    private static void requireKnown(EngineRegistry registry, String prefix, String key) {
+        String setting = prefix + key.toUpperCase(Locale.ROOT);
+        var engine = registry.find(engineOf(key));
+        if (engine.isEmpty()) {
+            throw new ConfigException(setting + " names no engine; known: " + String.join(", ", registry.names()));
+        }
+        String major = majorOf(key);
+        if (major != null && !engine.get().majors().contains(major)) {
+            throw new ConfigException(setting + " names no " + engine.get().name() + " major; known: "
+                    + (engine.get().majors().isEmpty() ? "none" : String.join(", ", engine.get().majors())));
         }
     }
 

@@ -39,6 +39,12 @@ public final class JdbcSettingsStore implements SettingsStore {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<List<String>> STRINGS = new TypeReference<>() { };
     private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() { };
+    private static final TypeReference<ProjectData> DATA = new TypeReference<>() { };
+
+    /** The {@code data_settings} column: the project's majors per engine (more data settings join it). */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+    private record ProjectData(Map<String, String> versions) {
+    }
 
     private final SingleConnection db;
 
@@ -92,13 +98,13 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Project> findProject(String id) {
-        return db.transaction("read project " + id, c -> one(c, "SELECT id, name, services, extensions FROM projects"
+        return db.transaction("read project " + id, c -> one(c, "SELECT id, name, services, extensions, data_settings FROM projects"
                 + " WHERE id = ?", JdbcSettingsStore::project, id));
     }
 
     @Override
     public List<Project> allProjects() {
-        return db.transaction("list projects", c -> all(c, "SELECT id, name, services, extensions FROM projects"
+        return db.transaction("list projects", c -> all(c, "SELECT id, name, services, extensions, data_settings FROM projects"
                 + " ORDER BY id", JdbcSettingsStore::project));
     }
 
@@ -106,10 +112,11 @@ public final class JdbcSettingsStore implements SettingsStore {
     public void saveProject(Project project) {
         String services = write(project.services());
         String extensions = write(project.extensions());
+        String data = write(new ProjectData(project.versions()));
         db.transaction("save project " + project.id(), c -> upsert(c,
-                "UPDATE projects SET name = ?, services = ?, extensions = ? WHERE id = ?",
-                "INSERT INTO projects (name, services, extensions, id) VALUES (?, ?, ?, ?)",
-                project.name(), services, extensions, project.id()));
+                "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ? WHERE id = ?",
+                "INSERT INTO projects (name, services, extensions, data_settings, id) VALUES (?, ?, ?, ?, ?)",
+                project.name(), services, extensions, data, project.id()));
     }
 
     // --- flags ------------------------------------------------------------------------------
@@ -197,8 +204,9 @@ public final class JdbcSettingsStore implements SettingsStore {
     // --- rows -------------------------------------------------------------------------------
 
     private static Project project(ResultSet rs) throws SQLException {
+        ProjectData data = read(rs.getString(5), DATA);
         return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
-                read(rs.getString(4), EXTENSIONS));
+                read(rs.getString(4), EXTENSIONS), data.versions());
     }
 
     private static Agent agent(ResultSet rs) throws SQLException {

@@ -28,7 +28,9 @@ final class Schema {
                             + " verb VARCHAR, decision VARCHAR, reason VARCHAR NOT NULL, services VARCHAR NOT NULL,"
                             + " duration_ms BIGINT NOT NULL)",
                     "CREATE INDEX IF NOT EXISTS audit_newest ON audit (ts DESC, id DESC)",
-                    "CREATE INDEX IF NOT EXISTS audit_agent_newest ON audit (agent, ts DESC, id DESC)"));
+                    "CREATE INDEX IF NOT EXISTS audit_agent_newest ON audit (agent, ts DESC, id DESC)"),
+            // 2: a project's data settings (issue 13) as one JSON object: {"versions": {"postgres": "17"}, ...}.
+            List.of("ALTER TABLE projects ADD COLUMN IF NOT EXISTS data_settings VARCHAR NOT NULL DEFAULT '{}'"));
 
     static final int CURRENT = MIGRATIONS.size();
 

@@ -53,6 +53,27 @@ class ServerConfigTest {
     }
 
     @Test
+    void readsImagesAndPoolSizesPerMajor() {
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",
+                "ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17", "ROBOCO_SANDBOX_POOL_POSTGRES_17", "2",
+                "ROBOCO_SANDBOX_POOL_POSTGRES", "1"));
+        c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults());
+        assertThat(c.defaultImages()).containsOnly(java.util.Map.entry("postgres", "roboco-sandbox/postgres:15"));
+        assertThat(c.majorImages()).containsOnly(java.util.Map.entry("postgres", java.util.Map.of("17", "roboco-sandbox/postgres:17")));
+        assertThat(c.poolKeys()).containsOnly(java.util.Map.entry("postgres", 1), java.util.Map.entry("postgres:17", 2));
+    }
+
+    @Test
+    void refusesAMajorTheEngineDoesNotHave() {
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_POSTGRES_12", "postgres:12-alpine"));
+        assertThatThrownBy(() -> c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_IMAGE_POSTGRES_12 names no postgres major; known: 15, 16, 17");
+        ServerConfig redis = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_REDIS_7", "1"));
+        assertThatThrownBy(() -> redis.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults()))
+                .hasMessageContaining("ROBOCO_SANDBOX_POOL_REDIS_7 names no redis major; known: none");
+    }
+
+    @Test
     void refusesContradictionsNamingTheSetting() {
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_STATE_USER", "sbx")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_STATE_URL");

@@ -45,6 +45,13 @@ final class TestServer implements AutoCloseable {
         server = SandboxServer.start(config, runtime, StubEngine.registry(), store, Clock.systemUTC(), new PrintStream(console, true));
     }
 
+    /** Over the stub runtime and a map store, with {@code registry}'s engines (e.g. the real ones, for their majors). */
+    TestServer(ServerConfig config, EngineRegistry registry) {
+        this.store = new MapSettingsStore();
+        this.runtime = new StubContainerRuntime();
+        server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(), new PrintStream(console, true));
+    }
+
     /** Over any store (e.g. the real embedded one); {@link #store} is then null. */
     TestServer(ServerConfig config, SettingsStore other) {
         this.store = null;
