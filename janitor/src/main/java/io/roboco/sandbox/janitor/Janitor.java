@@ -55,17 +55,26 @@ public final class Janitor implements AutoCloseable {
         this.grace = grace;
     }
 
-    /** Sweeps now (the startup sweep, always reported), then every {@code tick} on the given scheduler. */
+    /**
+     * Sweeps now (the startup sweep, always reported), then every {@code tick} on the given scheduler:
+     * each tick is {@link #sweepOnce()}, and nothing escapes it, so the schedule never dies.
+     */
     public void start(ScheduledExecutorService scheduler, Duration tick) {
         if (tick.isNegative() || tick.isZero()) {
             throw new IllegalArgumentException("janitor tick must be positive, was " + tick);
         }
-        schedule = scheduler.scheduleWithFixedDelay(this::sweepSafely, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
+        schedule = scheduler.scheduleWithFixedDelay(this::tickSafely, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One sweep. Never throws: a failure is reported in the result. */
-    public SweepReport sweepOnce() {
-        return sweep(false);
+    /**
+     * One sweep now, exactly as a tick runs it: logged, audited (the first sweep of this janitor is the
+     * startup sweep, always audited; a later one when it removed or failed something), and returned. Sweeps never overlap: a call waits for a running tick.
+     * Never throws for a fault of the runtime or the audit store: a failed sweep is a report that says so.
+     */
+    public synchronized SweepReport sweepOnce() {
+        SweepReport report = sweep(firstSweep.compareAndSet(true, false));
+        report(report);
+        return report;
     }
 
     private SweepReport sweep(boolean startup) {
@@ -141,10 +150,9 @@ public final class Janitor implements AutoCloseable {
         }
     }
 
-    private void sweepSafely() {
-        boolean startup = firstSweep.compareAndSet(true, false);
+    private void tickSafely() {
         try {
-            report(sweep(startup));
+            sweepOnce();
         } catch (Throwable t) {
             log.error("unexpected exception in janitor sweep; will run again next tick", t);
         }
@@ -157,6 +165,14 @@ public final class Janitor implements AutoCloseable {
      * under its agent's slug, so {@code GET /api/audit?agent=dev-3} shows what the janitor did to it.
      */
     private void report(SweepReport report) {
+        try {
+            logAndAudit(report);
+        } catch (RuntimeException e) {
+            log.warn("janitor could not report its sweep ({}); the sweep itself is unaffected", e.toString());
+        }
+    }
+
+    private void logAndAudit(SweepReport report) {
         if (!report.ok()) {
             log.warn("janitor: {}", report.summary());
         } else if (report.found() > 0 || report.startup()) {

@@ -17,8 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +51,7 @@ class JanitorTest {
         assertThat(report.removed().get(0)).extracting(SweepReport.Removal::agent, SweepReport.Removal::service)
                 .containsExactly("dev-1", "postgres");
         assertThat(runtime.containerIds()).isEmpty();
-        assertThat(report.summary()).isEqualTo("found 1, removed 1, kept 0");
+        assertThat(report.summary()).isEqualTo("startup sweep: found 1, removed 1, kept 0");
     }
 
     @Test
@@ -68,7 +70,7 @@ class JanitorTest {
                 .anyMatch(r -> r.startsWith("inside the grace window"))
                 .anyMatch(r -> r.equals("created after the sweep began"));
         assertThat(report.summary())
-                .isEqualTo("found 3, removed 0, kept 3 (created after the sweep began: 1, in use: 1, inside the grace window: 1)");
+                .isEqualTo("startup sweep: found 3, removed 0, kept 3 (created after the sweep began: 1, in use: 1, inside the grace window: 1)");
     }
 
     @Test
@@ -86,31 +88,60 @@ class JanitorTest {
     }
 
     @Test
-    void theStartupSweepIsAuditedEvenWhenItFindsNothingAndRemovalsAreAuditedPerAgent() throws Exception {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    void theStartupSweepIsAuditedEvenWhenItFindsNothingAndRemovalsAreAuditedPerAgent() {
+        SweepReport startup = janitor.sweepOnce();
+
+        assertThat(startup.startup()).isTrue();
+        assertThat(startup.summary()).isEqualTo("startup sweep: found 0, removed 0, kept 0");
+        assertThat(audit.recent(null, "sweep", 1000)).extracting(r -> r.reason()).containsExactly(startup.summary());
+
+        sandbox("orphan", "me", Duration.ofMinutes(10));
+        SweepReport removal = janitor.sweepOnce();
+
+        assertThat(removal.startup()).isFalse();
+        assertThat(removal.removed()).hasSize(1);
+        assertThat(audit.recent("dev-1", "removed", 10)).singleElement().satisfies(r -> {
+            assertThat(r.verb()).isEqualTo(Janitor.AUDIT_VERB);
+            assertThat(r.project()).isEqualTo("shop");
+            assertThat(r.services()).containsExactly("postgres");
+            assertThat(r.reason()).startsWith("orphan: orphan removed: unclaimed, age 600s >= grace 120s");
+        });
+        assertThat(audit.recent(null, "sweep", 1000)).hasSize(2);
+
+        // A quiet sweep (it ran: here is its report) after the first one is not audited.
+        SweepReport quiet = janitor.sweepOnce();
+
+        assertThat(quiet.ok()).isTrue();
+        assertThat(quiet.summary()).isEqualTo("found 0, removed 0, kept 0");
+        assertThat(audit.recent(null, "sweep", 1000)).hasSize(2);
+    }
+
+    @Test
+    void theScheduleRunsTheStartupSweepAtOnceThenEveryTickUntilClosed() {
+        ManualScheduler scheduler = new ManualScheduler();
         try {
-            janitor.start(scheduler, Duration.ofMillis(20));
-            awaitAudit(r -> r.reason().startsWith("startup sweep: found 0"));
-            sandbox("orphan", "me", Duration.ofMinutes(10));
-            awaitAudit(r -> r.decision().equals("removed"));
-            assertThat(audit.recent("dev-1", "removed", 10)).singleElement().satisfies(r -> {
-                assertThat(r.verb()).isEqualTo(Janitor.AUDIT_VERB);
-                assertThat(r.project()).isEqualTo("shop");
-                assertThat(r.services()).containsExactly("postgres");
-                assertThat(r.reason()).startsWith("orphan: orphan removed: unclaimed, age 600s >= grace 120s");
-            });
-            // Quiet sweeps (nothing found, nothing failed) after the first one are not audited.
-            int sweeps = audit.recent(null, "sweep", 1000).size();
-            Thread.sleep(150);
-            assertThat(audit.recent(null, "sweep", 1000)).hasSize(sweeps);
-        } finally {
+            janitor.start(scheduler, Duration.ofSeconds(30));
+
+            assertThat(scheduler.initialDelayMillis()).isZero();
+            assertThat(scheduler.delayMillis()).isEqualTo(30_000);
+            scheduler.tick();
+            assertThat(audit.recent(null, "sweep", 10)).extracting(r -> r.reason())
+                    .containsExactly("startup sweep: found 0, removed 0, kept 0");
+            String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
+            scheduler.tick();
+            assertThat(runtime.containerIds()).doesNotContain(orphan);
+            assertThat(audit.recent("dev-1", "removed", 10)).hasSize(1);
+
             janitor.close();
+
+            assertThat(scheduler.cancelled()).isTrue();
+        } finally {
             scheduler.shutdownNow();
         }
     }
 
     @Test
-    void anAuditStoreThatFailsNeverStopsTheSchedule() throws Exception {
+    void anAuditStoreThatFailsNeverStopsTheSchedule() {
         java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
         io.roboco.sandbox.settings.AuditLog broken = new io.roboco.sandbox.settings.AuditLog() {
             @Override
@@ -125,33 +156,126 @@ class JanitorTest {
             }
         };
         Janitor j = new Janitor(runtime, "me", () -> claimed, broken, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        ManualScheduler scheduler = new ManualScheduler();
         try {
-            j.start(scheduler, Duration.ofMillis(20));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            int round = 0;
-            while (round < 3 && System.nanoTime() < deadline) {
-                sandbox("orphan-" + round, "me", Duration.ofMinutes(10));
-                while (!runtime.containerIds().isEmpty() && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                round++;
+            j.start(scheduler, Duration.ofSeconds(30));
+            for (int round = 0; round < 3; round++) {
+                String orphan = sandbox("orphan-" + round, "me", Duration.ofMinutes(10));
+                int before = attempts.get();
+
+                scheduler.tick(); // throws (and fails the test) if anything escaped the tick
+
+                assertThat(runtime.containerIds()).as("round %d", round).doesNotContain(orphan);
+                assertThat(attempts.get()).as("round %d: the removal and the sweep were offered to the audit", round)
+                        .isEqualTo(before + 2);
             }
-            assertThat(round).isEqualTo(3);
-            assertThat(runtime.containerIds()).isEmpty();
-            assertThat(attempts.get()).isGreaterThanOrEqualTo(3);
         } finally {
             j.close();
             scheduler.shutdownNow();
         }
     }
 
-    private void awaitAudit(java.util.function.Predicate<io.roboco.sandbox.settings.AuditRecord> match) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (audit.recent(null, null, 1000).stream().noneMatch(match) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+    @Test
+    void theScheduleSurvivesFailedSweepsAndRecordsRemovalsInTheAudit() {
+        runtime.setDaemonReachable(false);
+        ManualScheduler scheduler = new ManualScheduler();
+        try {
+            janitor.start(scheduler, Duration.ofSeconds(30));
+            scheduler.tick();
+            runtime.setDaemonReachable(true);
+            String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
+            scheduler.tick();
+
+            assertThat(runtime.containerIds()).doesNotContain(orphan);
+            assertThat(audit.recent(null, "sweep", 100)).extracting(r -> r.reason())
+                    .anyMatch(r -> r.startsWith("startup sweep: sweep failed"))
+                    .anyMatch(r -> r.contains("removed 1"));
+        } finally {
+            janitor.close();
+            scheduler.shutdownNow();
         }
-        assertThat(audit.recent(null, null, 1000)).anyMatch(match);
+    }
+
+    @Test
+    void anUnexpectedErrorInASweepNeverEscapesTheTickAndTheNextTickSweeps() {
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Janitor j = new Janitor(runtime, "me", () -> {
+            if (fail.get()) {
+                throw new StackOverflowError("the claimed set blew up");
+            }
+            return claimed;
+        }, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        ManualScheduler scheduler = new ManualScheduler();
+        try {
+            j.start(scheduler, Duration.ofSeconds(30));
+            String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
+
+            scheduler.tick();
+
+            assertThat(runtime.containerIds()).contains(orphan);
+            fail.set(false);
+            scheduler.tick();
+            assertThat(runtime.containerIds()).doesNotContain(orphan);
+        } finally {
+            j.close();
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
+    void sweepsNeverOverlap() throws Exception {
+        String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        Janitor j = new Janitor(runtime, "me", () -> {
+            if (reads.getAndIncrement() == 0) {
+                inside.countDown();
+                await(letGo);
+            }
+            return claimed;
+        }, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<SweepReport> first = threads.submit(j::sweepOnce);
+            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first sweep reached its claimed-set read").isTrue();
+            java.util.concurrent.atomic.AtomicReference<Thread> secondThread = new java.util.concurrent.atomic.AtomicReference<>();
+            Future<SweepReport> second = threads.submit(() -> {
+                secondThread.set(Thread.currentThread());
+                return j.sweepOnce();
+            });
+            awaitState(secondThread, Thread.State.BLOCKED);
+            assertThat(reads.get()).as("the second sweep has not started while the first runs").isEqualTo(1);
+
+            letGo.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS).removedIds()).containsExactly(orphan);
+            assertThat(second.get(10, TimeUnit.SECONDS).found()).isZero();
+        } finally {
+            letGo.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("latch not released in 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits (bounded) until the thread in {@code ref} exists and is in {@code state}. */
+    private static void awaitState(java.util.concurrent.atomic.AtomicReference<Thread> ref, Thread.State state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((ref.get() == null || ref.get().getState() != state) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(ref.get()).as("thread started").isNotNull();
+        assertThat(ref.get().getState()).isEqualTo(state);
     }
 
     @Test
@@ -172,31 +296,7 @@ class JanitorTest {
         SweepReport report = janitor.sweepOnce();
 
         assertThat(report.ok()).isFalse();
-        assertThat(report.summary()).startsWith("sweep failed: ContainerRuntimeException").contains("not reachable")
+        assertThat(report.summary()).startsWith("startup sweep: sweep failed: ContainerRuntimeException").contains("not reachable")
                 .endsWith("(will run again next tick)");
-    }
-
-    @Test
-    void theScheduleSurvivesFailedSweepsAndRecordsRemovalsInTheAudit() throws Exception {
-        runtime.setDaemonReachable(false);
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-        try {
-            janitor.start(scheduler, Duration.ofMillis(20));
-            Thread.sleep(100);
-            runtime.setDaemonReachable(true);
-            sandbox("orphan", "me", Duration.ofMinutes(10));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while ((!runtime.containerIds().isEmpty() || audit.recent(null, "sweep", 100).stream().noneMatch(r -> r.reason().contains("removed 1")))
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertThat(runtime.containerIds()).isEmpty();
-            assertThat(audit.recent(null, "sweep", 100)).extracting(r -> r.reason())
-                    .anyMatch(r -> r.startsWith("startup sweep: sweep failed"))
-                    .anyMatch(r -> r.contains("removed 1"));
-        } finally {
-            janitor.close();
-            scheduler.shutdownNow();
-        }
     }
 }

@@ -11,6 +11,12 @@ public interface RunningServer extends AutoCloseable {
     /** Ready, unclaimed warm-pool containers per engine right now; empty when no pool is configured. */
     java.util.Map<String, Integer> poolIdle();
 
+    /**
+     * Runs one janitor sweep now, exactly as a tick does (logged; audited when it is the startup sweep or
+     * removed or failed something), and returns its report. Waits for a tick that is running.
+     */
+    io.roboco.sandbox.janitor.SweepReport sweepNow();
+
     @Override
     void close();
 }

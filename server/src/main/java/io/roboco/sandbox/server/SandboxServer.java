@@ -202,6 +202,11 @@ public final class SandboxServer {
             return idle;
         }
 
+        @Override
+        public io.roboco.sandbox.janitor.SweepReport sweepNow() {
+            return janitor.sweepOnce();
+        }
+
         /** STOPPING; stop serving; stop the janitor; remove the warm pool; tear down every live sandbox (their credentials die with this process); close. */
         @Override
         public void close() {

@@ -51,6 +51,11 @@ public final class InProcessServer implements AutoCloseable {
         return server.instanceId();
     }
 
+    /** One janitor sweep now, as a tick runs it; its report. */
+    public io.roboco.sandbox.janitor.SweepReport sweepNow() {
+        return server.sweepNow();
+    }
+
     @Override
     public void close() {
         server.close();

@@ -129,7 +129,12 @@ class CanaryLeakIT {
             record(elsewhere, "release_sandbox", api.verb("canary-a", "release_sandbox", "{}"));
             record(elsewhere, "i_am_done", api.verb("canary-a", "i_am_done", "{}"));
             record(elsewhere, "DELETE agent", api.orchestrator("DELETE", "/api/agents/canary-a", null));
-            Thread.sleep(1500); // let the janitor tick and write whatever it writes
+            // The janitor sweeps after everything is released, and whatever it writes (log, audit) is checked too.
+            java.time.Instant beforeSweep = java.time.Instant.now().minusSeconds(1);
+            io.roboco.sandbox.janitor.SweepReport sweep = server.sweepNow();
+            assertThat(sweep.ok()).as("the janitor swept: %s", sweep.summary()).isTrue();
+            assertThat(sweep.started()).as("the sweep ran now, after the releases").isAfter(beforeSweep);
+            elsewhere.put("janitor sweep report", sweep.toString());
             record(elsewhere, "GET /api/audit", api.admin("GET", "/api/audit?limit=1000", null));
         } finally {
             System.setOut(out);
