@@ -29,7 +29,7 @@ class AgentVerbsTest {
         Map<String, Object> sandbox = sandboxes(e).get(0);
         assertThat(sandbox).containsEntry("service", "postgres").containsEntry("available_extensions", List.of("pg_trgm"));
         assertThat((Map<String, Object>) sandbox.get("env")).containsKeys("ROBOCO_TEST_DB_HOST", "ROBOCO_TEST_DB_PASSWORD");
-        assertThat(fixture.runtime.running()).as("whole set provisioned").isEqualTo(2);
+        assertThat(fixture.runtime.runningCount()).as("whole set provisioned").isEqualTo(2);
     }
 
     @Test
@@ -40,7 +40,7 @@ class AgentVerbsTest {
                 .containsEntry("reason", "role 'reviewer' does not carry request_sandbox; only developer and qa do");
         List<AuditRecord> audit = fixture.store.recent("rev-1", "refused", 10);
         assertThat(audit).singleElement().satisfies(r -> assertThat(r.verb()).isEqualTo("request_sandbox"));
-        assertThat(fixture.runtime.starts.get()).isZero();
+        assertThat(fixture.runtime.startCount()).isZero();
     }
 
     @Test
@@ -105,7 +105,7 @@ class AgentVerbsTest {
         Envelope done = verbs.call("dev-1", "i_am_done", null);
         assertThat(done.asMap()).containsEntry("ok", true).containsEntry("verb", "i_am_done");
         assertThat((Map<String, Object>) done.asMap().get("evidence")).containsEntry("sandbox_containers_removed", 2).containsEntry("task_cleared", "T-1");
-        assertThat(fixture.runtime.running()).isZero();
+        assertThat(fixture.runtime.runningCount()).isZero();
         assertThat(fixture.store.findAgent("dev-1").orElseThrow().hasActiveTask()).isFalse();
     }
 
@@ -115,18 +115,18 @@ class AgentVerbsTest {
         verbs.call("dev-1", "request_sandbox", null);
         // the verb's own look-up is the next call; the plugin's release look-up (the one after) fails:
         // the containers are removed all the same (a closing store must never leak a sandbox)
-        fixture.store.failFindAgentFromCall = fixture.store.findAgentCalls.get() + 2;
+        fixture.store.failAgentReadsAfter(1);
         Envelope done = verbs.call("dev-1", "unclaim", null);
         assertThat(done.ok()).isTrue();
         assertThat((Map<String, Object>) done.asMap().get("evidence")).containsEntry("sandbox_containers_removed", 2);
-        assertThat(fixture.runtime.running()).isZero();
+        assertThat(fixture.runtime.runningCount()).isZero();
     }
 
     @Test
     void lifecycleExitSucceedsWhenContainerRemovalFails() throws Exception {
         fixture.working("qa-1", "qa", "shop");
         verbs.call("qa-1", "request_sandbox", null);
-        fixture.runtime.failRemovalsWith = new IllegalStateException("daemon gone");
+        fixture.runtime.failRemovals(new IllegalStateException("daemon gone"));
         assertThat(verbs.call("qa-1", "pass_review", null).ok()).isTrue();
     }
 
@@ -136,7 +136,7 @@ class AgentVerbsTest {
             fixture.working("qa-1", "qa", "shop");
             verbs.call("qa-1", "request_sandbox", null);
             assertThat(verbs.call("qa-1", verb, null).ok()).as(verb).isTrue();
-            assertThat(fixture.runtime.running()).as(verb).isZero();
+            assertThat(fixture.runtime.runningCount()).as(verb).isZero();
         }
         fixture.working("doc-1", "documenter", "shop");
         assertThat(verbs.call("doc-1", "i_documented", null).ok()).isTrue();
@@ -164,7 +164,7 @@ class AgentVerbsTest {
         verbs.call("dev-1", "request_sandbox", null);
         assertThat(verbs.containerRemoved("dev-1")).isEqualTo(2);
         assertThat(fixture.store.findAgent("dev-1")).isEmpty();
-        assertThat(fixture.runtime.running()).isZero();
+        assertThat(fixture.runtime.runningCount()).isZero();
     }
 
     @SuppressWarnings("unchecked")

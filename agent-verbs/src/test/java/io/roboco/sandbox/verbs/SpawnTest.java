@@ -55,7 +55,7 @@ class SpawnTest {
         fixture = new VerbsFixture(true);
         SpawnManifest manifest = fixture.verbs.spawn("dev-1", "developer", "shop");
         assertThat(manifest.env().keySet()).allMatch(k -> !k.startsWith("ROBOCO_TEST_"));
-        assertThat(fixture.runtime.starts.get()).isZero();
+        assertThat(fixture.runtime.startCount()).isZero();
     }
 
     @Test

@@ -8,16 +8,19 @@ import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.FakeSettingsStore;
+import io.roboco.sandbox.testkit.StubEngine;
 
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 
-/** A plugin over stub engines, an in-memory runtime and a map store; closes what it built. */
+/** A plugin over testkit's fakes (stub engines, fake runtime, fake store); closes what it built. */
 public final class VerbsFixture implements AutoCloseable {
     public final EngineRegistry registry = StubEngine.registry();
-    public final StubContainerRuntime runtime = new StubContainerRuntime();
-    public final MapSettingsStore store = new MapSettingsStore();
+    public final FakeContainerRuntime runtime = new FakeContainerRuntime();
+    public final FakeSettingsStore store = new FakeSettingsStore();
     public final SandboxPlugin plugin;
     public final AgentVerbs verbs;
 

@@ -2,11 +2,11 @@ package io.roboco.sandbox.janitor;
 
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.provision.SandboxLabels;
-import io.roboco.sandbox.runtime.FakeContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;

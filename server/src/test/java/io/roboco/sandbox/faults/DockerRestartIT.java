@@ -1,16 +1,16 @@
 package io.roboco.sandbox.faults;
 
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,27 +33,28 @@ import static org.assertj.core.api.Assertions.assertThat;
         disabledReason = "restarts the machine's dockerd; set ROBOCO_IT_DOCKER_RESTART=1 and run it alone")
 class DockerRestartIT {
     private static final List<String> AGENTS = List.of("dockerd-a", "dockerd-b");
-    private static InProcessServer server;
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedByTheTest(
+            stateDir -> new InProcessServer(stateDir, "2s", "40s", "30s", null));
 
     @AfterAll
     static void stop() throws Exception {
         try {
             DockerDaemon.start(90);
         } finally {
-            InProcessServer.stopAndSweep(server, "DockerRestartIT");
+            // the extension then closes the server and removes its containers
         }
     }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void afterADaemonRestartAgentsGetWorkingCredentialsNeverDeadOnes() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-dockerd-it");
-        server = new InProcessServer(dir.resolve("state"), "2s", "40s", "30s", null);
-        Api api = server.api;
+        InProcessServer server = SERVER.start();
+        ApiClient api = server.api;
         Map<String, Map<String, Map<String, String>>> old = new LinkedHashMap<>();
         for (String agent : AGENTS) {
             api.working(agent, "dockerd", "[\"postgres\",\"redis\"]");
-            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
             old.put(agent, r.grants());
         }
@@ -64,7 +65,7 @@ class DockerRestartIT {
         try {
             stoppedPid = DockerDaemon.stop(90);
             for (String agent : AGENTS) {
-                Api.Reply r = api.requestSandbox(agent);
+                ApiClient.Reply r = api.requestSandbox(agent);
                 downAnswers++;
                 Map<String, Object> json = r.json();
                 if (!"invalid_state".equals(json.get("error")) || !Boolean.TRUE.equals(json.get("retryable"))) {
@@ -81,7 +82,7 @@ class DockerRestartIT {
         List<String> dead = new ArrayList<>();
         int oldFailing = 0;
         for (String agent : AGENTS) {
-            Api.Reply r = api.requestSandboxRetrying(agent, 5);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 5);
             assertThat(r.ok()).as("after the restart, %s: %s", agent, r).isTrue();
             for (Map.Entry<String, Map<String, String>> g : r.grants().entrySet()) {
                 String failure = Probe.tryUse(g.getKey(), g.getValue());

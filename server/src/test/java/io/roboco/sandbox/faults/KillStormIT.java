@@ -1,17 +1,15 @@
 package io.roboco.sandbox.faults;
 
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.provision.LocalImages;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -41,28 +39,19 @@ class KillStormIT {
     private static final List<String> AGENTS = List.of("storm-a", "storm-b", "storm-c");
     private static final int MAX_REQUESTS = 60;
     private static final long MAX_NANOS = TimeUnit.SECONDS.toNanos(100);
-    private static InProcessServer server;
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
 
     private final Map<String, Long> killStarted = new ConcurrentHashMap<>();
     private final Map<String, Long> killDone = new ConcurrentHashMap<>();
     /** Containers behind credentials already handed out: the killer's targets (sandboxes in use, not ones still starting). */
     private final Set<String> handedOut = ConcurrentHashMap.newKeySet();
 
-    @BeforeAll
-    static void start() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-storm-it");
-        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
-    }
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "KillStormIT");
-    }
-
     @Test
     @Timeout(value = 200, unit = TimeUnit.SECONDS)
     void noDeadEndpointIsHandedOutWhileContainersAreKilledAtRandom() throws Exception {
-        Api api = server.api;
+        ApiClient api = SERVER.api();
         for (String agent : AGENTS) {
             api.working(agent, "storm", "[\"postgres\",\"redis\"]");
         }
@@ -81,7 +70,7 @@ class KillStormIT {
             while (requests < MAX_REQUESTS && System.nanoTime() - begin < MAX_NANOS) {
                 String agent = AGENTS.get(requests % AGENTS.size());
                 long sent = System.nanoTime();
-                Api.Reply r = api.requestSandbox(agent);
+                ApiClient.Reply r = api.requestSandbox(agent);
                 requests++;
                 if (!r.ok()) {
                     Map<String, Object> json = r.json();
@@ -93,7 +82,7 @@ class KillStormIT {
                 }
                 granted++;
                 for (Map.Entry<String, Map<String, String>> g : r.grants().entrySet()) {
-                    String granted0 = server.runtime.containerOnPort(Integer.parseInt(portOf(g.getKey(), g.getValue())));
+                    String granted0 = SERVER.server().runtime.containerOnPort(Integer.parseInt(portOf(g.getKey(), g.getValue())));
                     if (granted0 != null) {
                         handedOut.add(granted0);
                     }
@@ -103,7 +92,7 @@ class KillStormIT {
                         verified++;
                         continue;
                     }
-                    String id = server.runtime.containerOnPort(Integer.parseInt(portOf(g.getKey(), g.getValue())));
+                    String id = SERVER.server().runtime.containerOnPort(Integer.parseInt(portOf(g.getKey(), g.getValue())));
                     Long started = id == null ? null : killStarted.get(id);
                     Long done = id == null ? null : killDone.get(id);
                     if (done != null && done < sent) {
@@ -130,7 +119,7 @@ class KillStormIT {
     }
 
     private void killLoop(AtomicBoolean stop, AtomicInteger kills) {
-        String instance = server.instanceId();
+        String instance = SERVER.server().instanceId();
         long begin = System.nanoTime();
         while (!stop.get() && System.nanoTime() - begin < MAX_NANOS + TimeUnit.SECONDS.toNanos(10)) {
             try {

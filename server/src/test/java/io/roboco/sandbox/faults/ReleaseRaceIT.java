@@ -1,16 +1,14 @@
 package io.roboco.sandbox.faults;
 
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,23 +33,14 @@ class ReleaseRaceIT {
     private static final String AGENT = "race-a";
     private static final int MAX_REQUESTS = 40;
     private static final long MAX_NANOS = TimeUnit.SECONDS.toNanos(90);
-    private static InProcessServer server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-race-it");
-        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
-    }
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "ReleaseRaceIT");
-    }
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aGrantNeverCarriesCredentialsOfAContainerBeingRemoved() throws Exception {
-        Api api = server.api;
+        ApiClient api = SERVER.api();
         api.working(AGENT, "race", "[\"postgres\",\"redis\"]");
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger releases = new AtomicInteger();
@@ -64,7 +53,7 @@ class ReleaseRaceIT {
                 } catch (InterruptedException e) {
                     return;
                 }
-                Api.Reply r = api.verb(AGENT, "release_sandbox", "{}");
+                ApiClient.Reply r = api.verb(AGENT, "release_sandbox", "{}");
                 if (!r.ok()) {
                     releaseFailures.add(r.toString());
                 }
@@ -82,7 +71,7 @@ class ReleaseRaceIT {
         releaser.start();
         try {
             while (requests < MAX_REQUESTS && System.nanoTime() - begin < MAX_NANOS) {
-                Api.Reply r = api.requestSandbox(AGENT);
+                ApiClient.Reply r = api.requestSandbox(AGENT);
                 requests++;
                 if (!r.ok()) {
                     other++;
@@ -90,12 +79,12 @@ class ReleaseRaceIT {
                     continue;
                 }
                 granted++;
-                Long decided = server.grantDecidedAt.get(AGENT).poll();
+                Long decided = SERVER.server().grantDecidedAt.get(AGENT).poll();
                 assertThat(decided).as("grant decision recorded").isNotNull();
                 for (Map.Entry<String, Map<String, String>> g : r.grants().entrySet()) {
                     String port = g.getKey().equals("postgres") ? g.getValue().get("ROBOCO_TEST_DB_PORT") : g.getValue().get("ROBOCO_TEST_REDIS_PORT");
-                    String id = server.runtime.containerOnPort(Integer.parseInt(port));
-                    Long removal = server.runtime.removalStarted(id);
+                    String id = SERVER.server().runtime.containerOnPort(Integer.parseInt(port));
+                    Long removal = SERVER.server().runtime.removalStarted(id);
                     if (removal != null && removal < decided) {
                         violations.add(g.getKey() + " " + id + ": removal began " + TimeUnit.NANOSECONDS.toMillis(decided - removal)
                                 + " ms before the grant was decided");
@@ -104,7 +93,7 @@ class ReleaseRaceIT {
                     String failure = Probe.tryUse(g.getKey(), g.getValue());
                     if (failure == null) {
                         verified++;
-                    } else if (server.runtime.removalStarted(id) != null) {
+                    } else if (SERVER.server().runtime.removalStarted(id) != null) {
                         releasedAfterAnswer++;
                     } else {
                         violations.add(g.getKey() + " " + id + ": does not work and was never removed: " + failure);
@@ -123,6 +112,6 @@ class ReleaseRaceIT {
         assertThat(releases.get()).isGreaterThan(5);
         assertThat(granted).isGreaterThan(5);
         api.verb(AGENT, "release_sandbox", "{}");
-        assertThat(Fixtures.containersOf(server.instanceId())).as("nothing left after the last release").isEmpty();
+        assertThat(Fixtures.containersOf(SERVER.server().instanceId())).as("nothing left after the last release").isEmpty();
     }
 }

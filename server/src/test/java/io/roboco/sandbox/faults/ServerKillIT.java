@@ -1,7 +1,7 @@
 package io.roboco.sandbox.faults;
 
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.ChildServer;
+import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Probe;
 import org.junit.jupiter.api.AfterAll;
@@ -52,12 +52,12 @@ class ServerKillIT {
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
         server = ChildServer.start(env, port, log);
-        Api api = server.api;
+        ApiClient api = server.api;
 
         Map<String, Map<String, Map<String, String>>> old = new LinkedHashMap<>();
         for (String agent : AGENTS) {
             api.working(agent, "crash", "[\"postgres\",\"redis\"]");
-            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
             old.put(agent, r.grants());
             r.grants().forEach((service, creds) -> assertThat(Probe.tryUse(service, creds)).as(agent + " " + service).isNull());
@@ -93,7 +93,7 @@ class ServerKillIT {
         int fresh = 0;
         int oldFailed = 0;
         for (String agent : AGENTS) {
-            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             if (!r.ok()) {
                 fail("request after restart for " + agent + ": " + r + "\nserver log:\n" + server.logText());
             }

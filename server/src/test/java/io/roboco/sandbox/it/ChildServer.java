@@ -1,5 +1,6 @@
 package io.roboco.sandbox.it;
 
+import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -15,12 +16,12 @@ import java.util.concurrent.TimeUnit;
 public final class ChildServer implements AutoCloseable {
     private final Process process;
     private final Path log;
-    public final Api api;
+    public final ApiClient api;
 
     private ChildServer(Process process, Path log, int port) {
         this.process = process;
         this.log = log;
-        this.api = new Api(port);
+        this.api = new ApiClient(port);
     }
 
     /** Starts the jar with {@code env} (plus ROBOCO_SANDBOX_PORT) and waits up to 60 s for /healthz to say running. */
@@ -41,7 +42,7 @@ public final class ChildServer implements AutoCloseable {
                 throw new IllegalStateException("server exited with " + child.process.exitValue() + "; log: " + child.logText());
             }
             try {
-                Api.Reply r = child.api.send("GET", "/healthz", null, null);
+                ApiClient.Reply r = child.api.send("GET", "/healthz", null, null);
                 if (r.status() == 200 && "running".equals(r.json().get("state"))) {
                     return child;
                 }

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.it;
 
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.testkit.ApiClient;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -21,8 +22,8 @@ public final class Fixtures {
         env.put("ROBOCO_SANDBOX_IMAGE_POSTGRES", LocalImages.IMAGES.get("postgres"));
         env.put("ROBOCO_SANDBOX_IMAGE_REDIS", LocalImages.IMAGES.get("redis"));
         env.put("ROBOCO_SANDBOX_IMAGE_MONGO", LocalImages.IMAGES.get("mongo"));
-        env.put("ROBOCO_SANDBOX_API_TOKEN", Api.API_TOKEN);
-        env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", Api.ADMIN_TOKEN);
+        env.put("ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN);
+        env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN);
         env.put("ROBOCO_SANDBOX_JANITOR_TICK", tick);
         env.put("ROBOCO_SANDBOX_JANITOR_GRACE", grace);
         env.put("ROBOCO_SANDBOX_READY_TIMEOUT", readyTimeout);

@@ -10,19 +10,25 @@ import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 
-/** The real server in this JVM over real Docker and the local images, its runtime recorded. */
-public final class InProcessServer implements AutoCloseable {
+/**
+ * The real server in this JVM over real Docker and the local images, its runtime recorded. Tests get
+ * one (and its clean-up) through testkit's {@link InProcessServerExtension}:
+ * {@code InProcessServerExtension.startedBeforeAll(dir -> new InProcessServer(dir, "1h", "2m", "30s", null))}.
+ */
+public final class InProcessServer implements InProcessServerExtension.Server {
     public final RecordingRuntime runtime;
     public final SettingsStore store;
     /** Per agent, when (System.nanoTime) each granted request_sandbox was decided: its audit record was written. */
     public final Map<String, java.util.Queue<Long>> grantDecidedAt = new java.util.concurrent.ConcurrentHashMap<>();
     public final RunningServer server;
-    public final Api api;
+    public final ApiClient api;
 
     public InProcessServer(Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets) {
         ContainerRuntime docker = LocalImages.requireDockerAndImages();
@@ -31,22 +37,15 @@ public final class InProcessServer implements AutoCloseable {
         ServerConfig config = ServerConfig.fromEnv(Fixtures.serverEnv(stateDir, tick, grace, readyTimeout)).withPort(0);
         this.server = SandboxServer.start(config, runtime, EngineRegistry.defaults(), store, Clock.systemUTC(),
                 secrets == null ? SecretSource.secure() : secrets);
-        this.api = new Api(server.port());
+        this.api = new ApiClient(server.port());
     }
 
-    /**
-     * Closes {@code server} (when one was started) and force-removes every container of its
-     * instance, saying how many; for a test's clean-up, so it never throws.
-     */
-    public static void stopAndSweep(InProcessServer server, String who) {
-        if (server == null) {
-            return;
-        }
-        String instance = server.instanceId();
-        server.close();
-        System.out.println(who + " cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
+    @Override
+    public int port() {
+        return server.port();
     }
 
+    @Override
     public String instanceId() {
         return server.instanceId();
     }

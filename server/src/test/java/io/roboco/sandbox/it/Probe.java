@@ -1,5 +1,6 @@
 package io.roboco.sandbox.it;
 
+import io.roboco.sandbox.testkit.Redact;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;

@@ -9,9 +9,10 @@ import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
-import io.roboco.sandbox.verbs.MapSettingsStore;
-import io.roboco.sandbox.verbs.StubContainerRuntime;
-import io.roboco.sandbox.verbs.StubEngine;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.FakeSettingsStore;
+import io.roboco.sandbox.testkit.StubEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,16 +26,16 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The pages over plain HTTP against the in-process server (stub engines and runtime, map store). */
+/** The pages over plain HTTP against the in-process server over testkit's fakes (stub engines, fake runtime and store). */
 class DashboardPagesTest {
-    static final String API = "api-token-0123456789abcdef";
-    static final String ADMIN = "admin-token-0123456789abcdef";
+    static final String API = ApiClient.API_TOKEN;
+    static final String ADMIN = ApiClient.ADMIN_TOKEN;
     static final List<String> PAGES = List.of("/", "/sandboxes", "/projects", "/projects/shop", "/audit", "/flags");
 
     @TempDir
     Path dir;
-    final MapSettingsStore store = new MapSettingsStore();
-    final StubContainerRuntime runtime = new StubContainerRuntime();
+    final FakeSettingsStore store = new FakeSettingsStore();
+    final FakeContainerRuntime runtime = new FakeContainerRuntime();
     RunningServer server;
 
     @AfterEach
@@ -155,7 +156,7 @@ class DashboardPagesTest {
         store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of()));
         grantSandbox(web, "dev-1");
         Project before = store.findProject("shop").orElseThrow();
-        int startsBefore = runtime.starts.get();
+        int startsBefore = runtime.startCount();
 
         List<WebClient.Reply> replies = new ArrayList<>();
         for (String csrf : new String[]{null, "", "forged-token", "Zm9yZ2VkLWJ1dC13ZWxsLWZvcm1lZC10b2tlbi0wMDAwMDA"}) {
@@ -174,7 +175,7 @@ class DashboardPagesTest {
         assertThat(store.findProject("shop")).contains(before);
         assertThat(store.findProject("evil")).isEmpty();
         assertThat(store.recent(null, "released", 10)).isEmpty();
-        assertThat(runtime.running()).isEqualTo(startsBefore);
+        assertThat(runtime.runningCount()).isEqualTo(startsBefore);
         assertThat(web.get("/sandboxes").body()).contains("dev-1"); // still signed in, sandbox still live
     }
 
@@ -317,7 +318,7 @@ class DashboardPagesTest {
         assertThat(released.status()).isEqualTo(303);
         String after = web.get("/sandboxes").body();
         assertThat(after).contains("Released dev-1").contains("No live sandboxes");
-        assertThat(runtime.running()).isZero();
+        assertThat(runtime.runningCount()).isZero();
         assertThat(store.recent("dev-1", "released", 10)).singleElement()
                 .satisfies(r -> assertThat(r.verb()).isEqualTo(Dashboard.RELEASE_VERB));
     }

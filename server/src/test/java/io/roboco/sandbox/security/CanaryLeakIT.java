@@ -4,20 +4,19 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.provision.LocalImages;
-import org.junit.jupiter.api.AfterAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,12 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * password only in its own sandbox container's environment.
  */
 class CanaryLeakIT {
-    private static InProcessServer server;
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "CanaryLeakIT");
-    }
+    private static final CanarySecretSource CANARY = new CanarySecretSource();
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedByTheTest(
+            stateDir -> new InProcessServer(stateDir, "1s", "40s", "30s", CANARY));
 
     @Test
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
@@ -66,21 +63,19 @@ class CanaryLeakIT {
         System.setOut(new PrintStream(new Tee(out, console), true));
         System.setErr(new PrintStream(new Tee(err, console), true));
 
-        CanarySecretSource canary = new CanarySecretSource();
         List<String> envelopes = new ArrayList<>();
         Map<String, String> elsewhere = new LinkedHashMap<>();
         try {
-            Path dir = Files.createTempDirectory("roboco-canary-it");
-            server = new InProcessServer(dir.resolve("state"), "1s", "40s", "30s", canary);
-            Api api = server.api;
+            InProcessServer server = SERVER.start();
+            ApiClient api = server.api;
             record(elsewhere, "PUT /api/projects", api.admin("PUT", "/api/projects/sec",
                     "{\"name\":\"Sec\",\"sandbox_services\":[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}"));
             record(elsewhere, "spawn", api.orchestrator("POST", "/api/agents/canary-a/spawn", "{\"role\":\"developer\",\"project\":\"sec\"}"));
             record(elsewhere, "give_me_work", api.verb("canary-a", "give_me_work", "{\"project\":\"sec\",\"task\":\"T-1\"}"));
-            Api.Reply first = api.requestSandboxRetrying("canary-a", 5);
+            ApiClient.Reply first = api.requestSandboxRetrying("canary-a", 5);
             assertThat(first.ok()).as("%s", first).isTrue();
             envelopes.add(first.body());
-            Api.Reply hit = api.requestSandbox("canary-a");
+            ApiClient.Reply hit = api.requestSandbox("canary-a");
             assertThat(hit.ok()).as("%s", hit).isTrue();
             envelopes.add(hit.body());
             assertThat(first.body()).as("the canary is really in use").contains(CanarySecretSource.MARK);
@@ -90,13 +85,13 @@ class CanaryLeakIT {
             record(elsewhere, "unavailable extension", api.verb("canary-a", "request_sandbox", "{\"extensions\":{\"postgres\":[\"vector\"]}}"));
             record(elsewhere, "bad json", api.verb("canary-a", "request_sandbox", "{\"services\":"));
             record(elsewhere, "unknown verb", api.verb("canary-a", "drop_tables", "{}"));
-            record(elsewhere, "wrong token", api.send("GET", "/api/audit", Api.API_TOKEN, null));
+            record(elsewhere, "wrong token", api.send("GET", "/api/audit", ApiClient.API_TOKEN, null));
             for (String id : Fixtures.runningOf(server.instanceId())) {
                 if (LocalImages.docker("inspect", "-f", "{{index .Config.Labels \"roboco.sandbox.service\"}}", id).strip().equals("postgres")) {
                     LocalImages.docker("kill", id);
                 }
             }
-            Api.Reply again = api.requestSandboxRetrying("canary-a", 5);
+            ApiClient.Reply again = api.requestSandboxRetrying("canary-a", 5);
             assertThat(again.ok()).as("%s", again).isTrue();
             envelopes.add(again.body());
 
@@ -106,8 +101,8 @@ class CanaryLeakIT {
             record(elsewhere, "GET /api/flags", api.admin("GET", "/api/flags", null));
             record(elsewhere, "GET /healthz", api.send("GET", "/healthz", null, null));
 
-            List<String> agentPasswords = canary.issued.stream().filter(p -> envelopes.stream().anyMatch(e -> e.contains(p))).toList();
-            List<String> adminPasswords = canary.issued.stream().filter(p -> !agentPasswords.contains(p)).toList();
+            List<String> agentPasswords = CANARY.issued.stream().filter(p -> envelopes.stream().anyMatch(e -> e.contains(p))).toList();
+            List<String> adminPasswords = CANARY.issued.stream().filter(p -> !agentPasswords.contains(p)).toList();
             assertThat(agentPasswords).isNotEmpty();
             assertThat(adminPasswords).isNotEmpty();
 
@@ -153,11 +148,11 @@ class CanaryLeakIT {
             }
         });
         Fixtures.figure("CanaryLeakIT leaks found: " + leaks.size() + " (places checked " + elsewhere.size() + ", canary passwords issued "
-                + canary.issued.size() + ", log lines captured " + logged.toString().lines().count() + ")");
+                + CANARY.issued.size() + ", log lines captured " + logged.toString().lines().count() + ")");
         assertThat(leaks).isEmpty();
     }
 
-    private static void record(Map<String, String> where, String what, Api.Reply reply) {
+    private static void record(Map<String, String> where, String what, ApiClient.Reply reply) {
         where.put(what + " (HTTP " + reply.status() + ")", reply.body());
     }
 

@@ -2,17 +2,16 @@ package io.roboco.sandbox.security;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.runtime.RunRequest;
-import org.junit.jupiter.api.AfterAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,25 +30,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ContainerHardeningIT {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Map<String, String> DATA_DIRS = Map.of("postgres", "/var/lib/postgresql/data", "redis", "/data", "mongo", "/data/db");
-    private static InProcessServer server;
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "ContainerHardeningIT");
-    }
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everySandboxContainerIsLockedDown() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-hardening-it");
-        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
-        Api api = server.api;
+        ApiClient api = SERVER.api();
         for (String agent : List.of("hard-a", "hard-b")) {
             api.working(agent, "hard", "[\"postgres\",\"redis\",\"mongo\"]");
-            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
         }
-        List<String> ids = Fixtures.containersOf(server.instanceId());
+        List<String> ids = Fixtures.containersOf(SERVER.server().instanceId());
         assertThat(ids).hasSize(6);
         List<String> violations = new ArrayList<>();
         for (String id : ids) {
@@ -72,7 +66,7 @@ class ContainerHardeningIT {
                 bad.add(name + ": label " + label + " missing");
             }
         }
-        if (!labels.path("roboco.sandbox.instance").asText().equals(server.instanceId())) {
+        if (!labels.path("roboco.sandbox.instance").asText().equals(SERVER.server().instanceId())) {
             bad.add(name + ": wrong instance label");
         }
         if (!texts(host.path("CapDrop")).contains("ALL")) {

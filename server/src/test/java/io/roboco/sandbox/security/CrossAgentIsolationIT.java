@@ -1,15 +1,14 @@
 package io.roboco.sandbox.security;
 
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
-import org.junit.jupiter.api.AfterAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,25 +23,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * authentication at all, so Mongo is not part of this proof (see docs/operations.md).
  */
 class CrossAgentIsolationIT {
-    private static InProcessServer server;
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "CrossAgentIsolationIT");
-    }
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void oneAgentsCredentialsDoNotOpenAnotherAgentsSandbox() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-isolation-it");
-        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
-        Api api = server.api;
+        ApiClient api = SERVER.api();
         api.working("iso-a", "iso", "[\"postgres\",\"redis\"]");
         api.working("iso-b", "iso", "[\"postgres\",\"redis\"]");
         api.working("iso-c", "other", "[\"postgres\",\"redis\"]");
         Map<String, Map<String, Map<String, String>>> grants = new java.util.TreeMap<>();
         for (String agent : List.of("iso-a", "iso-b", "iso-c")) {
-            Api.Reply r = api.requestSandboxRetrying(agent, 3);
+            ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
             grants.put(agent, r.grants());
             r.grants().forEach((service, env) -> assertThat(Probe.tryUse(service, env)).as(agent + " " + service + " own").isNull());

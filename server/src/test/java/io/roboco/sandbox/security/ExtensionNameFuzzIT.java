@@ -1,15 +1,14 @@
 package io.roboco.sandbox.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.roboco.sandbox.it.Api;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
-import org.junit.jupiter.api.AfterAll;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -33,22 +32,17 @@ class ExtensionNameFuzzIT {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> POSTGRES_ALLOWED = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
     private static final Set<String> REDIS_ALLOWED = Set.of("search", "json", "bloom");
-    private static InProcessServer server;
-
-    @AfterAll
-    static void stop() {
-        InProcessServer.stopAndSweep(server, "ExtensionNameFuzzIT");
-    }
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everyNameOffTheAllowlistIsRefusedBeforeAnyRuntimeCall() throws Exception {
-        Path dir = Files.createTempDirectory("roboco-fuzz-it");
-        server = new InProcessServer(dir.resolve("state"), "1h", "2m", "30s", null);
-        Api api = server.api;
+        ApiClient api = SERVER.api();
         api.working("fuzz-new", "fuzz", "[\"postgres\",\"redis\",\"mongo\"]");
         api.working("fuzz-live", "fuzz", "[\"postgres\",\"redis\",\"mongo\"]");
-        Api.Reply live = api.requestSandboxRetrying("fuzz-live", 3);
+        ApiClient.Reply live = api.requestSandboxRetrying("fuzz-live", 3);
         assertThat(live.ok()).as("%s", live).isTrue();
 
         List<Object> names = new ArrayList<>(generated());
@@ -66,9 +60,9 @@ class ExtensionNameFuzzIT {
                 String agent = tried % 2 == 0 ? "fuzz-new" : "fuzz-live";
                 Map<String, Object> body = new LinkedHashMap<>();
                 body.put("extensions", Map.of(service, Arrays.asList(name)));
-                long before = server.runtime.calls();
-                Api.Reply r = api.verb(agent, "request_sandbox", MAPPER.writeValueAsString(body));
-                long calls = server.runtime.calls() - before;
+                long before = SERVER.server().runtime.calls();
+                ApiClient.Reply r = api.verb(agent, "request_sandbox", MAPPER.writeValueAsString(body));
+                long calls = SERVER.server().runtime.calls() - before;
                 tried++;
                 String outcome = outcome(r);
                 if (outcome.equals("refused")) {
@@ -85,14 +79,14 @@ class ExtensionNameFuzzIT {
         int standingTried = 0;
         int standingRefused = 0;
         for (Object name : names.subList(0, Math.min(names.size(), 150))) {
-            long before = server.runtime.calls();
+            long before = SERVER.server().runtime.calls();
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("name", "Fuzz2");
             body.put("sandbox_services", List.of("postgres", "redis"));
             body.put("sandbox_extensions", Map.of(standingTried % 2 == 0 ? "postgres" : "redis", Arrays.asList(name)));
-            Api.Reply r = api.admin("PUT", "/api/projects/fuzz2", MAPPER.writeValueAsString(body));
+            ApiClient.Reply r = api.admin("PUT", "/api/projects/fuzz2", MAPPER.writeValueAsString(body));
             standingTried++;
-            if (r.status() == 400 && server.runtime.calls() == before) {
+            if (r.status() == 400 && SERVER.server().runtime.calls() == before) {
                 standingRefused++;
             } else {
                 slipped.add("standing set " + describe(name) + " -> " + r);
@@ -101,10 +95,10 @@ class ExtensionNameFuzzIT {
         assertThat(api.admin("GET", "/api/projects/fuzz2", null).status()).as("no refused standing set was stored").isEqualTo(404);
 
         // Control: an allowed name on the live sandbox does reach the runtime, so the counter counts.
-        long before = server.runtime.calls();
-        Api.Reply allowed = api.verb("fuzz-live", "request_sandbox", "{\"extensions\":{\"postgres\":[\"pg_trgm\"]}}");
+        long before = SERVER.server().runtime.calls();
+        ApiClient.Reply allowed = api.verb("fuzz-live", "request_sandbox", "{\"extensions\":{\"postgres\":[\"pg_trgm\"]}}");
         assertThat(allowed.ok()).as("%s", allowed).isTrue();
-        long controlCalls = server.runtime.calls() - before;
+        long controlCalls = SERVER.server().runtime.calls() - before;
 
         Fixtures.figure("ExtensionNameFuzzIT names tried: " + tried + " per call (" + names.size() + " distinct values x 3 services), refused: "
                 + (refusedEnvelope + badRequest) + " (" + refusedEnvelope + " refused envelopes, " + badRequest + " HTTP 400), slipped through or "
@@ -115,7 +109,7 @@ class ExtensionNameFuzzIT {
         assertThat(controlCalls).isPositive();
     }
 
-    private static String outcome(Api.Reply r) {
+    private static String outcome(ApiClient.Reply r) {
         if (r.status() == 400) {
             return "bad_request";
         }

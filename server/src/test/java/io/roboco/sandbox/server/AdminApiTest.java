@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.verbs.MapSettingsStore;
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.FakeSettingsStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,21 +19,21 @@ class AdminApiTest {
     @Test
     void putProjectSavesValidatedSettingsAndGetShowsThem() {
         try (TestServer t = new TestServer(dir, true)) {
-            TestServer.Reply r = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply r = t.api.admin("PUT", "/api/projects/shop",
                     "{\"name\":\"Shop\",\"sandbox_services\":[\"postgres\",\"redis\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}");
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json()).containsEntry("id", "shop").containsEntry("sandbox_services", List.of("postgres", "redis"))
                     .containsEntry("sandbox_extensions", Map.of("postgres", List.of("pg_trgm")));
-            assertThat(t.admin("GET", "/api/projects/shop", null).json()).containsEntry("name", "Shop");
-            assertThat((List<Object>) t.admin("GET", "/api/projects", null).json().get("projects")).hasSize(1);
-            assertThat(t.admin("GET", "/api/projects/none", null).status()).isEqualTo(404);
+            assertThat(t.api.admin("GET", "/api/projects/shop", null).json()).containsEntry("name", "Shop");
+            assertThat((List<Object>) t.api.admin("GET", "/api/projects", null).json().get("projects")).hasSize(1);
+            assertThat(t.api.admin("GET", "/api/projects/none", null).status()).isEqualTo(404);
         }
     }
 
     @Test
     void extensionForServiceOutsideTheSetIs400AndNothingSaved() {
         try (TestServer t = new TestServer(dir, true)) {
-            TestServer.Reply r = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply r = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\"],\"sandbox_extensions\":{\"redis\":[\"search\"]}}");
             assertThat(r.status()).isEqualTo(400);
             assertThat(r.json()).containsEntry("error", "bad_request");
@@ -44,10 +45,10 @@ class AdminApiTest {
     @Test
     void unknownEngineAndDisallowedExtensionAre400NamingWhatIsAllowed() {
         try (TestServer t = new TestServer(dir, true)) {
-            TestServer.Reply engine = t.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":[\"mysql\"]}");
+            ApiClient.Reply engine = t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":[\"mysql\"]}");
             assertThat(engine.status()).isEqualTo(400);
             assertThat((String) engine.json().get("message")).contains("known: mongo, postgres, redis");
-            TestServer.Reply ext = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply ext = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\"],\"sandbox_extensions\":{\"postgres\":[\"plpython3u\"]}}");
             assertThat(ext.status()).isEqualTo(400);
             assertThat((String) ext.json().get("message")).contains("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
@@ -98,12 +99,12 @@ class AdminApiTest {
     @Test
     void malformedProjectBodiesAre400() {
         try (TestServer t = new TestServer(dir, true)) {
-            assertThat(t.admin("PUT", "/api/projects/shop", "{not json").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/projects/shop", "[1,2]").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/projects/shop", "{\"sandbox_service\":[\"postgres\"]}").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":\"postgres\"}").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/projects/sh%20op", "{}").status()).isEqualTo(400);
-            TestServer.Reply dup = t.admin("PUT", "/api/projects/shop", "{\"name\":\"a\",\"name\":\"b\"}");
+            assertThat(t.api.admin("PUT", "/api/projects/shop", "{not json").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/projects/shop", "[1,2]").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_service\":[\"postgres\"]}").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":\"postgres\"}").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/projects/sh%20op", "{}").status()).isEqualTo(400);
+            ApiClient.Reply dup = t.api.admin("PUT", "/api/projects/shop", "{\"name\":\"a\",\"name\":\"b\"}");
             assertThat(dup.status()).isEqualTo(400);
             assertThat(dup.body()).doesNotContain("at com.").doesNotContain("Exception");
         }
@@ -112,22 +113,22 @@ class AdminApiTest {
     @Test
     void storedFlagDiffersFromEffectiveUntilRestart() {
         try (TestServer t = new TestServer(dir, null)) {
-            Map<String, Object> before = (Map<String, Object>) t.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
+            Map<String, Object> before = (Map<String, Object>) t.api.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
             assertThat(before).containsEntry("effective", false).containsEntry("pending_restart", false).containsEntry("stored", null);
-            TestServer.Reply put = t.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}");
+            ApiClient.Reply put = t.api.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}");
             assertThat(put.status()).isEqualTo(200);
             assertThat(put.json()).containsEntry("stored", true).containsEntry("effective", false).containsEntry("pending_restart", true);
             t.working("dev-1", "developer");
-            assertThat((String) t.verb("dev-1", "request_sandbox", "{}").json().get("reason")).contains("ROBOCO_SANDBOX_DB_ENABLED is off");
+            assertThat((String) t.api.verb("dev-1", "request_sandbox", "{}").json().get("reason")).contains("ROBOCO_SANDBOX_DB_ENABLED is off");
         }
     }
 
     @Test
     void storedFlagTakesEffectOnRestart() {
-        MapSettingsStore seeded = new MapSettingsStore();
+        FakeSettingsStore seeded = new FakeSettingsStore();
         seeded.storeFlag("ROBOCO_SANDBOX_DB_ENABLED", true);
-        try (TestServer t = new TestServer(ServerConfig.defaults(dir).withPort(0).withTokens(TestServer.API, TestServer.ADMIN), seeded)) {
-            Map<String, Object> flag = (Map<String, Object>) t.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
+        try (TestServer t = new TestServer(ServerConfig.defaults(dir).withPort(0).withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN), seeded)) {
+            Map<String, Object> flag = (Map<String, Object>) t.api.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
             assertThat(flag).containsEntry("stored", true).containsEntry("effective", true).containsEntry("pending_restart", false);
         }
     }
@@ -135,8 +136,8 @@ class AdminApiTest {
     @Test
     void envOverrideWinsAndIsShown() {
         try (TestServer t = new TestServer(dir, false)) {
-            t.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}");
-            Map<String, Object> flag = (Map<String, Object>) t.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
+            t.api.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}");
+            Map<String, Object> flag = (Map<String, Object>) t.api.admin("GET", "/api/flags", null).json().get("ROBOCO_SANDBOX_DB_ENABLED");
             assertThat(flag).containsEntry("env_override", false).containsEntry("effective", false).containsEntry("pending_restart", false);
         }
     }
@@ -144,9 +145,9 @@ class AdminApiTest {
     @Test
     void badFlagBodiesAndNamesAreRejected() {
         try (TestServer t = new TestServer(dir, true)) {
-            assertThat(t.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":\"yes\"}").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "").status()).isEqualTo(400);
-            assertThat(t.admin("PUT", "/api/flags/OTHER_FLAG", "{\"enabled\":true}").status()).isEqualTo(404);
+            assertThat(t.api.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":\"yes\"}").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "").status()).isEqualTo(400);
+            assertThat(t.api.admin("PUT", "/api/flags/OTHER_FLAG", "{\"enabled\":true}").status()).isEqualTo(404);
         }
     }
 
@@ -154,13 +155,13 @@ class AdminApiTest {
     void auditFiltersAndRejectsBadLimits() {
         try (TestServer t = new TestServer(dir, true)) {
             t.working("rev-1", "reviewer");
-            t.verb("rev-1", "request_sandbox", "{}");
-            List<Map<String, Object>> records = (List<Map<String, Object>>) t.admin("GET", "/api/audit?agent=rev-1&decision=refused&limit=5", null)
+            t.api.verb("rev-1", "request_sandbox", "{}");
+            List<Map<String, Object>> records = (List<Map<String, Object>>) t.api.admin("GET", "/api/audit?agent=rev-1&decision=refused&limit=5", null)
                     .json().get("records");
             assertThat(records).singleElement().satisfies(r -> assertThat(r).containsEntry("verb", "request_sandbox")
                     .containsKeys("time", "reason", "services", "duration_ms"));
-            assertThat(t.admin("GET", "/api/audit?limit=0", null).status()).isEqualTo(400);
-            assertThat(t.admin("GET", "/api/audit?limit=abc", null).status()).isEqualTo(400);
+            assertThat(t.api.admin("GET", "/api/audit?limit=0", null).status()).isEqualTo(400);
+            assertThat(t.api.admin("GET", "/api/audit?limit=abc", null).status()).isEqualTo(400);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.SandboxLabels;
@@ -66,7 +67,7 @@ class RequestSandboxApiIT {
         Map<String, String> env = new HashMap<>(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_REDIS", "roboco-sandbox/redis:7",
                 "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1",
-                "ROBOCO_SANDBOX_API_TOKEN", TestServer.API, "ROBOCO_SANDBOX_ADMIN_TOKEN", TestServer.ADMIN));
+                "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN));
         env.putAll(extraEnv);
         ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
         // The server owns and closes what it is given: hand it its own runtime connection.
@@ -82,18 +83,18 @@ class RequestSandboxApiIT {
     }
 
     private void optInShopAndSpawn(TestServer t, String slug, String role) {
-        assertThat(t.admin("PUT", "/api/projects/shop",
+        assertThat(t.api.admin("PUT", "/api/projects/shop",
                 "{\"name\":\"Shop\",\"sandbox_services\":[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}").status())
                 .isEqualTo(200);
         spawnAndGiveWork(t, slug, role);
     }
 
     private static void spawnAndGiveWork(TestServer t, String slug, String role) {
-        assertThat(t.agent("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"" + role + "\",\"project\":\"shop\"}").status()).isEqualTo(200);
-        assertThat(t.verb(slug, "give_me_work", "{\"project\":\"shop\",\"task\":\"T-1\"}").json()).containsEntry("ok", true);
+        assertThat(t.api.orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"" + role + "\",\"project\":\"shop\"}").status()).isEqualTo(200);
+        assertThat(t.api.verb(slug, "give_me_work", "{\"project\":\"shop\",\"task\":\"T-1\"}").json()).containsEntry("ok", true);
     }
 
-    private static List<Map<String, Object>> sandboxes(TestServer.Reply reply) {
+    private static List<Map<String, Object>> sandboxes(ApiClient.Reply reply) {
         assertThat(reply.json()).as(redact(reply.body())).containsEntry("ok", true);
         return (List<Map<String, Object>>) ((Map<String, Object>) reply.json().get("evidence")).get("sandboxes");
     }
@@ -126,7 +127,7 @@ class RequestSandboxApiIT {
         TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"));
         optInShopAndSpawn(t, "dev-1", "developer");
 
-        List<Map<String, Object>> first = sandboxes(t.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}"));
+        List<Map<String, Object>> first = sandboxes(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}"));
 
         assertThat(first).extracting(s -> s.get("service")).containsExactly("postgres");
         assertThat(first.get(0).get("available_extensions")).isEqualTo(List.of("pg_trgm"));
@@ -135,7 +136,7 @@ class RequestSandboxApiIT {
         assertThat(docker.list(SandboxLabels.ofAgent(t.server.instanceId(), "dev-1")))
                 .extracting(c -> c.labels().get(SandboxLabels.SERVICE)).containsExactlyInAnyOrder("postgres", "redis", "mongo");
 
-        List<Map<String, Object>> second = sandboxes(t.verb("dev-1", "request_sandbox", "{\"services\":[\"redis\",\"mongo\"]}"));
+        List<Map<String, Object>> second = sandboxes(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"redis\",\"mongo\"]}"));
 
         assertThat(second).extracting(s -> s.get("service")).containsExactly("redis", "mongo");
         assertThat(containerIds("dev-1")).isEqualTo(ids);
@@ -144,38 +145,38 @@ class RequestSandboxApiIT {
             jedis.auth(redis.get("ROBOCO_TEST_REDIS_USER"), redis.get("ROBOCO_TEST_REDIS_PASSWORD"));
             assertThat(jedis.ping()).isEqualTo("PONG");
         }
-        List<Map<String, Object>> again = sandboxes(t.verb("dev-1", "request_sandbox", "{}"));
+        List<Map<String, Object>> again = sandboxes(t.api.verb("dev-1", "request_sandbox", "{}"));
         assertThat(env(again, "postgres")).isEqualTo(env(first, "postgres"));
     }
 
     @Test
     void guardsRefuseInTheContractsOrderAndProvisioningFailuresAreRetryable() {
         TestServer t = start(Map.of("ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/no-such-image:0"));
-        t.admin("PUT", "/api/projects/bare", "{\"name\":\"Bare\",\"sandbox_services\":[]}");
-        t.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"postgres\",\"mongo\"]}");
-        t.agent("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"project\":\"bare\"}");
+        t.api.admin("PUT", "/api/projects/bare", "{\"name\":\"Bare\",\"sandbox_services\":[]}");
+        t.api.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"postgres\",\"mongo\"]}");
+        t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"project\":\"bare\"}");
 
         // 1. flag off (stored default, no override) — refused even though the agent also has no task.
-        assertRefused(t.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
 
         restart(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/no-such-image:0"));
         t = server;
         // 2. no active task.
-        assertRefused(t.verb("dev-1", "request_sandbox", "{}"), "no active, project-bound task", false);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{}"), "no active, project-bound task", false);
         // 3. project has no sandbox_services.
-        assertThat(t.verb("dev-1", "give_me_work", "{\"project\":\"bare\",\"task\":\"T-1\"}").json()).containsEntry("ok", true);
-        assertRefused(t.verb("dev-1", "request_sandbox", "{}"), "has no sandbox_services", false);
+        assertThat(t.api.verb("dev-1", "give_me_work", "{\"project\":\"bare\",\"task\":\"T-1\"}").json()).containsEntry("ok", true);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{}"), "has no sandbox_services", false);
         // 4. service or extension outside the opted set / allowlist: the message names the allowed set.
-        assertThat(t.verb("dev-1", "give_me_work", "{\"project\":\"shop\",\"task\":\"T-2\"}").json()).containsEntry("ok", true);
-        assertRefused(t.verb("dev-1", "request_sandbox", "{\"services\":[\"redis\"]}"), "allowed: postgres, mongo", false);
-        assertRefused(t.verb("dev-1", "request_sandbox", "{\"extensions\":{\"postgres\":[\"plpython3u\"]}}"),
+        assertThat(t.api.verb("dev-1", "give_me_work", "{\"project\":\"shop\",\"task\":\"T-2\"}").json()).containsEntry("ok", true);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"redis\"]}"), "allowed: postgres, mongo", false);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{\"extensions\":{\"postgres\":[\"plpython3u\"]}}"),
                 "allowed: citext, pg_trgm, postgis, uuid-ossp, vector", false);
         // Roles: a reviewer does not carry the verb; a qa agent does.
         spawnAndGiveWork(t, "rev-1", "reviewer");
-        assertRefused(t.verb("rev-1", "request_sandbox", "{}"), "does not carry request_sandbox", false);
+        assertRefused(t.api.verb("rev-1", "request_sandbox", "{}"), "does not carry request_sandbox", false);
         // A provisioning failure (mongo's image is missing) is invalid_state, retryable, and leaves nothing.
         spawnAndGiveWork(t, "qa-1", "qa");
-        TestServer.Reply failed = t.verb("qa-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
+        ApiClient.Reply failed = t.api.verb("qa-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
         assertThat(failed.json()).containsEntry("ok", false).containsEntry("error", "invalid_state").containsEntry("retryable", true);
         assertThat((String) failed.json().get("reason")).contains("roboco-sandbox/no-such-image:0");
         assertThat(containerIds("qa-1")).isEmpty();
@@ -183,7 +184,7 @@ class RequestSandboxApiIT {
         assertThat(containerIds("rev-1")).isEmpty();
     }
 
-    private static void assertRefused(TestServer.Reply reply, String reasonPart, boolean retryable) {
+    private static void assertRefused(ApiClient.Reply reply, String reasonPart, boolean retryable) {
         assertThat(reply.status()).isEqualTo(200);
         assertThat(reply.json()).as(reply.body()).containsEntry("ok", false).containsEntry("error", "refused").containsEntry("retryable", retryable);
         assertThat((String) reply.json().get("reason")).contains(reasonPart);
@@ -193,12 +194,12 @@ class RequestSandboxApiIT {
     void aSandboxKilledOutOfBandIsReplacedWithFreshWorkingCredentials() throws Exception {
         TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"));
         optInShopAndSpawn(t, "dev-1", "developer");
-        Map<String, String> before = env(sandboxes(t.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres");
+        Map<String, String> before = env(sandboxes(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres");
         String pgId = docker.list(SandboxLabels.ofAgent(t.server.instanceId(), "dev-1")).stream()
                 .filter(c -> "postgres".equals(c.labels().get(SandboxLabels.SERVICE))).findFirst().orElseThrow().id();
         LocalImages.docker("kill", pgId);
 
-        Map<String, String> after = env(sandboxes(t.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres");
+        Map<String, String> after = env(sandboxes(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres");
 
         assertThat(after.get("ROBOCO_TEST_DB_PASSWORD")).isNotEqualTo(before.get("ROBOCO_TEST_DB_PASSWORD"));
         assertThat(postgresAnswer(after)).isEqualTo(42);
@@ -210,18 +211,18 @@ class RequestSandboxApiIT {
         TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"));
         optInShopAndSpawn(t, "busy", "developer");
         spawnAndGiveWork(t, "warm", "developer");
-        sandboxes(t.verb("warm", "request_sandbox", "{}"));
+        sandboxes(t.api.verb("warm", "request_sandbox", "{}"));
 
         ExecutorService pool = Executors.newFixedThreadPool(33);
         try {
             List<Callable<String>> calls = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
-                calls.add(() -> env(sandboxes(t.verb("busy", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres").get("ROBOCO_TEST_DB_PASSWORD"));
+                calls.add(() -> env(sandboxes(t.api.verb("busy", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres").get("ROBOCO_TEST_DB_PASSWORD"));
             }
             List<Future<String>> busy = calls.stream().map(pool::submit).toList();
             Thread.sleep(150); // the busy agent is now provisioning its whole set
             long start = System.nanoTime();
-            sandboxes(t.verb("warm", "request_sandbox", "{\"services\":[\"postgres\"]}"));
+            sandboxes(t.api.verb("warm", "request_sandbox", "{\"services\":[\"postgres\"]}"));
             long warmMillis = (System.nanoTime() - start) / 1_000_000;
             boolean busyStillWorking = busy.stream().anyMatch(f -> !f.isDone());
             Set<String> passwords = new java.util.HashSet<>();
@@ -241,46 +242,46 @@ class RequestSandboxApiIT {
     @Test
     void everyEngagementEndingVerbAndContainerRemovalLeaveNoContainer() throws Exception {
         TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"));
-        t.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"]}");
+        t.api.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"]}");
         for (String verb : List.of("i_am_done", "unclaim", "i_am_idle", "pass_review", "fail_review", "i_documented")) {
             String slug = "a-" + verb.replace('_', '-');
             // QA agents end their engagement with pass_review / fail_review; developers with the others.
             spawnAndGiveWork(t, slug, verb.endsWith("_review") ? "qa" : "developer");
-            sandboxes(t.verb(slug, "request_sandbox", "{}"));
+            sandboxes(t.api.verb(slug, "request_sandbox", "{}"));
             assertThat(containerIds(slug)).hasSize(1);
-            TestServer.Reply ended = t.verb(slug, verb, "{}");
+            ApiClient.Reply ended = t.api.verb(slug, verb, "{}");
             assertThat(ended.json()).as(verb + ": " + ended.body()).containsEntry("ok", true);
             assertThat(docker.list(SandboxLabels.ofAgent(t.server.instanceId(), slug))).as(verb).isEmpty();
         }
         spawnAndGiveWork(t, "gone", "qa");
-        sandboxes(t.verb("gone", "request_sandbox", "{}"));
-        assertThat(t.agent("DELETE", "/api/agents/gone", null).status()).isEqualTo(200);
+        sandboxes(t.api.verb("gone", "request_sandbox", "{}"));
+        assertThat(t.api.orchestrator("DELETE", "/api/agents/gone", null).status()).isEqualTo(200);
         assertThat(docker.list(SandboxLabels.ofAgent(t.server.instanceId(), "gone"))).isEmpty();
 
         spawnAndGiveWork(t, "twice", "developer");
-        sandboxes(t.verb("twice", "request_sandbox", "{}"));
-        assertThat(t.verb("twice", "release_sandbox", "{}").json()).containsEntry("ok", true);
-        assertThat(t.verb("twice", "release_sandbox", "{}").json()).containsEntry("ok", true);
+        sandboxes(t.api.verb("twice", "request_sandbox", "{}"));
+        assertThat(t.api.verb("twice", "release_sandbox", "{}").json()).containsEntry("ok", true);
+        assertThat(t.api.verb("twice", "release_sandbox", "{}").json()).containsEntry("ok", true);
         assertThat(containerIds("twice")).isEmpty();
     }
 
     @Test
     void theFlagIsPendingUntilRestartAndSettingsAndAuditSurviveIt() {
         TestServer t = start(Map.of());
-        t.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"]}");
+        t.api.admin("PUT", "/api/projects/shop", "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"]}");
         spawnAndGiveWork(t, "dev-1", "developer");
-        assertRefused(t.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
 
-        assertThat(t.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}").status()).isEqualTo(200);
-        String flags = t.admin("GET", "/api/flags", null).body();
+        assertThat(t.api.admin("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", "{\"enabled\":true}").status()).isEqualTo(200);
+        String flags = t.api.admin("GET", "/api/flags", null).body();
         assertThat(flags).contains("\"stored\":true").contains("\"effective\":false").contains("\"pending_restart\":true");
-        assertRefused(t.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
+        assertRefused(t.api.verb("dev-1", "request_sandbox", "{}"), "ROBOCO_SANDBOX_DB_ENABLED", false);
 
         restart(Map.of());
         t = server;
-        assertThat(t.admin("GET", "/api/flags", null).body()).contains("\"effective\":true").contains("\"pending_restart\":false");
-        assertThat(t.admin("GET", "/api/projects/shop", null).body()).contains("redis");
-        assertThat(t.admin("GET", "/api/audit?agent=dev-1", null).body()).contains("refused").contains("ROBOCO_SANDBOX_DB_ENABLED");
-        assertThat(sandboxes(t.verb("dev-1", "request_sandbox", "{}"))).extracting(s -> s.get("service")).containsExactly("redis");
+        assertThat(t.api.admin("GET", "/api/flags", null).body()).contains("\"effective\":true").contains("\"pending_restart\":false");
+        assertThat(t.api.admin("GET", "/api/projects/shop", null).body()).contains("redis");
+        assertThat(t.api.admin("GET", "/api/audit?agent=dev-1", null).body()).contains("refused").contains("ROBOCO_SANDBOX_DB_ENABLED");
+        assertThat(sandboxes(t.api.verb("dev-1", "request_sandbox", "{}"))).extracting(s -> s.get("service")).containsExactly("redis");
     }
 }

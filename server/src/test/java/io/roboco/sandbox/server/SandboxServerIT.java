@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
@@ -32,11 +33,11 @@ class SandboxServerIT {
                 "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_REDIS", "roboco-sandbox/redis:7",
                 "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1",
-                "ROBOCO_SANDBOX_API_TOKEN", TestServer.API, "ROBOCO_SANDBOX_ADMIN_TOKEN", TestServer.ADMIN)).withPort(0);
+                "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN)).withPort(0);
         DockerContainerRuntime docker = DockerContainerRuntime.connect();
         try (TestServer t = new TestServer(config, docker, EngineRegistry.defaults(), new InMemorySettingsStore())) {
             t.working("dev-1", "developer");
-            TestServer.Reply r = t.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
+            ApiClient.Reply r = t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
             assertThat(r.json()).as(r.body().replaceAll("PASSWORD\":\"[^\"]*", "PASSWORD\":\"<redacted>")).containsEntry("ok", true);
             List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) r.json().get("evidence")).get("sandboxes");
             Map<String, String> env = (Map<String, String>) sandboxes.get(0).get("env");
@@ -48,10 +49,10 @@ class SandboxServerIT {
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }
             String password = env.get("ROBOCO_TEST_DB_PASSWORD");
-            assertThat(t.admin("GET", "/api/sandboxes", null).body()).contains("dev-1").doesNotContain(password);
-            assertThat(t.admin("GET", "/api/audit", null).body()).doesNotContain(password);
+            assertThat(t.api.admin("GET", "/api/sandboxes", null).body()).contains("dev-1").doesNotContain(password);
+            assertThat(t.api.admin("GET", "/api/audit", null).body()).doesNotContain(password);
 
-            assertThat(t.verb("dev-1", "i_am_done", "{}").json()).containsEntry("ok", true);
+            assertThat(t.api.verb("dev-1", "i_am_done", "{}").json()).containsEntry("ok", true);
             assertThat(docker.list(SandboxLabels.ofAgent(t.server.instanceId(), "dev-1"))).isEmpty();
         }
     }

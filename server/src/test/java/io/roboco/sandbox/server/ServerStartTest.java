@@ -26,13 +26,13 @@ class ServerStartTest {
             adminToken = Files.readString(adminFile).strip();
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(adminFile))).isEqualTo("rw-------");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("state/api-token")))).isEqualTo("rw-------");
-            assertThat(first.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
+            assertThat(first.api.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
         }
         assertThat(firstConsole).contains("admin token written to " + dir.resolve("state/admin-token") + ": " + adminToken);
         try (TestServer second = new TestServer(config)) {
             assertThat(second.console.toString()).isEmpty();
             assertThat(second.server.instanceId()).isEqualTo(instance);
-            assertThat(second.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
+            assertThat(second.api.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
         }
     }
 
@@ -40,11 +40,11 @@ class ServerStartTest {
     void closeTearsDownLiveSandboxesAndIsIdempotent() {
         TestServer t = new TestServer(dir, true);
         t.working("dev-1", "developer");
-        t.verb("dev-1", "request_sandbox", "{}");
-        assertThat(t.runtime.running()).isEqualTo(2);
+        t.api.verb("dev-1", "request_sandbox", "{}");
+        assertThat(t.runtime.runningCount()).isEqualTo(2);
         t.close();
         t.close();
-        assertThat(t.runtime.running()).isZero();
+        assertThat(t.runtime.runningCount()).isZero();
     }
 
     @Test

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
-import io.roboco.sandbox.settings.SettingsStoreContract;
 import io.roboco.sandbox.settings.SettingsStoreException;
+import io.roboco.sandbox.testkit.SettingsStoreContract;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

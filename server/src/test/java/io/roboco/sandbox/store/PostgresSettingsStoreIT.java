@@ -3,7 +3,7 @@ package io.roboco.sandbox.store;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.roboco.sandbox.settings.SettingsStore;
-import io.roboco.sandbox.settings.SettingsStoreContract;
+import io.roboco.sandbox.testkit.SettingsStoreContract;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

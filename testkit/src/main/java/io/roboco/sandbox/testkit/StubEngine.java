@@ -1,30 +1,70 @@
-package io.roboco.sandbox.engine;
+package io.roboco.sandbox.testkit;
+
+import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.ReadinessProbe;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.SpecRequest;
 
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * An engine for unit tests of the layers above the engines: no driver, no network. Ready when its
- * container runs; live unless a test marks its endpoint dead; a feature activates through one exec
- * ({@code activate <feature>}) so tests can count and script it.
+ * The engine fake, for tests of the layers above the engines: no driver, no network. Passes
+ * {@link EngineContract}, as the real engines do. Ready when its container runs; live unless a test
+ * marks its endpoint dead; a feature activates through one exec ({@code activate <feature>}) so tests
+ * can count and script it (exit 3: the image lacks the feature).
+ *
+ * <p>{@link #registry()} gives postgres, redis and mongo stubs with the real engines' allowlists, env
+ * keys ({@code ROBOCO_TEST_DB_*}, …) and feature words, for tests that read envelopes.
  */
 public final class StubEngine implements Engine {
     private final String name;
+    private final String envPrefix;
     private final Set<String> features;
+    private final String featuresKey;
     private final Set<Endpoint> dead = ConcurrentHashMap.newKeySet();
-    private final java.util.List<Credentials> claims = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Credentials> claims = new CopyOnWriteArrayList<>();
     private volatile Predicate<Credentials> holdReadiness = c -> false;
     private volatile CountDownLatch release = new CountDownLatch(0);
 
+    /** A stub whose env keys are {@code STUB_<NAME>_*} and whose features are "available_features". */
     public StubEngine(String name, Set<String> features) {
-        this.name = name;
-        this.features = Set.copyOf(features);
+        this(name, "STUB_" + name.toUpperCase(Locale.ROOT) + "_", features, features.isEmpty() ? null : "available_features");
     }
+
+    /** A stub that answers env under {@code envPrefix} (e.g. {@code ROBOCO_TEST_DB_}) and names its features {@code featuresKey}. */
+    public StubEngine(String name, String envPrefix, Set<String> features, String featuresKey) {
+        this.name = name;
+        this.envPrefix = envPrefix;
+        this.features = Set.copyOf(features);
+        this.featuresKey = featuresKey;
+    }
+
+    /** postgres, redis and mongo stubs with the real allowlists, env keys and feature words. */
+    public static EngineRegistry registry() {
+        return EngineRegistry.of(List.of(
+                new StubEngine("postgres", "ROBOCO_TEST_DB_", Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp"), "available_extensions"),
+                new StubEngine("redis", "ROBOCO_TEST_REDIS_", Set.of("search", "json", "bloom"), "available_modules"),
+                new StubEngine("mongo", "ROBOCO_TEST_MONGO_", Set.of(), null)));
+    }
+
+    // ---- scripting -------------------------------------------------------------------------------
 
     /** Readiness blocks (up to 10 s) for sandboxes whose credentials match, until {@link #releaseHeld()}. */
     public void holdReadinessWhen(Predicate<Credentials> which) {
@@ -41,6 +81,13 @@ public final class StubEngine implements Engine {
         dead.add(endpoint);
     }
 
+    /** Credentials of every claim prepared so far, in order. */
+    public List<Credentials> claims() {
+        return List.copyOf(claims);
+    }
+
+    // ---- Engine ----------------------------------------------------------------------------------
+
     @Override
     public String name() {
         return name;
@@ -48,7 +95,7 @@ public final class StubEngine implements Engine {
 
     @Override
     public String displayName() {
-        return name.toUpperCase();
+        return name.toUpperCase(Locale.ROOT);
     }
 
     @Override
@@ -68,7 +115,7 @@ public final class StubEngine implements Engine {
 
     @Override
     public String featuresKey() {
-        return features.isEmpty() ? null : "available_features";
+        return featuresKey;
     }
 
     @Override
@@ -80,7 +127,7 @@ public final class StubEngine implements Engine {
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
         return new ContainerSpec(request.image(), Map.of("STUB_ADMIN_PASSWORD", request.credentials().adminPassword()),
-                java.util.List.of(name, "--port", Integer.toString(request.port())), "/data", request.port());
+                List.of(name, "--bind", request.bindHost(), "--port", Integer.toString(request.port())), "/data", request.port());
     }
 
     @Override
@@ -108,11 +155,6 @@ public final class StubEngine implements Engine {
         claims.add(target.credentials());
     }
 
-    /** Credentials of every claim prepared so far, in order. */
-    public java.util.List<Credentials> claims() {
-        return java.util.List.copyOf(claims);
-    }
-
     @Override
     public ReadinessProbe liveness() {
         return target -> {
@@ -124,7 +166,7 @@ public final class StubEngine implements Engine {
 
     @Override
     public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
-        ExecResult result = exec.exec(java.util.List.of("activate", feature));
+        ExecResult result = exec.exec(List.of("activate", feature));
         if (result.exitCode() == 3) {
             throw new FeatureUnavailableException(name, feature, image, result.output());
         }
@@ -136,11 +178,11 @@ public final class StubEngine implements Engine {
     @Override
     public Map<String, String> env(Endpoint endpoint, Credentials credentials) {
         Map<String, String> env = new LinkedHashMap<>();
-        String prefix = "STUB_" + name.toUpperCase() + "_";
-        env.put(prefix + "HOST", endpoint.host());
-        env.put(prefix + "PORT", Integer.toString(endpoint.port()));
-        env.put(prefix + "USER", credentials.user());
-        env.put(prefix + "PASSWORD", credentials.password());
+        env.put(envPrefix + "HOST", endpoint.host());
+        env.put(envPrefix + "PORT", Integer.toString(endpoint.port()));
+        env.put(envPrefix + "USER", credentials.user());
+        env.put(envPrefix + "PASSWORD", credentials.password());
+        env.put(envPrefix + "URL", name + "://" + credentials.user() + ":" + credentials.password() + "@" + endpoint.host() + ":" + endpoint.port());
         return env;
     }
 }

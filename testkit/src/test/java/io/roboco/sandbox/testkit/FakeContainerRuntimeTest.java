@@ -1,7 +1,13 @@
-package io.roboco.sandbox.runtime;
+package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.StartedContainer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -100,5 +106,24 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
         fake.start(request(uniqueName("slow"), IMAGE, labels()));
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
         fake.setStartLatency(Duration.ZERO);
+    }
+
+    @Test
+    void scriptedStartAndRemovalFaultsFailUntilCleared() {
+        StartedContainer c = fake.start(request(uniqueName("faults"), IMAGE, labels()));
+        fake.failRemovals(new ContainerRuntimeException("daemon went away"));
+        assertThatThrownBy(() -> fake.remove(c.id())).hasMessage("daemon went away");
+        assertThat(fake.isRunning(c.id())).as("a failed removal leaves the container").isTrue();
+        fake.failRemovals(null);
+        fake.remove(c.id());
+        assertThat(fake.inspect(c.id())).isEmpty();
+
+        fake.failStarts("image stub/x:1 not found locally");
+        long before = fake.runningCount();
+        assertThatThrownBy(() -> fake.start(request(uniqueName("nostart"), IMAGE, labels())))
+                .isInstanceOf(ContainerRuntimeException.class).hasMessage("image stub/x:1 not found locally");
+        assertThat(fake.runningCount()).isEqualTo(before);
+        fake.failStarts(null);
+        fake.remove(fake.start(request(uniqueName("again"), IMAGE, labels())).id());
     }
 }

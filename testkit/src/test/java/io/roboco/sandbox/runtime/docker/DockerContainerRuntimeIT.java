@@ -6,13 +6,13 @@ import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.HostConfig;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.runtime.ContainerRuntime;
-import io.roboco.sandbox.runtime.ContainerRuntimeContract;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
+import io.roboco.sandbox.testkit.ContainerRuntimeContract;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The contract against the real daemon, plus what only Docker can show: the security and resource
+ * testkit's {@link ContainerRuntimeContract} against the real daemon (it lives here, not beside the
+ * runtime in orchestrator-plugin, because testkit depends on that module), plus what only Docker can show: the security and resource
  * settings the daemon recorded. Needs the local images ./scripts/test.sh builds; fails (never skips)
  * without them. Networking: host mode, services bound to 127.0.0.1 only.
  */

@@ -1,6 +1,11 @@
-package io.roboco.sandbox.runtime;
+package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.StartedContainer;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,12 +24,14 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * In-memory {@link ContainerRuntime} for unit tests. Passes {@code ContainerRuntimeContract}. Thread-safe.
+ * The container-runtime fake: an in-memory {@link ContainerRuntime} for unit tests. Passes
+ * {@link ContainerRuntimeContract}, as {@code DockerContainerRuntime} does. Thread-safe.
  *
  * <p>Scriptable: exec results ({@link #onExec}), images that exit at once ({@link #exitOnStart}), missing
- * images ({@link #markImageMissing}), an unreachable daemon ({@link #setDaemonReachable}), start latency,
- * container death ({@link #kill}, {@link #oomKill}). Counts every call for assertions such as
- * "a cache hit made no runtime call besides the liveness check".
+ * images ({@link #markImageMissing}), an unreachable daemon ({@link #setDaemonReachable}), failing starts
+ * ({@link #failStarts}) or removals ({@link #failRemovals}), start latency, container death ({@link #kill},
+ * {@link #oomKill}). Counts every call for assertions such as "a cache hit made no runtime call besides the
+ * liveness check".
  */
 public final class FakeContainerRuntime implements ContainerRuntime {
     /** A recorded exec call. */
@@ -63,6 +70,8 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     private final Clock clock;
     private volatile Duration startLatency = Duration.ZERO;
     private volatile boolean daemonReachable = true;
+    private volatile String startFailure;
+    private volatile RuntimeException removalFailure;
 
     private final AtomicInteger pings = new AtomicInteger();
     private final AtomicInteger starts = new AtomicInteger();
@@ -102,6 +111,18 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     /** Every call after this throws the "daemon not reachable" fault (or stops doing so). */
     public FakeContainerRuntime setDaemonReachable(boolean reachable) {
         this.daemonReachable = reachable;
+        return this;
+    }
+
+    /** Every {@link #start} fails with this message (as a daemon-side start fault does); null to stop. */
+    public FakeContainerRuntime failStarts(String message) {
+        this.startFailure = message;
+        return this;
+    }
+
+    /** Every {@link #remove} throws {@code failure} and leaves the container in place; null to stop. */
+    public FakeContainerRuntime failRemovals(RuntimeException failure) {
+        this.removalFailure = failure;
         return this;
     }
 
@@ -212,6 +233,9 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         starts.incrementAndGet();
         checkReachable();
         String image = request.spec().image();
+        if (startFailure != null) {
+            throw new ContainerRuntimeException(startFailure);
+        }
         if (missingImages.contains(image)) {
             throw new ContainerRuntimeException("image " + image + " is not present on the Docker host and is never pulled"
                     + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image");
@@ -280,6 +304,10 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     public void remove(String containerId) {
         removes.incrementAndGet();
         checkReachable();
+        RuntimeException failure = removalFailure;
+        if (failure != null) {
+            throw failure;
+        }
         containers.remove(containerId);
     }
 

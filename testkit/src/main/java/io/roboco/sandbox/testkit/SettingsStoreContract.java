@@ -1,6 +1,12 @@
-package io.roboco.sandbox.settings;
+package io.roboco.sandbox.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.FlagStore;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SettingsStore;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -20,7 +26,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link SettingsStore} promises. A subclass supplies an empty store per test and, where
+ * What every {@link SettingsStore} promises: the in-memory store, {@link FakeSettingsStore} and the JDBC
+ * store (H2 and PostgreSQL) all pass it. A subclass supplies an empty store per test and, where
  * data persists, {@link #reopen()}. Times are millisecond-precise so any database can hold them exactly.
  */
 public abstract class SettingsStoreContract {
@@ -38,12 +45,12 @@ public abstract class SettingsStoreContract {
     }
 
     @BeforeEach
-    void openStore() throws Exception {
+    protected void openStore() throws Exception {
         store = createStore();
     }
 
     @AfterEach
-    void closeStore() {
+    protected void closeStore() {
         if (store != null) {
             store.close();
         }

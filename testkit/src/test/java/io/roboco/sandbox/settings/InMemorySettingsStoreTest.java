@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.List;
+import io.roboco.sandbox.testkit.SettingsStoreContract;
 import org.junit.jupiter.api.Test;
 
+/** testkit's {@link SettingsStoreContract} against the product's in-memory store (the embedding default). */
 class InMemorySettingsStoreTest extends SettingsStoreContract {
     @Override
     protected SettingsStore createStore() {

@@ -1,6 +1,11 @@
-package io.roboco.sandbox.runtime;
+package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.StartedContainer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -17,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What every {@link ContainerRuntime} does. Subclasses supply the runtime and requests that suit it
+ * What every {@link ContainerRuntime} does: {@link FakeContainerRuntime} and {@code DockerContainerRuntime}
+ * both pass it. Subclasses supply the runtime and requests that suit it
  * (the fake scripts its answers; the Docker IT uses local images). Every container made here carries
  * {@value #TEST_LABEL}=runtime and a per-run label, and is removed after the class even on failure;
  * the runtime is closed afterwards.

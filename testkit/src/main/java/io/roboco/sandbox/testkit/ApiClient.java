@@ -1,4 +1,4 @@
-package io.roboco.sandbox.it;
+package io.roboco.sandbox.testkit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -9,18 +9,34 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
-/** An HTTP client for one running server (in-process or a child JVM), with the two tokens. */
-public final class Api {
+/**
+ * The one HTTP client of the tests, for a server on 127.0.0.1 (in this JVM or a child process): the
+ * orchestrator's and the admin's routes with their tokens, the verbs, and {@link Reply} whose
+ * {@code toString} redacts passwords. Its own {@code toString} never shows a token.
+ */
+public final class ApiClient {
+    /** The orchestrator token the test servers are configured with. */
     public static final String API_TOKEN = "it-api-token-0123456789abcdef";
+    /** The admin token the test servers are configured with. */
     public static final String ADMIN_TOKEN = "it-admin-token-0123456789abcdef";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final int port;
+    private final String apiToken;
+    private final String adminToken;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
-    public Api(int port) {
+    /** A client using {@link #API_TOKEN} and {@link #ADMIN_TOKEN}. */
+    public ApiClient(int port) {
+        this(port, API_TOKEN, ADMIN_TOKEN);
+    }
+
+    public ApiClient(int port, String apiToken, String adminToken) {
         this.port = port;
+        this.apiToken = apiToken;
+        this.adminToken = adminToken;
     }
 
     public int port() {
@@ -38,6 +54,7 @@ public final class Api {
             }
         }
 
+        /** HTTP 200 with {@code "ok": true}. */
         public boolean ok() {
             return status == 200 && Boolean.TRUE.equals(json().get("ok"));
         }
@@ -49,7 +66,7 @@ public final class Api {
                 return Map.of();
             }
             List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) json().get("evidence")).get("sandboxes");
-            Map<String, Map<String, String>> out = new java.util.TreeMap<>();
+            Map<String, Map<String, String>> out = new TreeMap<>();
             sandboxes.forEach(s -> out.put((String) s.get("service"), (Map<String, String>) s.get("env")));
             return out;
         }
@@ -60,6 +77,7 @@ public final class Api {
         }
     }
 
+    /** Any request; {@code token} null sends no Authorization header, {@code body} null sends none. */
     public Reply send(String method, String path, String token, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(150))
@@ -82,11 +100,11 @@ public final class Api {
     }
 
     public Reply admin(String method, String path, String body) {
-        return send(method, path, ADMIN_TOKEN, body);
+        return send(method, path, adminToken, body);
     }
 
     public Reply orchestrator(String method, String path, String body) {
-        return send(method, path, API_TOKEN, body);
+        return send(method, path, apiToken, body);
     }
 
     public Reply verb(String slug, String verb, String body) {
@@ -115,12 +133,24 @@ public final class Api {
 
     /** Opts {@code project} into {@code servicesJson} (e.g. {@code ["postgres","redis"]}), spawns a developer, gives it work. */
     public void working(String slug, String project, String servicesJson) {
+        working(slug, "developer", project, servicesJson);
+    }
+
+    /** Opts {@code project} into {@code servicesJson}, spawns the agent in {@code role}, gives it a task in the project. */
+    public void working(String slug, String role, String project, String servicesJson) {
         expect200(admin("PUT", "/api/projects/" + project, "{\"name\":\"" + project + "\",\"sandbox_services\":" + servicesJson + "}"));
-        expect200(orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"developer\",\"project\":\"" + project + "\"}"));
+        expect200(orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"" + role + "\",\"project\":\"" + project + "\"}"));
         Reply r = verb(slug, "give_me_work", "{\"project\":\"" + project + "\",\"task\":\"T-" + slug + "\"}");
         if (!r.ok()) {
             throw new AssertionError("give_me_work for " + slug + ": " + r);
         }
+    }
+
+    /** Where it sends, never the tokens. */
+    @Override
+    public String toString() {
+        return "ApiClient[http://127.0.0.1:" + port + ", api token " + (apiToken == null ? "none" : "<redacted>")
+                + ", admin token " + (adminToken == null ? "none" : "<redacted>") + "]";
     }
 
     private static void expect200(Reply r) {

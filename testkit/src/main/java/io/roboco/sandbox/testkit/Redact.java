@@ -1,4 +1,4 @@
-package io.roboco.sandbox.it;
+package io.roboco.sandbox.testkit;
 
 /** Keeps passwords out of assertion messages and test output. */
 public final class Redact {

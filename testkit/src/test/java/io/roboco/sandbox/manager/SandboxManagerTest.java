@@ -3,13 +3,13 @@ package io.roboco.sandbox.manager;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.SecretSource;
-import io.roboco.sandbox.engine.StubEngine;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.runtime.FakeContainerRuntime;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.StubEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,117 @@
+package io.roboco.sandbox.testkit;
+
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.InMemorySettingsStore;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.settings.SettingsStoreException;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The settings-store fake: the product's {@link InMemorySettingsStore} (what an embedding host gets when
+ * it persists nothing) plus the faults a test scripts. It keeps no data of its own, so there is one
+ * in-memory store implementation; both pass {@link SettingsStoreContract}.
+ *
+ * <p>Scriptable: agent look-ups fail after a number of further successful ones ({@link #failAgentReadsAfter}),
+ * as when the database goes away mid-request. Counts agent look-ups ({@link #agentReads()}).
+ */
+public final class FakeSettingsStore implements SettingsStore {
+    /** The message of a scripted fault; it never reaches an HTTP answer. */
+    public static final String OUTAGE = "settings store unavailable (a fault scripted by the test)";
+
+    private final SettingsStore delegate;
+    private final AtomicInteger agentReads = new AtomicInteger();
+    private volatile int failAgentReadsFrom = Integer.MAX_VALUE;
+
+    public FakeSettingsStore() {
+        this(new InMemorySettingsStore());
+    }
+
+    public FakeSettingsStore(SettingsStore delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The next {@code successes} agent look-ups answer; every one after them throws {@link SettingsStoreException}. */
+    public FakeSettingsStore failAgentReadsAfter(int successes) {
+        failAgentReadsFrom = agentReads.get() + successes + 1;
+        return this;
+    }
+
+    /** Agent look-ups answer again. */
+    public FakeSettingsStore heal() {
+        failAgentReadsFrom = Integer.MAX_VALUE;
+        return this;
+    }
+
+    /** Agent look-ups ({@link #findAgent}) so far, failed ones included. */
+    public int agentReads() {
+        return agentReads.get();
+    }
+
+    @Override
+    public Optional<Agent> findAgent(String slug) {
+        if (agentReads.incrementAndGet() >= failAgentReadsFrom) {
+            throw new SettingsStoreException(OUTAGE);
+        }
+        return delegate.findAgent(slug);
+    }
+
+    @Override
+    public Optional<Project> findProject(String id) {
+        return delegate.findProject(id);
+    }
+
+    @Override
+    public List<Project> allProjects() {
+        return delegate.allProjects();
+    }
+
+    @Override
+    public void saveProject(Project project) {
+        delegate.saveProject(project);
+    }
+
+    @Override
+    public Optional<Boolean> storedFlag(String name) {
+        return delegate.storedFlag(name);
+    }
+
+    @Override
+    public void storeFlag(String name, boolean enabled) {
+        delegate.storeFlag(name, enabled);
+    }
+
+    @Override
+    public List<Agent> allAgents() {
+        return delegate.allAgents();
+    }
+
+    @Override
+    public void saveAgent(Agent agent) {
+        delegate.saveAgent(agent);
+    }
+
+    @Override
+    public void deleteAgent(String slug) {
+        delegate.deleteAgent(slug);
+    }
+
+    @Override
+    public void append(AuditRecord record) {
+        delegate.append(record);
+    }
+
+    @Override
+    public List<AuditRecord> recent(String agent, String decision, int limit) {
+        return delegate.recent(agent, decision, limit);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
