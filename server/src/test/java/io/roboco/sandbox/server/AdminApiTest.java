@@ -57,25 +57,25 @@ class AdminApiTest {
     }
 
     private TestServer realEngines() {
-        return new TestServer(ServerConfig.defaults(dir).withPort(0).withFlag(true).withTokens(TestServer.API, TestServer.ADMIN),
+        return new TestServer(ServerConfig.defaults(dir).withPort(0).withFlag(true).withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN),
                 io.roboco.sandbox.engine.EngineRegistry.defaults());
     }
 
     @Test
     void sandboxVersionsAreSavedShownAndValidated() {
         try (TestServer t = realEngines()) {
-            TestServer.Reply r = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply r = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\",\"redis\"],\"sandbox_versions\":{\"postgres\":\"17\"}}");
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json()).containsEntry("sandbox_versions", Map.of("postgres", "17"));
-            assertThat(t.admin("GET", "/api/projects/shop", null).json()).containsEntry("sandbox_versions", Map.of("postgres", "17"));
+            assertThat(t.api.admin("GET", "/api/projects/shop", null).json()).containsEntry("sandbox_versions", Map.of("postgres", "17"));
             assertThat(t.store.findProject("shop").orElseThrow().versionFor("postgres")).isEqualTo("17");
 
-            TestServer.Reply unknown = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply unknown = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"postgres\":\"12\"}}");
             assertThat(unknown.status()).isEqualTo(400);
             assertThat((String) unknown.json().get("message")).contains("sandbox_versions.postgres", "no major '12'", "known: 15, 16, 17");
-            TestServer.Reply outside = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply outside = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"redis\":\"7\"}}");
             assertThat(outside.status()).isEqualTo(400);
             assertThat((String) outside.json().get("message")).contains("not in sandbox_services");
@@ -87,7 +87,7 @@ class AdminApiTest {
     void aStandingExtensionThePickedMajorsImageLacksIs400() {
         try (TestServer t = realEngines()) {
             // Production images (postgres:N-alpine) carry contrib only: no major offers vector.
-            TestServer.Reply r = t.admin("PUT", "/api/projects/shop",
+            ApiClient.Reply r = t.api.admin("PUT", "/api/projects/shop",
                     "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"postgres\":\"17\"},"
                             + "\"sandbox_extensions\":{\"postgres\":[\"vector\"]}}");
             assertThat(r.status()).isEqualTo(400);

@@ -36,11 +36,13 @@ final class TestServer implements AutoCloseable {
         this(config, new FakeContainerRuntime(), StubEngine.registry(), store, store);
     }
 
-    /** Over the stub runtime and a map store, with {@code registry}'s engines (e.g. the real ones, for their majors). */
+    /** Over the fake runtime and store, with {@code registry}'s engines (e.g. the real ones, for their majors). */
     TestServer(ServerConfig config, EngineRegistry registry) {
-        this.store = new MapSettingsStore();
-        this.runtime = new StubContainerRuntime();
-        server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(), new PrintStream(console, true));
+        this(config, new FakeContainerRuntime(), registry, new FakeSettingsStore());
+    }
+
+    private TestServer(ServerConfig config, FakeContainerRuntime runtime, EngineRegistry registry, FakeSettingsStore store) {
+        this(config, runtime, registry, store, store);
     }
 
     /** Over any store (e.g. the real embedded one); {@link #store} is then null. */
