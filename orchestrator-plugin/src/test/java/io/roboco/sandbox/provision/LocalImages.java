@@ -47,21 +47,32 @@ public final class LocalImages {
         }
     }
 
-    /** Runs the docker CLI and returns stdout (for inspect/logs evidence in tests). */
+    /**
+     * Runs the docker CLI and returns its output (stdout and stderr together: inspect/logs evidence). Fails
+     * (IllegalStateException naming the command, its exit status and output) when the command does not
+     * exit 0 within 30 s: a {@code docker kill} that did not kill must never count as a kill.
+     */
     public static String docker(String... args) {
+        String what = "docker " + String.join(" ", args);
         try {
             String[] cmd = new String[args.length + 1];
             cmd[0] = "docker";
             System.arraycopy(args, 0, cmd, 1, args.length);
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
-            p.waitFor(30, TimeUnit.SECONDS);
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(what + " did not finish in 30 s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(what + " exited with status " + p.exitValue() + ": " + out.strip());
+            }
             return out;
         } catch (IOException e) {
-            throw new IllegalStateException(e);
+            throw new IllegalStateException(what + ": docker CLI not available: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            throw new IllegalStateException(what + " interrupted", e);
         }
     }
 }

@@ -49,16 +49,24 @@ public final class Fixtures {
         if (instanceId == null) {
             return 0;
         }
+        List<String> ids;
         try {
-            List<String> ids = containersOf(instanceId);
-            for (String id : ids) {
-                LocalImages.docker("rm", "-f", "-v", id);
-            }
-            return ids.size();
+            ids = containersOf(instanceId);
         } catch (RuntimeException e) {
             System.err.println("cleanup of instance " + instanceId + " failed: " + e.getMessage());
             return -1;
         }
+        int removed = 0;
+        for (String id : ids) {
+            try {
+                LocalImages.docker("rm", "-f", "-v", id);
+                removed++;
+            } catch (RuntimeException e) {
+                // Gone meanwhile (the server removes in the background), or the daemon refused: say so, go on.
+                System.err.println("cleanup of container " + id + " of instance " + instanceId + ": " + e.getMessage());
+            }
+        }
+        return removed;
     }
 
     /** The instance id a server keeps in its state directory. */

@@ -42,6 +42,7 @@ public final class StubEngine implements Engine {
     private final List<Credentials> claims = new CopyOnWriteArrayList<>();
     private volatile Predicate<Credentials> holdReadiness = c -> false;
     private volatile CountDownLatch release = new CountDownLatch(0);
+    private volatile CountDownLatch held = new CountDownLatch(1);
 
     /** A stub whose env keys are {@code STUB_<NAME>_*} and whose features are "available_features". */
     public StubEngine(String name, Set<String> features) {
@@ -66,10 +67,19 @@ public final class StubEngine implements Engine {
 
     // ---- scripting -------------------------------------------------------------------------------
 
-    /** Readiness blocks (up to 10 s) for sandboxes whose credentials match, until {@link #releaseHeld()}. */
+    /**
+     * Readiness blocks (up to 10 s) for sandboxes whose credentials match, until {@link #releaseHeld()};
+     * {@link #awaitHeld} tells when the first of them is blocked there.
+     */
     public void holdReadinessWhen(Predicate<Credentials> which) {
         release = new CountDownLatch(1);
+        held = new CountDownLatch(1);
         holdReadiness = which;
+    }
+
+    /** Waits until a readiness check is blocked by {@link #holdReadinessWhen}; false when none was within {@code timeout}. */
+    public boolean awaitHeld(java.time.Duration timeout) throws InterruptedException {
+        return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public void releaseHeld() {
@@ -134,6 +144,7 @@ public final class StubEngine implements Engine {
     public ReadinessProbe readiness() {
         return target -> {
             if (holdReadiness.test(target.credentials())) {
+                held.countDown();
                 release.await(10, TimeUnit.SECONDS);
             }
             if (!target.running().getAsBoolean()) {

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.manager;
 
+import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.SecretSource;
@@ -8,7 +9,9 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.LockWaiters;
 import io.roboco.sandbox.testkit.StubEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,10 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,21 +108,29 @@ class SandboxManagerTest {
 
     @Test
     void concurrentCallsForOneAgentLeaveExactlyOneContainerPerService() throws Exception {
-        runtime.setStartLatency(Duration.ofMillis(50));
+        // The first call parks in postgres's readiness, holding the agent's lock; the other 31 are then
+        // certainly queued behind it (parked on that lock inside ensure) before it is let go.
+        postgres.holdReadinessWhen(c -> true);
         ExecutorService pool = Executors.newFixedThreadPool(32);
         try {
-            List<Callable<EnsureOutcome.Ready>> calls = new ArrayList<>();
+            List<Future<EnsureOutcome.Ready>> calls = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
-                calls.add(() -> ensure("dev-1", shop, "postgres"));
+                calls.add(pool.submit(() -> ensure("dev-1", shop, "postgres")));
             }
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("a call is provisioning").isTrue();
+            LockWaiters.await(SandboxManager.class.getName(), "ensure", 31, Duration.ofSeconds(10));
+
+            postgres.releaseHeld();
+
             List<String> passwords = new ArrayList<>();
-            for (Future<EnsureOutcome.Ready> f : pool.invokeAll(calls)) {
-                passwords.add(f.get().services().get(0).credentials().password());
+            for (Future<EnsureOutcome.Ready> f : calls) {
+                passwords.add(f.get(10, TimeUnit.SECONDS).services().get(0).credentials().password());
             }
             assertThat(runtime.startCount()).isEqualTo(3);
             assertThat(runtime.runningCount()).isEqualTo(3);
             assertThat(Set.copyOf(passwords)).hasSize(1);
         } finally {
+            postgres.releaseHeld();
             pool.shutdownNow();
         }
     }
@@ -131,16 +142,15 @@ class SandboxManagerTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<EnsureOutcome.Ready> slow = pool.submit(() -> ensure("slow", shop));
-            Thread.sleep(100);
-            long start = System.nanoTime();
-            EnsureOutcome.Ready hit = ensure("fast", shop, "postgres");
-            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("the slow agent is provisioning").isTrue();
 
+            EnsureOutcome.Ready hit = ensure("fast", shop, "postgres");
+
+            // The hit came back while the slow set is still parked (it stays parked until released below).
             assertThat(hit.cacheHit()).isTrue();
-            assertThat(millis).isLessThan(1000);
             assertThat(slow.isDone()).isFalse();
             postgres.releaseHeld();
-            assertThat(slow.get().services()).hasSize(3);
+            assertThat(slow.get(10, TimeUnit.SECONDS).services()).hasSize(3);
         } finally {
             postgres.releaseHeld();
             pool.shutdownNow();
@@ -248,11 +258,54 @@ class SandboxManagerTest {
     void containersCarryOwnershipLabelsAndNeverTheAgentsPassword() throws Exception {
         ServiceInstance pg = ensure("dev-1", shop, "postgres").services().get(0);
 
-        var request = runtime.request(pg.containerId()).orElseThrow();
+        RunRequest request = runtime.request(pg.containerId()).orElseThrow();
         assertThat(request.labels()).containsEntry("roboco.sandbox", "1").containsEntry("roboco.sandbox.agent", "dev-1")
                 .containsEntry("roboco.sandbox.service", "postgres").containsEntry("roboco.sandbox.project", "shop")
                 .containsEntry("roboco.sandbox.instance", "test-instance").containsKey("roboco.sandbox.created");
-        assertThat(request.toString()).doesNotContain(pg.credentials().password());
-        assertThat(request.labels().values()).noneMatch(v -> v.contains(pg.credentials().adminPassword()));
+        assertThat(placesHolding(request, pg.credentials().password())).as("where the agent's password is").isEmpty();
+        assertThat(placesHolding(request, pg.credentials().adminPassword())).as("where the admin password is")
+                .containsExactly("env STUB_ADMIN_PASSWORD");
+    }
+
+    @Test
+    void theOwnershipCheckFindsAPasswordWhereverTheRequestCarriesIt() throws Exception {
+        ServiceInstance pg = ensure("dev-1", shop, "postgres").services().get(0);
+        RunRequest clean = runtime.request(pg.containerId()).orElseThrow();
+        String secret = pg.credentials().password();
+        Map<String, String> env = new java.util.HashMap<>(clean.spec().env());
+        env.put("LEAK", "x" + secret);
+        List<String> command = new ArrayList<>(clean.spec().command());
+        command.add("--password=" + secret);
+        Map<String, String> labels = new java.util.HashMap<>(clean.labels());
+        labels.put("note", secret);
+        RunRequest leaky = new RunRequest(clean.name() + "-" + secret, new ContainerSpec(clean.spec().image(), env, command,
+                clean.spec().dataDir(), clean.spec().port()), labels, clean.limits(), clean.network(), clean.capabilities());
+
+        assertThat(placesHolding(leaky, secret)).containsExactlyInAnyOrder("name", "env LEAK", "command", "label note");
+    }
+
+    /** Every part of a container request that holds {@code secret}: its name, env values, command, labels, image, data dir. */
+    private static List<String> placesHolding(RunRequest request, String secret) {
+        List<String> places = new ArrayList<>();
+        if (request.name().contains(secret)) {
+            places.add("name");
+        }
+        request.spec().env().forEach((k, v) -> {
+            if (k.contains(secret) || v.contains(secret)) {
+                places.add("env " + k);
+            }
+        });
+        if (request.spec().command().stream().anyMatch(a -> a.contains(secret))) {
+            places.add("command");
+        }
+        request.labels().forEach((k, v) -> {
+            if (k.contains(secret) || v.contains(secret)) {
+                places.add("label " + k);
+            }
+        });
+        if (request.spec().image().contains(secret) || request.spec().dataDir().contains(secret)) {
+            places.add("image or data dir");
+        }
+        return places;
     }
 }
