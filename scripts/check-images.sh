@@ -167,7 +167,12 @@ check_mongo() {
   ok "OP_MSG ping answers ok:1"
   expect_ok "isMaster answers" python3 scripts/lib/mongo_ping.py 127.0.0.1 "$port" isMaster
   expect_ok "logs 'Waiting for connections'" bash -c "docker logs $name 2>/dev/null | grep -q 'Waiting for connections'"
-  expect_ok "warns about NO AUTHENTICATION on stderr" bash -c "docker logs $name 2>&1 >/dev/null | grep -q 'NO AUTHENTICATION'"
+  expect_fail "listDatabases refused before authentication" python3 scripts/lib/mongo_ping.py 127.0.0.1 "$port" listDatabases
+  expect_ok "root user authenticates (pymongo, SCRAM-SHA-256)" env MONGO_URL="mongodb://app:$PW@127.0.0.1:$port/?authSource=admin" \
+    /usr/bin/python3 -c 'import os, pymongo; c = pymongo.MongoClient(os.environ["MONGO_URL"], serverSelectionTimeoutMS=3000); c.admin.command("listDatabases")'
+  expect_fail "a wrong root password is refused" env MONGO_URL="mongodb://app:wrong$PW@127.0.0.1:$port/?authSource=admin" \
+    /usr/bin/python3 -c 'import os, pymongo; c = pymongo.MongoClient(os.environ["MONGO_URL"], serverSelectionTimeoutMS=3000); c.admin.command("listDatabases")'
+  expect_fail "no password in the logs" bash -c "docker logs $name 2>&1 | grep -qF -- '$PW'"
   expect_ok "server runs as non-root" bash -c "docker exec $name sh -c 'id -u' | grep -qvx 0"
   docker rm -f "$name" >/dev/null
   time_starts mongo

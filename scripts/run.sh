@@ -36,5 +36,5 @@ if [[ ! -f "$SERVER_JAR" ]]; then
   die "the build did not produce $SERVER_JAR; run 'mvn -B package -pl server -am' to see why"
 fi
 
-step "starting the server on 127.0.0.1:${ROBOCO_SANDBOX_PORT:-7070} (mongo is a stand-in WITHOUT authentication)"
+step "starting the server on 127.0.0.1:${ROBOCO_SANDBOX_PORT:-7070} (mongo is the mongo-compat stand-in: wire protocol and SCRAM authentication, data in memory)"
 exec java -jar "$SERVER_JAR" "$@"

@@ -7,7 +7,8 @@
 #      not running (a running daemon is left alone);
 #   2. check Java 17+ and Maven;
 #   3. build the local sandbox images when absent or changed (scripts/build-images.sh);
-#   4. mvn -B verify, with any extra arguments passed through (e.g. -DskipITs -q).
+#   4. the mongo-compat stand-in's own unit tests (images/mongo-compat/server);
+#   5. mvn -B verify, with any extra arguments passed through (e.g. -DskipITs -q).
 #
 # DockerRestartIT stops and restarts this machine's Docker daemon, which disrupts everything else
 # using it, so it runs only when asked: --with-docker-restart or ROBOCO_IT_DOCKER_RESTART=1 (CI's
@@ -31,6 +32,15 @@ trap 'printf "==> test.sh %s in %s\n" "$STATUS" "$(elapsed "$T0")"' EXIT
 
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
+
+# The Mongo stand-in's server is its own Maven project (images/mongo-compat/server, outside the
+# reactor): its unit tests (SCRAM vectors, access control with the Java driver) run here.
+if maven_true skipTests "${MAVEN_ARGS[@]}" || maven_true maven.test.skip "${MAVEN_ARGS[@]}"; then
+  step "mongo-compat server tests skipped (the arguments skip tests)"
+else
+  step "mongo-compat server tests (mvn -B -q -f images/mongo-compat/server/pom.xml test)"
+  mvn -B -q -f images/mongo-compat/server/pom.xml test
+fi
 
 step "mvn -B verify ${MAVEN_ARGS[*]}"
 # Never inside the main run, even when asked for: DockerRestartIT runs alone, below.

@@ -1,8 +1,10 @@
 #!/bin/sh
 #
-# Entrypoint of roboco-sandbox/mongo-compat:1 (Mongo wire-compatible stand-in).
-# Honours `mongod [--port N] [--bind_ip ADDR|--bind_ip_all]`; other mongod options are
-# accepted and ignored. A first argument starting with '-' gets `mongod` prepended, like
+# Entrypoint of roboco-sandbox/mongo-compat:2 (Mongo wire-compatible stand-in).
+# Honours `mongod [--port N] [--bind_ip ADDR|--bind_ip_all] [--auth]`; other mongod options
+# are accepted and ignored. As with the official image, MONGO_INITDB_ROOT_USERNAME and
+# MONGO_INITDB_ROOT_PASSWORD (or their _FILE variants) create a root user in `admin` and turn
+# access control on; the server reads them from its environment (never from argv). A first argument starting with '-' gets `mongod` prepended, like
 # the official image; any other command runs as given.
 set -eu
 
@@ -17,6 +19,7 @@ shift
 # Keep only the options the stand-in understands.
 port=27017
 bind_ip=0.0.0.0
+auth=""
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --port) port="${2:?--port needs a value}"; shift ;;
@@ -24,16 +27,11 @@ while [ "$#" -gt 0 ]; do
     --bind_ip) bind_ip="${2:?--bind_ip needs a value}"; shift ;;
     --bind_ip=*) bind_ip="${1#--bind_ip=}" ;;
     --bind_ip_all) bind_ip=0.0.0.0 ;;
+    --auth) auth=--auth ;;
     *) ;; # other mongod options have no meaning here
   esac
   shift
 done
-
-if [ -n "${MONGO_INITDB_ROOT_USERNAME:-}${MONGO_INITDB_ROOT_PASSWORD:-}" ]; then
-  echo "WARNING: mongo-compat is a mongo-java-server stand-in with NO AUTHENTICATION: MONGO_INITDB_ROOT_USERNAME/PASSWORD are ignored and any client that reaches the port can read and write (tests only)" >&2
-else
-  echo "WARNING: mongo-compat is a mongo-java-server stand-in with NO AUTHENTICATION: any client that reaches the port can read and write (tests only)" >&2
-fi
 
 home="${MONGO_COMPAT_HOME:-/opt/mongo-compat}"
 cds=""
@@ -41,8 +39,8 @@ if [ -f "$home/app.jsa" ]; then cds="-XX:SharedArchiveFile=$home/app.jsa"; fi
 
 # Fast, small JVM: C1 only, serial GC, small stacks/heap. -Xshare:auto falls back
 # silently if the archive does not match.
-# shellcheck disable=SC2086  # $cds is empty or one word
+# shellcheck disable=SC2086  # $cds and $auth are empty or one word
 exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -Xmx128m -Xshare:auto $cds \
   -XX:+ExitOnOutOfMemoryError \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  -jar "$home/lib/mongo-compat-server.jar" --port "$port" --bind_ip "$bind_ip"
+  -jar "$home/lib/mongo-compat-server.jar" --port "$port" --bind_ip "$bind_ip" $auth

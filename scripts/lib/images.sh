@@ -22,7 +22,7 @@ declare -A THIN_TAGS=(
   [postgres]=roboco-sandbox/postgres:15
   [postgres-17]=roboco-sandbox/postgres:17
   [redis]=roboco-sandbox/redis:7
-  [mongo-compat]=roboco-sandbox/mongo-compat:1
+  [mongo-compat]=roboco-sandbox/mongo-compat:2
 )
 # thin image name -> recipe directory under images/
 declare -A THIN_DIRS=(

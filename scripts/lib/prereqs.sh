@@ -24,9 +24,10 @@ export ROBOCO_REPO_ROOT
 #   PREREQ_APT_PACKAGES+=(chromium chromium-driver)
 # docker.io and debootstrap build and run the images; the clients help debugging and
 # host-side checks against 127.0.0.1 sandboxes; chromium + chromium-driver run the
-# dashboard's headless browser tests (DashboardBrowserIT).
+# dashboard's headless browser tests (DashboardBrowserIT); python3-pymongo is the standard
+# Python driver the Mongo ITs use with the handed-out URL (Debian's /usr/bin/python3).
 if ! declare -p PREREQ_APT_PACKAGES >/dev/null 2>&1; then
-  PREREQ_APT_PACKAGES=(docker.io debootstrap postgresql-client redis-tools chromium chromium-driver)
+  PREREQ_APT_PACKAGES=(docker.io debootstrap postgresql-client redis-tools chromium chromium-driver python3-pymongo)
 fi
 
 # Where dockerd logs when we have to start it ourselves. (The server's state directory is the

@@ -34,7 +34,7 @@ public final class Bench {
     static final Map<String, String> LOCAL_IMAGES = Map.of(
             "postgres", "roboco-sandbox/postgres:15",
             "redis", "roboco-sandbox/redis:7",
-            "mongo", "roboco-sandbox/mongo-compat:1");
+            "mongo", "roboco-sandbox/mongo-compat:2");
 
     private Bench() {
     }

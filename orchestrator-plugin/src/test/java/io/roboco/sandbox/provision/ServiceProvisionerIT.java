@@ -141,11 +141,10 @@ class ServiceProvisionerIT {
     }
 
     @Test
-    void mongoStandInSandboxStoresAndReadsDocuments() throws Exception {
+    void mongoSandboxStoresAndReadsDocumentsThroughTheHandedOutUrl() throws Exception {
         ServiceInstance mongo = provision("mongo", "it-mongo", Set.of());
         Map<String, String> env = env(mongo);
-        // The local image is a wire-compatible stand-in without authentication: connect without credentials.
-        try (MongoClient client = MongoClients.create("mongodb://" + env.get("ROBOCO_TEST_MONGO_HOST") + ":" + env.get("ROBOCO_TEST_MONGO_PORT"))) {
+        try (MongoClient client = MongoClients.create(env.get("ROBOCO_TEST_MONGO_URL"))) {
             MongoCollection<Document> notes = client.getDatabase(env.get("ROBOCO_TEST_MONGO_NAME")).getCollection("notes");
             notes.insertOne(new Document("body", "hello"));
             assertThat(notes.find().first().getString("body")).isEqualTo("hello");

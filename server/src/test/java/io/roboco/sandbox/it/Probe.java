@@ -5,10 +5,20 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCredential;
+import com.mongodb.ServerAddress;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.connection.ClusterConnectionMode;
+import org.bson.Document;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.Properties;
 
 /** Uses granted credentials the way an agent would; throws when they do not work. Only 127.0.0.1. */
@@ -26,6 +36,10 @@ public final class Probe {
             case "redis":
                 redis(env.get("ROBOCO_TEST_REDIS_HOST"), env.get("ROBOCO_TEST_REDIS_PORT"), env.get("ROBOCO_TEST_REDIS_USER"),
                         env.get("ROBOCO_TEST_REDIS_PASSWORD"));
+                return;
+            case "mongo":
+                mongo(env.get("ROBOCO_TEST_MONGO_HOST"), env.get("ROBOCO_TEST_MONGO_PORT"), env.get("ROBOCO_TEST_MONGO_NAME"),
+                        env.get("ROBOCO_TEST_MONGO_USER"), env.get("ROBOCO_TEST_MONGO_PASSWORD"), env.get("ROBOCO_TEST_MONGO_NAME"));
                 return;
             default:
                 throw new IllegalArgumentException("no probe for " + service);
@@ -68,6 +82,25 @@ public final class Probe {
             if (!"PONG".equals(pong)) {
                 throw new IllegalStateException("redis answered " + pong);
             }
+        }
+    }
+
+    /**
+     * mongodb-driver-sync: authenticates as {@code user} against {@code authSource} (none when {@code user} is null),
+     * then reads database {@code db} ({@code count} on a collection: it needs both a login and a right to {@code db}).
+     */
+    public static void mongo(String host, String port, String db, String user, String password, String authSource) {
+        requireLoopback(host);
+        MongoClientSettings.Builder settings = MongoClientSettings.builder()
+                .applyToClusterSettings(b -> b.hosts(List.of(new ServerAddress(host, Integer.parseInt(port))))
+                        .mode(ClusterConnectionMode.SINGLE).serverSelectionTimeout(3, TimeUnit.SECONDS))
+                .applyToSocketSettings(b -> b.connectTimeout(3, TimeUnit.SECONDS).readTimeout(5, TimeUnit.SECONDS))
+                .retryReads(false).retryWrites(false);
+        if (user != null) {
+            settings.credential(MongoCredential.createCredential(user, authSource, password.toCharArray()));
+        }
+        try (MongoClient client = MongoClients.create(settings.build())) {
+            client.getDatabase(db).runCommand(new Document("count", "probe"));
         }
     }
 

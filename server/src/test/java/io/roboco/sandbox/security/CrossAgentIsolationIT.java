@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One agent's credentials cannot open another agent's sandbox: agent A's Postgres role and password
  * are refused by agent B's Postgres (on B's database and on A's database name), A's Redis ACL user is
- * refused by B's Redis, and neither answers without a password. The Mongo stand-in has no
- * authentication at all, so Mongo is not part of this proof (see docs/operations.md).
+ * refused by B's Redis, A's Mongo user is refused by B's Mongo (on B's database and on A's, with A's
+ * own authSource and with B's), A's password does not open B's users, and neither Redis nor Mongo
+ * serves data without credentials.
  */
 class CrossAgentIsolationIT {
     @RegisterExtension
@@ -31,9 +32,9 @@ class CrossAgentIsolationIT {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void oneAgentsCredentialsDoNotOpenAnotherAgentsSandbox() throws Exception {
         ApiClient api = SERVER.api();
-        api.working("iso-a", "iso", "[\"postgres\",\"redis\"]");
-        api.working("iso-b", "iso", "[\"postgres\",\"redis\"]");
-        api.working("iso-c", "other", "[\"postgres\",\"redis\"]");
+        api.working("iso-a", "iso", "[\"postgres\",\"redis\",\"mongo\"]");
+        api.working("iso-b", "iso", "[\"postgres\",\"redis\",\"mongo\"]");
+        api.working("iso-c", "other", "[\"postgres\",\"redis\",\"mongo\"]");
         Map<String, Map<String, Map<String, String>>> grants = new java.util.TreeMap<>();
         for (String agent : List.of("iso-a", "iso-b", "iso-c")) {
             ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
@@ -80,6 +81,26 @@ class CrossAgentIsolationIT {
                         ra.get("ROBOCO_TEST_REDIS_PASSWORD"))) == null) {
                     opened.add(a + "'s password opened " + b + "'s redis as " + b + "'s user");
                 }
+                Map<String, String> ma = grants.get(a).get("mongo");
+                Map<String, String> mb = grants.get(b).get("mongo");
+                String mport = mb.get("ROBOCO_TEST_MONGO_PORT");
+                for (String db : List.of(mb.get("ROBOCO_TEST_MONGO_NAME"), ma.get("ROBOCO_TEST_MONGO_NAME"))) {
+                    for (String source : List.of(ma.get("ROBOCO_TEST_MONGO_NAME"), mb.get("ROBOCO_TEST_MONGO_NAME"))) {
+                        attempts++;
+                        String mfailure = attempt(() -> Probe.mongo("127.0.0.1", mport, db, ma.get("ROBOCO_TEST_MONGO_USER"),
+                                ma.get("ROBOCO_TEST_MONGO_PASSWORD"), source));
+                        if (mfailure == null) {
+                            opened.add(a + "'s mongo credentials opened " + b + "'s mongo (database " + db + ", authSource " + source + ")");
+                        } else {
+                            assertThat(mfailure).as("refused by authentication").startsWith("MongoSecurityException: Exception authenticating");
+                        }
+                    }
+                }
+                attempts++;
+                if (attempt(() -> Probe.mongo("127.0.0.1", mport, mb.get("ROBOCO_TEST_MONGO_NAME"), mb.get("ROBOCO_TEST_MONGO_USER"),
+                        ma.get("ROBOCO_TEST_MONGO_PASSWORD"), mb.get("ROBOCO_TEST_MONGO_NAME"))) == null) {
+                    opened.add(a + "'s password opened " + b + "'s mongo as " + b + "'s user");
+                }
             }
             // No credentials at all.
             Map<String, String> rb = grants.get(a).get("redis");
@@ -87,9 +108,18 @@ class CrossAgentIsolationIT {
             if (attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), null, null)) == null) {
                 opened.add(a + "'s redis answers without a password");
             }
+            Map<String, String> mOwn = grants.get(a).get("mongo");
+            attempts++;
+            String anonymous = attempt(() -> Probe.mongo("127.0.0.1", mOwn.get("ROBOCO_TEST_MONGO_PORT"), mOwn.get("ROBOCO_TEST_MONGO_NAME"),
+                    null, null, null));
+            if (anonymous == null) {
+                opened.add(a + "'s mongo serves its database without credentials");
+            } else {
+                assertThat(anonymous).as("refused as Unauthorized").contains("requires authentication");
+            }
         }
         Fixtures.figure("CrossAgentIsolationIT cross-agent logins that succeeded: " + opened.size() + " of " + attempts
-                + " attempts (postgres, redis; the mongo stand-in has no authentication, so it is not covered)");
+                + " attempts (postgres, redis, mongo)");
         assertThat(opened).isEmpty();
     }
 

@@ -66,7 +66,7 @@ class RequestSandboxApiIT {
     private TestServer start(Map<String, String> extraEnv) {
         Map<String, String> env = new HashMap<>(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_REDIS", "roboco-sandbox/redis:7",
-                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1",
+                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:2",
                 "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN));
         env.putAll(extraEnv);
         ServerConfig config = ServerConfig.fromEnv(env).withPort(0);

@@ -32,7 +32,7 @@ class SandboxServerIT {
         ServerConfig config = ServerConfig.fromEnv(Map.of("ROBOCO_SANDBOX_STATE_DIR", dir.toString(),
                 "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_REDIS", "roboco-sandbox/redis:7",
-                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1",
+                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:2",
                 "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN)).withPort(0);
         DockerContainerRuntime docker = DockerContainerRuntime.connect();
         try (TestServer t = new TestServer(config, docker, EngineRegistry.defaults(), new InMemorySettingsStore())) {

@@ -40,13 +40,13 @@ class ServerConfigTest {
     void readsEverySetting() {
         ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "8080", "ROBOCO_SANDBOX_STATE_DIR", "/srv/sbx",
                 "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",
-                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:1", "ROBOCO_SANDBOX_NETWORK", "network:agents",
+                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:2", "ROBOCO_SANDBOX_NETWORK", "network:agents",
                 "ROBOCO_SANDBOX_READY_TIMEOUT", "45s", "ROBOCO_SANDBOX_JANITOR_TICK", "30s", "ROBOCO_SANDBOX_JANITOR_GRACE", "5m",
                 "ROBOCO_SANDBOX_STATE_URL", "jdbc:postgresql://127.0.0.1/sbx", "ROBOCO_SANDBOX_STATE_USER", "sbx",
                 "ROBOCO_SANDBOX_STATE_PASSWORD", "pw-not-printed"));
         assertThat(c.port()).isEqualTo(8080);
         assertThat(c.dbEnabledOverride()).isTrue();
-        assertThat(c.images()).containsEntry("postgres", "roboco-sandbox/postgres:15").containsEntry("mongo", "roboco-sandbox/mongo-compat:1");
+        assertThat(c.images()).containsEntry("postgres", "roboco-sandbox/postgres:15").containsEntry("mongo", "roboco-sandbox/mongo-compat:2");
         assertThat(c.network()).isEqualTo(NetworkMode.named("agents"));
         assertThat(c.janitorGrace()).isEqualTo(Duration.ofMinutes(5));
         assertThat(c.toString()).doesNotContain("pw-not-printed");

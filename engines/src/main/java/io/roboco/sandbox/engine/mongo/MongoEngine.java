@@ -1,6 +1,5 @@
 package io.roboco.sandbox.engine.mongo;
 
-import com.mongodb.MongoCommandException;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -23,17 +22,17 @@ import java.util.Set;
 import org.bson.Document;
 
 /**
- * MongoDB sandboxes. With a real {@code mongod} (official {@code mongo} images) the root user comes
- * from {@code MONGO_INITDB_ROOT_*} and the agent is a {@code readWrite} user on its own database.
+ * MongoDB sandboxes. The root user comes from {@code MONGO_INITDB_ROOT_*} (the official image's contract,
+ * which also turns access control on); the agent is a {@code readWrite} user on its own database, made with
+ * {@code createUser} on that database, so the database is the user's {@code authSource}. The handed-out
+ * {@code ROBOCO_TEST_MONGO_URL} names it ({@code ?authSource=}), and standard drivers use the URL as it is.
  *
- * <p><b>Test stand-in:</b> the local test image is mongo-java-server, which speaks the wire protocol
- * but has <em>no authentication</em>. Against it the probes fall back to unauthenticated sessions and
- * {@code createUser} is skipped, each with a logged warning that the credentials are not enforced
- * (see {@link MongoSessions}). Nothing about a real {@code mongod} is relaxed: a wrong password there
- * fails as {@code AuthenticationFailed} and is never retried without credentials.
+ * <p>The local test image ({@code roboco-sandbox/mongo-compat}, mongo-java-server behind mongod-style access
+ * control) honours the same contract: SCRAM-SHA-1 and SCRAM-SHA-256, users per database, code 13 for
+ * everything but the handshake until a connection has authenticated. The engine treats both alike.
  *
  * <p>The agent's password reaches the server inside {@code createUser} (mongod hashes it; SCRAM-SHA-256
- * has no pre-hashed form), on the plugin's admin connection only.
+ * has no pre-hashed form), on the plugin's admin connection only; neither server logs command bodies.
  *
  * <p><b>Not verified against a real {@code mongod}</b> (none is obtainable on the build machines). Known
  * risk there: the official entrypoint runs its temporary init server on {@code 127.0.0.1:27017}
@@ -97,27 +96,19 @@ public final class MongoEngine implements Engine {
         return Probes.allOf(Probes.tcpOpen(), mongoPing(Login.ADMIN));
     }
 
+    /**
+     * {@code createUser} on the agent's database as root (one admin login), then an agent login proves it. The
+     * user gets SCRAM-SHA-256 only (drivers pick it from the handshake's {@code saslSupportedMechs}); SHA-1 would
+     * add a second key derivation to every start and claim for a mechanism no current driver needs.
+     */
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
-        if (!MongoSessions.implementsAuthentication(target)) {
-            // Nothing would enforce the user, and the password would only travel in plaintext to a
-            // server that may log it (the mongo-java-server stand-in logs unknown commands verbatim).
-            MongoSessions.warnUnauthenticated(target.endpoint(), "it does not implement authentication; no agent user created");
-            MongoSessions.ping(target, Login.AGENT);
-            return;
-        }
         Document createUser = new Document("createUser", c.user())
                 .append("pwd", c.password())
-                .append("roles", List.of(new Document("role", "readWrite").append("db", c.database())));
-        try {
-            MongoSessions.run(target, Login.ADMIN, c.database(), createUser);
-        } catch (MongoCommandException e) {
-            if (!MongoSessions.isCommandNotFound(e)) {
-                throw e;
-            }
-            MongoSessions.warnUnauthenticated(target.endpoint(), "createUser is not supported");
-        }
+                .append("roles", List.of(new Document("role", "readWrite").append("db", c.database())))
+                .append("mechanisms", List.of("SCRAM-SHA-256"));
+        MongoSessions.run(target, Login.ADMIN, c.database(), createUser);
         MongoSessions.ping(target, Login.AGENT);
     }
 
@@ -127,7 +118,7 @@ public final class MongoEngine implements Engine {
         prepareAgent(target);
     }
 
-    /** One held client logged in as the agent (with the stand-in's fallback); a check is one {@code ping} on it. */
+    /** One held client logged in as the agent; a check is one {@code ping} on it. */
     @Override
     public LiveSession openLiveSession(ProbeTarget target) {
         return MongoSessions.held(target, Login.AGENT);
@@ -144,11 +135,7 @@ public final class MongoEngine implements Engine {
         Features.require(this, feature);
     }
 
-    /**
-     * mongodb-driver-sync {@code ping} with {@code login}'s credential. Against a wire-compatible server
-     * without authentication (the test stand-in) it falls back to an unauthenticated ping and logs
-     * one warning; see {@link MongoSessions}.
-     */
+    /** mongodb-driver-sync {@code ping} after authenticating (SCRAM) with {@code login}'s credential. */
     static ReadinessProbe mongoPing(Login login) {
         return target -> MongoSessions.ping(target, login);
     }

@@ -2,7 +2,10 @@ package io.roboco.sandbox.engine.mongo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSecurityException;
 import io.roboco.sandbox.engine.DockerCli;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineImages;
@@ -20,11 +23,10 @@ import org.junit.jupiter.api.Test;
  * activate → what the agent can and cannot do → liveness → removal. The image defaults to the locally
  * built test image; override with {@code -Droboco.it.image.mongo=...}.
  *
- * <p>The image is mongo-java-server, which has no authentication: this test proves the
- * wire-level flow and the documented fallback, not credential enforcement.
+ * <p>Standard drivers with the handed-out URL, and the refusals, are {@link MongoDriversIT}.
  */
 class MongoEngineIT {
-    static final String IMAGE = System.getProperty("roboco.it.image.mongo", "roboco-sandbox/mongo-compat:1");
+    static final String IMAGE = System.getProperty("roboco.it.image.mongo", "roboco-sandbox/mongo-compat:2");
 
     @BeforeAll
     static void dockerAndImageArePresent() {
@@ -32,7 +34,7 @@ class MongoEngineIT {
     }
 
     @Test
-    void mongoStandInAnswersTheProbesThroughTheDocumentedNoAuthFallback() throws Exception {
+    void mongoAgentIsAReadWriteUserOfItsOwnDatabaseOnly() throws Exception {
         MongoEngine engine = new MongoEngine();
         try (RunningSandbox sandbox = RunningSandbox.start(engine, IMAGE)) {
             System.out.println(sandbox);
@@ -43,11 +45,23 @@ class MongoEngineIT {
             MongoSessions.run(sandbox.target, Login.AGENT, db, new Document("insert", "notes").append("documents", List.of(new Document("body", "hello"))));
             Document found = MongoSessions.run(sandbox.target, Login.AGENT, db, new Document("find", "notes"));
             assertThat(found.toJson()).contains("hello");
-            // The stand-in logs unknown commands verbatim: no createUser (with the password) is sent to it.
-            assertThat(DockerCli.logTail(sandbox.id)).doesNotContain(sandbox.credentials.password());
+            Document users = MongoSessions.run(sandbox.target, Login.ADMIN, db, new Document("usersInfo", sandbox.credentials.user()));
+            assertThat(users.toJson()).contains("\"role\": \"readWrite\", \"db\": \"" + db + "\"");
+            for (String other : List.of("admin", "sandbox_other")) {
+                assertThatThrownBy(() -> MongoSessions.run(sandbox.target, Login.AGENT, other, new Document("find", "x")))
+                        .as(other).isInstanceOf(MongoCommandException.class).hasMessageContaining("not authorized");
+            }
+            assertThatThrownBy(() -> MongoSessions.run(sandbox.target, Login.AGENT, db,
+                    new Document("createUser", "x").append("pwd", "y").append("roles", List.of("readWrite"))))
+                    .hasMessageContaining("not authorized");
+            // Neither the createUser (with the password) nor anything else with a secret reaches the logs.
+            assertThat(DockerCli.logTail(sandbox.id)).doesNotContain(sandbox.credentials.password())
+                    .doesNotContain(sandbox.credentials.adminPassword());
             long t1 = System.nanoTime();
             engine.liveness().check(sandbox.target);
             System.out.printf("mongo liveness %d ms%n", (System.nanoTime() - t1) / 1_000_000);
+            assertThatThrownBy(() -> engine.liveness().check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
+                    .isInstanceOf(MongoSecurityException.class);
             assertThatCode(() -> engine.activate("search", sandbox.exec, sandbox.credentials, sandbox.image))
                     .isInstanceOf(UnknownNameException.class);
         }

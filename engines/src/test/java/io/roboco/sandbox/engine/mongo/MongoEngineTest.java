@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.ConnectionString;
-import com.mongodb.MongoCommandException;
-import com.mongodb.MongoSecurityException;
-import com.mongodb.ServerAddress;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
@@ -15,7 +12,6 @@ import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
 import io.roboco.sandbox.engine.UnknownNameException;
 import java.util.Map;
-import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 
 class MongoEngineTest {
@@ -48,16 +44,5 @@ class MongoEngineTest {
     void everyFeatureIsRefused() {
         assertThatThrownBy(() -> engine.activate("search", new RecordingExec(), credentials, "mongo:8"))
                 .isInstanceOf(UnknownNameException.class).hasMessageEndingWith("allowed: none");
-    }
-
-    @Test
-    void onlyAMissingAuthCommandCountsAsNoAuthentication() {
-        ServerAddress address = new ServerAddress("127.0.0.1", 43000);
-        MongoCommandException notFound = new MongoCommandException(
-                BsonDocument.parse("{ok: 0, code: 59, errmsg: \"no such command: 'saslStart'\"}"), address);
-        MongoCommandException authFailed = new MongoCommandException(
-                BsonDocument.parse("{ok: 0, code: 18, errmsg: 'Authentication failed.'}"), address);
-        assertThat(MongoSessions.isCommandNotFound(new MongoSecurityException(null, "auth", notFound))).isTrue();
-        assertThat(MongoSessions.isCommandNotFound(new MongoSecurityException(null, "auth", authFailed))).isFalse();
     }
 }

@@ -2,6 +2,7 @@ package io.roboco.sandbox.mongocompat;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.roboco.sandbox.mongocompat.auth.UserStore;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -12,18 +13,22 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Mongo wire-compatible stand-in: an in-memory {@code mongo-java-server} bound to
- * {@code --bind_ip} / {@code --port} (default 0.0.0.0:27017).
+ * Mongo wire-compatible stand-in: an in-memory {@code mongo-java-server} bound to {@code --bind_ip} /
+ * {@code --port} (default 0.0.0.0:27017), behind mongod's access control ({@link AuthenticatingBackend}).
  *
- * <p>It has NO AUTHENTICATION and keeps data in memory only. On readiness it prints a
- * line shaped like mongod's {@code "Waiting for connections"} log entry, so log-based
- * wait strategies written for the real server work unchanged.
+ * <p>As with the official image, {@code MONGO_INITDB_ROOT_USERNAME} / {@code MONGO_INITDB_ROOT_PASSWORD} (or
+ * their {@code _FILE} variants) create a {@code root} user in {@code admin} and turn access control on;
+ * {@code --auth} turns it on without one. Without either, every client may do everything (mongod's default,
+ * with mongod's startup warning). Data lives in memory only. On readiness it prints a line shaped like
+ * mongod's {@code "Waiting for connections"} log entry, so log-based wait strategies work unchanged.
  *
- * <p>{@code --cds-training} starts on an ephemeral loopback port, talks to itself once and
+ * <p>{@code --cds-training} starts on an ephemeral loopback port, talks to itself once (SCRAM included) and
  * exits: the image build runs it to record an AppCDS archive for a faster JVM start.
  */
 public final class Main {
@@ -35,6 +40,7 @@ public final class Main {
         String host = "0.0.0.0";
         int port = 27017;
         boolean training = false;
+        boolean authFlag = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--bind_ip") && i + 1 < args.length) {
@@ -47,6 +53,8 @@ public final class Main {
                 port = Integer.parseInt(args[++i]);
             } else if (a.startsWith("--port=")) {
                 port = Integer.parseInt(a.substring("--port=".length()));
+            } else if (a.equals("--auth")) {
+                authFlag = true;
             } else if (a.equals("--cds-training")) {
                 training = true;
                 host = "127.0.0.1";
@@ -54,21 +62,33 @@ public final class Main {
             }
         }
 
-        MongoServer server = new MongoServer(new MemoryBackend());
+        UserStore users = new UserStore();
+        Optional<String> rootUser = training ? Optional.of("cds") : setting("MONGO_INITDB_ROOT_USERNAME");
+        Optional<String> rootPassword = training ? Optional.of("cds-training") : setting("MONGO_INITDB_ROOT_PASSWORD");
+        if (rootUser.isPresent() != rootPassword.isPresent()) {
+            System.err.println("error: both MONGO_INITDB_ROOT_USERNAME and MONGO_INITDB_ROOT_PASSWORD must be set, or neither");
+            System.exit(1);
+        }
+        if (rootUser.isPresent()) {
+            users.add(RootUser.of(rootUser.get(), rootPassword.get()));
+        }
+        boolean accessControl = authFlag || rootUser.isPresent();
+
+        MongoServer server = new MongoServer(new AuthenticatingBackend(new MemoryBackend(), users, accessControl));
         server.bind(host, port);
         InetSocketAddress bound = server.getLocalAddress();
 
         if (training) {
+            RootUser.selfTest(rootUser.get(), rootPassword.get());
             ping(bound.getPort());
             server.shutdownNow();
             return;
         }
 
-        System.out.printf("{\"t\":{\"$date\":\"%s\"},\"s\":\"I\",\"c\":\"NETWORK\",\"id\":23016,"
-                + "\"ctx\":\"listener\",\"msg\":\"Waiting for connections\","
-                + "\"attr\":{\"host\":\"%s\",\"port\":%d,\"ssl\":\"off\",\"server\":\"mongo-java-server\"}}%n",
-                Instant.now(), host, bound.getPort());
-        System.out.flush();
+        if (!accessControl) {
+            MongodLog.accessControlDisabled();
+        }
+        MongodLog.waitingForConnections(host, bound.getPort());
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -76,6 +96,19 @@ public final class Main {
             stopped.countDown();
         }, "shutdown"));
         stopped.await();
+    }
+
+    /** {@code NAME} from the environment, or the content of the file {@code NAME_FILE} names (the official image's convention). */
+    private static Optional<String> setting(String name) throws IOException {
+        String value = System.getenv(name);
+        if (value != null && !value.isEmpty()) {
+            return Optional.of(value);
+        }
+        String file = System.getenv(name + "_FILE");
+        if (file != null && !file.isEmpty()) {
+            return Optional.of(Files.readString(Path.of(file), StandardCharsets.UTF_8).strip());
+        }
+        return Optional.empty();
     }
 
     /** mongod accepts a comma-separated list; the stand-in binds the first address. */
