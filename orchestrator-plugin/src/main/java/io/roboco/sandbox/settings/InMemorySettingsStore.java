@@ -1,5 +1,6 @@
 package io.roboco.sandbox.settings;
 
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,6 +25,8 @@ public final class InMemorySettingsStore implements SettingsStore {
     private final Map<String, Project> projects = new ConcurrentSkipListMap<>();
     private final Map<String, Boolean> flags = new ConcurrentSkipListMap<>();
     private final Map<String, Agent> agents = new ConcurrentSkipListMap<>();
+    /** agent → token digest. */
+    private final Map<String, String> tokens = new ConcurrentSkipListMap<>();
     private final Deque<Entry> audit = new ArrayDeque<>();
     private final int auditCapacity;
     private long nextSeq;
@@ -82,6 +85,21 @@ public final class InMemorySettingsStore implements SettingsStore {
     @Override
     public void deleteAgent(String slug) {
         agents.remove(slug);
+    }
+
+    @Override
+    public void saveToken(String agent, String digest, Instant created) {
+        tokens.put(Objects.requireNonNull(agent, "agent"), Objects.requireNonNull(digest, "digest"));
+    }
+
+    @Override
+    public Optional<String> agentForToken(String digest) {
+        return tokens.entrySet().stream().filter(e -> e.getValue().equals(digest)).map(Map.Entry::getKey).findFirst();
+    }
+
+    @Override
+    public boolean deleteToken(String agent) {
+        return tokens.remove(agent) != null;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.roboco.sandbox.settings;
 
 /** Everything the plugin persists, behind one store (one database, one transaction boundary per call). */
-public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AuditLog, AutoCloseable {
+public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AgentTokenStore, AuditLog, AutoCloseable {
     @Override
     default void close() {
     }

@@ -5,18 +5,15 @@ import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.plugin.SandboxPlugin;
-import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.views.SandboxViews;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +43,7 @@ final class AdminRoutes {
         app.put("/api/projects/{id}", this::putProject);
         app.get("/api/flags", ctx -> Json.write(ctx, 200, Map.of(FlagStore.SANDBOX_DB_ENABLED, flagView())));
         app.put("/api/flags/{name}", this::putFlag);
-        app.get("/api/sandboxes", ctx -> Json.write(ctx, 200, Map.of("sandboxes", sandboxes())));
+        app.get("/api/sandboxes", ctx -> Json.write(ctx, 200, SandboxViews.listing(plugin.manager().live(), clock)));
         app.get("/api/audit", this::audit);
     }
 
@@ -74,33 +71,6 @@ final class AdminRoutes {
     /** Stored vs effective, and whether a restart is pending; the rule lives in {@link FlagStatus}. */
     private Map<String, Object> flagView() {
         return FlagStatus.read(store, plugin.flagEffective(), flagEnvOverride).toJson();
-    }
-
-    private List<Map<String, Object>> sandboxes() {
-        List<Map<String, Object>> out = new ArrayList<>();
-        List<AgentSandbox> live = new ArrayList<>(plugin.manager().live());
-        live.sort(Comparator.comparing(AgentSandbox::agent));
-        for (AgentSandbox sandbox : live) {
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("agent", sandbox.agent());
-            entry.put("project", sandbox.project());
-            entry.put("services", List.copyOf(new java.util.TreeSet<>(sandbox.services().keySet())));
-            List<Map<String, Object>> containers = new ArrayList<>();
-            for (ServiceInstance instance : new java.util.TreeMap<>(sandbox.services()).values()) {
-                Map<String, Object> c = new LinkedHashMap<>();
-                c.put("service", instance.service());
-                c.put("container_id", instance.containerId());
-                c.put("container_name", instance.containerName());
-                c.put("image", instance.image());
-                c.put("features", List.copyOf(new java.util.TreeSet<>(instance.features())));
-                containers.add(c);
-            }
-            entry.put("containers", containers);
-            entry.put("created", sandbox.created().toString());
-            entry.put("age_seconds", Math.max(0, Duration.between(sandbox.created(), clock.instant()).toSeconds()));
-            out.add(entry);
-        }
-        return out;
     }
 
     private void audit(Context ctx) {

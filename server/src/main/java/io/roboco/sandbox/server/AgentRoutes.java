@@ -3,6 +3,7 @@ package io.roboco.sandbox.server;
 import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.roboco.sandbox.mcp.AgentTokens;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.SpawnManifest;
@@ -10,21 +11,34 @@ import io.roboco.sandbox.verbs.SpawnManifest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
- * The orchestrator's routes: spawn, verbs, container removal. Envelopes are answered with 200 and
+ * The orchestrator's routes: spawn, verbs, MCP tokens, container removal (which also revokes the agent's token). Envelopes are answered with 200 and
  * never logged (an ok-envelope of request_sandbox carries credentials).
  */
 final class AgentRoutes {
     private final AgentVerbs verbs;
+    private final AgentTokens tokens;
+    private final IntFunction<String> mcpUrl;
+    private volatile int port;
 
-    AgentRoutes(AgentVerbs verbs) {
+    /** {@code mcpUrl} gives the /mcp address for the port the server ends up listening on. */
+    AgentRoutes(AgentVerbs verbs, AgentTokens tokens, IntFunction<String> mcpUrl) {
         this.verbs = verbs;
+        this.tokens = tokens;
+        this.mcpUrl = mcpUrl;
+    }
+
+    /** The port the server listens on, known once it started (minted configurations name it). */
+    void listeningOn(int port) {
+        this.port = port;
     }
 
     void register(Javalin app) {
         app.post("/api/agents/{slug}/spawn", this::spawn);
         app.post("/api/agents/{slug}/verbs/{verb}", this::verb);
+        app.post("/api/agents/{slug}/token", this::mintToken);
         app.delete("/api/agents/{slug}", this::containerRemoved);
     }
 
@@ -53,13 +67,36 @@ final class AgentRoutes {
         Json.write(ctx, 200, envelope.asMap());
     }
 
+    /**
+     * A fresh MCP token bound to this agent (replacing its earlier one) and the client configuration that
+     * uses it. Shown once; only its digest is kept.
+     */
+    private void mintToken(Context ctx) {
+        String slug = Names.requireAgentSlug(ctx.pathParam("slug"));
+        if (!ctx.body().isBlank() && !Json.body(ctx).isEmpty()) {
+            throw ApiError.badRequest("the token route takes no body");
+        }
+        String token = tokens.mint(slug);
+        String url = mcpUrl.apply(port);
+        Map<String, Object> mcp = new LinkedHashMap<>();
+        mcp.put("url", url);
+        mcp.put("headers", Map.of("Authorization", "Bearer " + token));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("token", token);
+        body.put("mcp", mcp);
+        ctx.header("Cache-Control", "no-store");
+        Json.write(ctx, 200, body);
+    }
+
     private void containerRemoved(Context ctx) {
         String slug = ctx.pathParam("slug");
         int removed = verbs.containerRemoved(slug);
+        boolean revoked = tokens.revoke(slug);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
         body.put("agent", slug);
         body.put("removed", removed);
+        body.put("token_revoked", revoked);
         Json.write(ctx, 200, body);
     }
 }

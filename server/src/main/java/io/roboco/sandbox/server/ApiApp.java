@@ -5,10 +5,12 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.roboco.sandbox.web.Access;
+import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The Javalin application: auth, routes, and errors as JSON. No request body, envelope or
@@ -22,10 +24,13 @@ final class ApiApp {
     private ApiApp() {
     }
 
-    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents) {
+    /** {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). */
+    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents,
+                          Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.defaultContentType = "application/json";
+            config.jetty.modifyServletContextHandler(servlets);
         });
         app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())), Access.ANYONE);
         app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));

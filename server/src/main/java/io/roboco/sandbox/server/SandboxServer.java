@@ -5,6 +5,8 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.janitor.Janitor;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.mcp.McpEndpoint;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.plugin.OrchestratorHandle;
 import io.roboco.sandbox.plugin.SandboxPlugin;
@@ -121,10 +123,15 @@ public final class SandboxServer {
                     e.getMessage());
         }
 
+        AgentTokens agentTokens = new AgentTokens(store, clock);
+        McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, adminToken.value(), config.mcp().rowCap(),
+                config.mcp().allowedHosts(), version(), clock);
+        AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
-                new AdminRoutes(plugin, config.dbEnabledOverride(), clock), new AgentRoutes(verbs));
+                new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes, mcp::mount);
         Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), adminToken.value(), clock);
         app.start("127.0.0.1", config.port());
+        agentRoutes.listeningOn(app.port());
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "roboco-sandbox-janitor");
@@ -157,11 +164,18 @@ public final class SandboxServer {
         if (adminToken.generated()) {
             console.println("admin token written to " + adminToken.file() + ": " + adminToken.value());
         }
-        return new Running(app, lifecycle, janitor, scheduler, plugin, runtime, store, instanceId);
+        return new Running(app, mcp, lifecycle, janitor, scheduler, plugin, runtime, store, instanceId);
+    }
+
+    /** The jar's version (its manifest), or {@code dev} when run from classes. */
+    static String version() {
+        String v = SandboxServer.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
     }
 
     private static final class Running implements RunningServer {
         private final Javalin app;
+        private final McpEndpoint mcp;
         private final ServerLifecycle lifecycle;
         private final Janitor janitor;
         private final ScheduledExecutorService scheduler;
@@ -172,9 +186,10 @@ public final class SandboxServer {
         private final int port;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        Running(Javalin app, ServerLifecycle lifecycle, Janitor janitor, ScheduledExecutorService scheduler, SandboxPlugin plugin,
-                ContainerRuntime runtime, SettingsStore store, String instanceId) {
+        Running(Javalin app, McpEndpoint mcp, ServerLifecycle lifecycle, Janitor janitor, ScheduledExecutorService scheduler,
+                SandboxPlugin plugin, ContainerRuntime runtime, SettingsStore store, String instanceId) {
             this.app = app;
+            this.mcp = mcp;
             this.lifecycle = lifecycle;
             this.janitor = janitor;
             this.scheduler = scheduler;
@@ -214,6 +229,7 @@ public final class SandboxServer {
                 return;
             }
             lifecycle.moveTo(OrchestratorHandle.State.STOPPING);
+            quietly("close MCP sessions", mcp::close);
             quietly("stop HTTP", app::stop);
             quietly("stop janitor", janitor::close);
             quietly("stop scheduler", scheduler::shutdownNow);

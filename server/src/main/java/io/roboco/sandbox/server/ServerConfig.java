@@ -28,7 +28,8 @@ import java.util.TreeMap;
  * exceed the readiness timeout so a container still becoming ready is never swept),
  * {@code ROBOCO_SANDBOX_POOL_<ENGINE>} (ready containers kept per engine for fast claims, 0-16; default 0,
  * i.e. no warm pool; {@code ./scripts/run.sh} sets 1 per engine), {@code ROBOCO_SANDBOX_POOL_<ENGINE>_<MAJOR>}
- * (the same for one major's image).
+ * (the same for one major's image); {@code ROBOCO_SANDBOX_MCP_*} (the MCP server; see
+ * {@link McpSettings}).
  *
  * @param port             port on 127.0.0.1; 0 picks a free one (tests)
  * @param dbEnabledOverride the flag from the environment, or null to use the stored value
@@ -40,7 +41,7 @@ import java.util.TreeMap;
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
-                           String apiToken, String adminToken, Map<String, Integer> poolSizes) {
+                           String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -64,6 +65,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         Objects.requireNonNull(janitorTick, "janitorTick");
         Objects.requireNonNull(janitorGrace, "janitorGrace");
+        Objects.requireNonNull(mcp, "mcp");
         if (stateUrl == null && (stateUser != null || statePassword != null)) {
             throw new ConfigException("ROBOCO_SANDBOX_STATE_USER / ROBOCO_SANDBOX_STATE_PASSWORD are set but ROBOCO_SANDBOX_STATE_URL "
                     + "is not; set the URL to use PostgreSQL, or unset them to use the embedded database");
@@ -87,7 +89,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Defaults for everything; {@code stateDir} is where tokens, instance id and the embedded database live. */
     public static ServerConfig defaults(Path stateDir) {
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
-                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of());
+                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
+                McpSettings.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -132,13 +135,14 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
-                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env));
+                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
+                McpSettings.fromEnv(env));
     }
 
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp);
     }
 
     /** Refuses an image override or pool size for an engine the registry does not know, or a major it does not have. */
@@ -209,17 +213,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp);
+    }
+
+    public ServerConfig withMcp(McpSettings settings) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings);
     }
 
     /** Never prints the state password or the tokens. */
@@ -229,7 +238,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 + ", dbEnabledOverride=" + dbEnabledOverride + ", images=" + images + ", network=" + network
                 + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
                 + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
-                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + "]";
+                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp=" + mcp + "]";
     }
 
     private static void requireToken(String setting, String token) {

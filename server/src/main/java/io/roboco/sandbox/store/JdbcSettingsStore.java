@@ -162,6 +162,29 @@ public final class JdbcSettingsStore implements SettingsStore {
         db.transaction("delete agent " + slug, c -> update(c, "DELETE FROM agents WHERE slug = ?", slug));
     }
 
+    // --- agents' MCP tokens (digests only) --------------------------------------------------
+
+    @Override
+    public void saveToken(String agent, String digest, java.time.Instant created) {
+        OffsetDateTime ts = OffsetDateTime.ofInstant(created.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+        db.transaction("save the MCP token of agent " + agent, c -> {
+            update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent);
+            return update(c, "INSERT INTO agent_tokens (agent, digest, created) VALUES (?, ?, ?)", agent, digest, ts);
+        });
+    }
+
+    @Override
+    public Optional<String> agentForToken(String digest) {
+        return db.transaction("look up an MCP token", c -> one(c, "SELECT agent FROM agent_tokens WHERE digest = ?",
+                rs -> rs.getString(1), digest));
+    }
+
+    @Override
+    public boolean deleteToken(String agent) {
+        return db.transaction("revoke the MCP token of agent " + agent,
+                c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)) > 0;
+    }
+
     // --- audit ------------------------------------------------------------------------------
 
     @Override

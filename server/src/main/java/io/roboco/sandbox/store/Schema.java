@@ -30,7 +30,11 @@ final class Schema {
                     "CREATE INDEX IF NOT EXISTS audit_newest ON audit (ts DESC, id DESC)",
                     "CREATE INDEX IF NOT EXISTS audit_agent_newest ON audit (agent, ts DESC, id DESC)"),
             // 2: a project's data settings (issue 13) as one JSON object: {"versions": {"postgres": "17"}, ...}.
-            List.of("ALTER TABLE projects ADD COLUMN IF NOT EXISTS data_settings VARCHAR NOT NULL DEFAULT '{}'"));
+            List.of("ALTER TABLE projects ADD COLUMN IF NOT EXISTS data_settings VARCHAR NOT NULL DEFAULT '{}'"),
+            // 3: agents' MCP tokens, as SHA-256 digests only; one per agent.
+            List.of(
+                    "CREATE TABLE IF NOT EXISTS agent_tokens (agent VARCHAR PRIMARY KEY, digest VARCHAR NOT NULL UNIQUE,"
+                            + " created TIMESTAMP WITH TIME ZONE NOT NULL)"));
 
     static final int CURRENT = MIGRATIONS.size();
 

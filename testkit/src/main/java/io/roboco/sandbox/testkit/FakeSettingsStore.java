@@ -7,6 +7,7 @@ import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -98,6 +99,21 @@ public final class FakeSettingsStore implements SettingsStore {
     @Override
     public void deleteAgent(String slug) {
         delegate.deleteAgent(slug);
+    }
+
+    @Override
+    public void saveToken(String agent, String digest, Instant created) {
+        delegate.saveToken(agent, digest, created);
+    }
+
+    @Override
+    public Optional<String> agentForToken(String digest) {
+        return delegate.agentForToken(digest);
+    }
+
+    @Override
+    public boolean deleteToken(String agent) {
+        return delegate.deleteToken(agent);
     }
 
     @Override

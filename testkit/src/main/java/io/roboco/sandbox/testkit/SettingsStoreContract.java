@@ -242,6 +242,33 @@ public abstract class SettingsStoreContract {
         assertThat(store.recent("agent-3", null, 1000)).hasSize(each);
     }
 
+    // --- agents' MCP tokens ------------------------------------------------------------------
+
+    @Test
+    void tokenDigestFindsItsAgent() {
+        store.saveToken("dev-1", "aa11", T0);
+        store.saveToken("dev-2", "bb22", T0);
+        assertThat(store.agentForToken("aa11")).contains("dev-1");
+        assertThat(store.agentForToken("bb22")).contains("dev-2");
+        assertThat(store.agentForToken("cc33")).isEmpty();
+    }
+
+    @Test
+    void mintingAgainReplacesTheOldToken() {
+        store.saveToken("dev-1", "aa11", T0);
+        store.saveToken("dev-1", "bb22", T0.plusSeconds(1));
+        assertThat(store.agentForToken("aa11")).isEmpty();
+        assertThat(store.agentForToken("bb22")).contains("dev-1");
+    }
+
+    @Test
+    void revokedTokenFindsNoAgent() {
+        store.saveToken("dev-1", "aa11", T0);
+        assertThat(store.deleteToken("dev-1")).isTrue();
+        assertThat(store.agentForToken("aa11")).isEmpty();
+        assertThat(store.deleteToken("dev-1")).isFalse();
+    }
+
     // --- persistence ------------------------------------------------------------------------
 
     @Test
@@ -253,6 +280,7 @@ public abstract class SettingsStoreContract {
         store.storeFlag(FlagStore.SANDBOX_DB_ENABLED, true);
         store.saveAgent(a);
         store.append(r);
+        store.saveToken("dev-1", "aa11", T0);
         store.close();
         store = null;
 
@@ -262,6 +290,7 @@ public abstract class SettingsStoreContract {
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).contains(true);
         assertThat(store.findAgent("dev-1")).contains(a);
         assertThat(store.recent(null, null, 10)).containsExactly(r);
+        assertThat(store.agentForToken("aa11")).contains("dev-1");
         store.append(record(2, "dev-1", "released", List.of("postgres")));
         assertThat(store.recent(null, null, 10)).hasSize(2);
     }

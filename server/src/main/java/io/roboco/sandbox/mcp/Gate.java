@@ -1,0 +1,165 @@
+package io.roboco.sandbox.mcp;
+
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AgentStore;
+import io.roboco.sandbox.settings.AuditLog;
+import io.roboco.sandbox.settings.AuditRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one choke point every MCP tool call passes, allowed or denied (pgscout's Gate): it finds the tool
+ * the caller may see, validates the arguments against the tool's JSON Schema, hands the handler the
+ * caller's scope and the policy (row cap), turns the outcome into an MCP result, and writes one audit
+ * record (tool, decision, reason, duration; SQL truncated; never a credential).
+ *
+ * <p>"Tool errors are results, protocol errors are errors": an unknown tool or malformed arguments
+ * throw {@link McpError} (JSON-RPC {@code -32602}); a refusal or {@code invalid_state} is a result with
+ * {@code isError: true} and the reason, so the agent can correct itself.
+ *
+ * <p>Audit decisions: {@code allowed} (the tool answered), {@code tool_error} (it answered a refusal or
+ * {@code invalid_state}), {@code invalid} (unknown tool or malformed arguments), {@code fault} (a bug or an
+ * outage; the reason names the exception class only).
+ */
+public final class Gate {
+    private static final Logger log = LoggerFactory.getLogger(Gate.class);
+    static final int MAX_REASON = 300;
+    static final int MAX_SQL = 200;
+
+    private final Map<String, ToolSpec> tools = new LinkedHashMap<>();
+    private final JsonSchemaValidator validator;
+    private final AuditLog audit;
+    private final AgentStore agents;
+    private final int rowCap;
+    private final Clock clock;
+
+    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, int rowCap, Clock clock) {
+        for (ToolSpec spec : specs) {
+            if (tools.putIfAbsent(spec.name(), spec) != null) {
+                throw new IllegalArgumentException("two tools named " + spec.name());
+            }
+            McpSchema.Tool checked = McpTools.describe(spec);
+            JsonSchemaValidator.ValidationResponse schema = validator.validateSchema(checked.inputSchema());
+            if (!schema.valid()) {
+                throw new IllegalArgumentException("tool " + spec.name() + " has an invalid input schema: " + schema.errorMessage());
+            }
+        }
+        this.validator = validator;
+        this.audit = audit;
+        this.agents = agents;
+        this.rowCap = rowCap;
+        this.clock = clock;
+    }
+
+    public List<ToolSpec> tools() {
+        return List.copyOf(tools.values());
+    }
+
+    /** Whether a tool of this name exists (for any caller). */
+    public boolean has(String tool) {
+        return tools.containsKey(tool);
+    }
+
+    /** Records a call of a name no tool has; the SDK answers it (JSON-RPC -32602) before any handler could. */
+    void unknownTool(Caller caller, String name) {
+        record(caller, "mcp:" + Names.printable(name), "invalid", "unknown tool", Map.of(), List.of(), System.nanoTime());
+    }
+
+    /** Whether {@code caller} sees the tool in {@code tools/list}. */
+    public boolean visible(Caller caller, String tool) {
+        ToolSpec spec = tools.get(tool);
+        return spec != null && spec.audience().admits(caller);
+    }
+
+    /** One call, start to audit. Throws {@link McpError} for protocol errors (after auditing them). */
+    public McpSchema.CallToolResult call(Caller caller, String name, Map<String, Object> arguments) {
+        long start = System.nanoTime();
+        Map<String, Object> args = arguments == null ? Map.of() : arguments;
+        ToolSpec spec = tools.get(name);
+        if (spec == null || !spec.audience().admits(caller)) {
+            String printable = Names.printable(name);
+            record(caller, "mcp:" + printable, "invalid", "unknown tool", args, List.of(), start);
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message("Unknown tool: " + printable).build();
+        }
+        JsonSchemaValidator.ValidationResponse valid = validator.validate(spec.inputSchema(), args);
+        if (!valid.valid()) {
+            String why = "invalid arguments for " + name + ": " + valid.errorMessage();
+            record(caller, "mcp:" + name, "invalid", why, args, List.of(), start);
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(why)).build();
+        }
+        ToolResult result;
+        try {
+            result = spec.handler().handle(new ToolCall(caller, name, args, rowCap));
+        } catch (BadRequest e) {
+            record(caller, "mcp:" + name, "invalid", e.getMessage(), args, List.of(), start);
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(e.getMessage())).build();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return fault(caller, name, args, e, start);
+        } catch (RuntimeException e) {
+            return fault(caller, name, args, e, start);
+        }
+        record(caller, "mcp:" + name, result.error() ? "tool_error" : "allowed", result.reason(), args, result.services(), start);
+        return McpSchema.CallToolResult.builder()
+                .addTextContent(result.text())
+                .structuredContent(result.structured())
+                .isError(result.error())
+                .build();
+    }
+
+    private McpSchema.CallToolResult fault(Caller caller, String name, Map<String, Object> args, Exception e, long start) {
+        // The message of an unexpected exception may carry anything; the log and the audit name its class only.
+        log.warn("MCP tool {} failed for {}: {}", name, caller.auditName(), e.getClass().getName());
+        String reason = "internal error in " + name + " (" + e.getClass().getSimpleName() + "); the server log has the details";
+        record(caller, "mcp:" + name, "fault", reason, args, List.of(), start);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("ok", false);
+        body.put("error", "internal");
+        body.put("reason", reason);
+        body.put("retryable", true);
+        return McpSchema.CallToolResult.builder().addTextContent(reason).structuredContent(body).isError(true).build();
+    }
+
+    private void record(Caller caller, String verb, String decision, String reason, Map<String, Object> args,
+                        List<String> services, long start) {
+        String text = bounded(reason);
+        if (args.get("sql") instanceof String sql) {
+            text = text + " | sql: " + truncate(sql.replaceAll("\\s+", " ").strip(), MAX_SQL);
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        try {
+            audit.append(new AuditRecord(clock.instant(), caller.auditName(), project(caller), verb, decision, text, services, millis));
+        } catch (RuntimeException e) {
+            log.warn("could not write the audit record of MCP tool {} for {}: {}", verb, caller.auditName(), e.getClass().getSimpleName());
+        }
+    }
+
+    private String project(Caller caller) {
+        if (caller instanceof Caller.Agent agent) {
+            try {
+                return agents.findAgent(agent.slug()).map(Agent::project).orElse("");
+            } catch (RuntimeException e) {
+                return "";
+            }
+        }
+        return "";
+    }
+
+    static String bounded(String s) {
+        return truncate(s == null ? "" : s, MAX_REASON);
+    }
+
+    static String truncate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "… (" + s.length() + " chars)";
+    }
+}

@@ -1,0 +1,125 @@
+package io.roboco.sandbox.mcp;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.schema.jackson2.DefaultJsonSchemaValidator;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.verbs.AgentVerbs;
+import jakarta.servlet.DispatcherType;
+import org.eclipse.jetty.servlet.FilterHolder;
+import org.eclipse.jetty.servlet.ServletContextHandler;
+import org.eclipse.jetty.servlet.ServletHolder;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The MCP server over Streamable HTTP at {@value #PATH}, on the official MCP Java SDK.
+ *
+ * <p>How it mounts next to Javalin 6.7 (Jetty 11, Servlet 5): the SDK's transport,
+ * {@link HttpServletStreamableServerTransportProvider}, is a Jakarta servlet; it is added to the
+ * {@link ServletContextHandler} Javalin runs on ({@code config.jetty.modifyServletContextHandler}), mapped
+ * to exactly {@value #PATH} (more specific than Javalin's own {@code /*}, so Javalin's routes and
+ * before-handlers never see MCP traffic), async-supported for its SSE answers, with {@link McpAuthFilter}
+ * in front of it. One {@link McpSyncServer} serves both audiences: tools/list is filtered per caller and
+ * every tools/call goes through the {@link Gate}.
+ */
+public final class McpEndpoint implements AutoCloseable {
+    public static final String PATH = "/mcp";
+    public static final String SERVER_NAME = "roboco-sandbox";
+
+    private final HttpServletStreamableServerTransportProvider transport;
+    private final McpSyncServer server;
+    private final McpAuthFilter auth;
+    private final Gate gate;
+
+    private McpEndpoint(HttpServletStreamableServerTransportProvider transport, McpSyncServer server, McpAuthFilter auth, Gate gate) {
+        this.transport = transport;
+        this.server = server;
+        this.auth = auth;
+        this.gate = gate;
+    }
+
+    /**
+     * @param rowCap       the gate's row cap ({@code ROBOCO_SANDBOX_MCP_ROW_CAP})
+     * @param allowedHosts Host header values accepted ({@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}); any Origin is refused
+     */
+    public static McpEndpoint create(SandboxPlugin plugin, AgentVerbs verbs, AgentTokens tokens, String adminToken,
+                                     int rowCap, List<String> allowedHosts, String version, Clock clock) {
+        ObjectMapper mapper = new ObjectMapper();
+        JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
+        List<ToolSpec> specs = new ArrayList<>();
+        specs.addAll(new VerbTools(verbs).specs());
+        specs.addAll(new SandboxTools(plugin, clock).specs());
+        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), rowCap, clock);
+
+        HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
+                .jsonMapper(json)
+                .mcpEndpoint(PATH)
+                .maxRequestSize(McpAuthFilter.MAX_BODY)
+                .contextExtractor(request -> request.getAttribute(Caller.CONTEXT_KEY) instanceof Caller caller
+                        ? McpTransportContext.create(Map.of(Caller.CONTEXT_KEY, caller)) : McpTransportContext.EMPTY)
+                // No allowed origins: a request with an Origin header (a browser page) is refused; agents send none.
+                .securityValidator(DefaultServerTransportSecurityValidator.builder().allowedHosts(allowedHosts).build())
+                .build();
+
+        List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
+        for (ToolSpec spec : gate.tools()) {
+            tools.add(McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(McpTools.describe(spec))
+                    .callHandler((exchange, request) -> gate.call(caller(exchange.transportContext()), request.name(), request.arguments()))
+                    .build());
+        }
+        McpSyncServer server = McpServer.sync(transport)
+                .serverInfo(SERVER_NAME, version)
+                .instructions("Throwaway, isolated databases for your current task. Call request_sandbox when your work needs"
+                        + " a database; export the ROBOCO_TEST_* values it answers; call release_sandbox when done.")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                .jsonMapper(json)
+                // The gate validates arguments (and audits the refusal); the SDK's own check would answer first, unaudited.
+                .validateToolInputs(false)
+                .immediateExecution(true)
+                .addToolFilter((context, tool) -> gate.visible(caller(context), tool.name()))
+                .tools(tools)
+                .build();
+        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate);
+    }
+
+    /** Adds the auth filter and the SDK servlet at {@value #PATH} to Javalin's servlet context. */
+    public void mount(ServletContextHandler handler) {
+        FilterHolder filter = new FilterHolder(auth);
+        filter.setAsyncSupported(true);
+        handler.addFilter(filter, PATH, EnumSet.of(DispatcherType.REQUEST));
+        ServletHolder servlet = new ServletHolder(transport);
+        servlet.setAsyncSupported(true);
+        handler.addServlet(servlet, PATH);
+    }
+
+    public Gate gate() {
+        return gate;
+    }
+
+    @Override
+    public void close() {
+        server.closeGracefully();
+    }
+
+    private static Caller caller(McpTransportContext context) {
+        Object caller = context == null ? null : context.get(Caller.CONTEXT_KEY);
+        if (caller instanceof Caller c) {
+            return c;
+        }
+        // Unreachable behind McpAuthFilter; fail closed if the wiring is ever wrong.
+        throw new IllegalStateException("MCP request without an authenticated caller");
+    }
+}

@@ -1,0 +1,244 @@
+package io.roboco.sandbox.server;
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.testkit.ApiClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The MCP endpoint over the stub server, driven by the MCP Java SDK's client (the TypeScript client is the IT's). */
+@SuppressWarnings("unchecked")
+class McpEndpointTest {
+    @TempDir
+    Path dir;
+    private TestServer t;
+    private final List<McpSyncClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        clients.forEach(c -> {
+            try {
+                c.closeGracefully();
+            } catch (RuntimeException ignored) {
+                // the server may already be gone
+            }
+        });
+        if (t != null) {
+            t.close();
+        }
+    }
+
+    private String mint(String slug) {
+        ApiClient.Reply r = t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return (String) r.json().get("token");
+    }
+
+    private McpSyncClient client(String token) {
+        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + t.server.port())
+                .endpoint("/mcp")
+                .jsonMapper(new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper()))
+                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
+                .build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
+        clients.add(client);
+        client.initialize();
+        return client;
+    }
+
+    private static McpSchema.CallToolResult call(McpSyncClient client, String tool, Map<String, Object> args) {
+        return client.callTool(new McpSchema.CallToolRequest(tool, args));
+    }
+
+    private int rawStatus(String token) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + t.server.port() + "/mcp"))
+                .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                        + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    @Test
+    void missingWrongAndOrchestratorTokensAre401() throws Exception {
+        t = new TestServer(dir, true);
+        assertThat(rawStatus(null)).isEqualTo(401);
+        assertThat(rawStatus("rbxa_not-a-real-token-at-all")).isEqualTo(401);
+        assertThat(rawStatus(ApiClient.API_TOKEN)).as("the orchestrator token is not an MCP identity").isEqualTo(401);
+        assertThat(rawStatus(mint("dev-1"))).isEqualTo(200);
+        assertThat(rawStatus(ApiClient.ADMIN_TOKEN)).isEqualTo(200);
+    }
+
+    @Test
+    void mintAnswersTheTokenAndAClientConfiguration() {
+        t = new TestServer(dir, true);
+        ApiClient.Reply r = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
+        Map<String, Object> mcp = (Map<String, Object>) r.json().get("mcp");
+        String token = (String) r.json().get("token");
+        assertThat(token).startsWith("rbxa_").hasSizeGreaterThan(40);
+        assertThat(mcp).containsEntry("url", "http://127.0.0.1:" + t.server.port() + "/mcp")
+                .containsEntry("headers", Map.of("Authorization", "Bearer " + token));
+        assertThat(t.api.send("POST", "/api/agents/dev-1/token", null, null).status()).isEqualTo(401);
+        assertThat(t.api.send("POST", "/api/agents/dev-1/token", ApiClient.ADMIN_TOKEN, null).status()).as("orchestrator token only").isEqualTo(403);
+        assertThat(t.api.orchestrator("POST", "/api/agents/Bad!/token", null).status()).isEqualTo(400);
+    }
+
+    @Test
+    void agentSeesItsToolsWithHintsAndTheOperatorSeesTheOperatorView() {
+        t = new TestServer(dir, true);
+        List<McpSchema.Tool> agentTools = client(mint("dev-1")).listTools().tools();
+        assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes");
+        assertThat(agentTools).hasSizeLessThanOrEqualTo(15);
+        Map<String, McpSchema.ToolAnnotations> hints = new java.util.HashMap<>();
+        agentTools.forEach(tool -> hints.put(tool.name(), tool.annotations()));
+        assertThat(hints.get("release_sandbox").destructiveHint()).isTrue();
+        assertThat(hints.get("release_sandbox").readOnlyHint()).isFalse();
+        assertThat(hints.get("list_sandboxes").readOnlyHint()).isTrue();
+        assertThat(hints.get("request_sandbox").destructiveHint()).isFalse();
+        assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools()).extracting(McpSchema.Tool::name).containsExactly("list_sandboxes");
+    }
+
+    @Test
+    void requestSandboxAnswersTheVerbEnvelopeAndIsTheSameSandboxAsTheHttpVerb() {
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        McpSyncClient client = client(mint("dev-1"));
+        McpSchema.CallToolResult r = call(client, "request_sandbox", Map.of("services", List.of("postgres")));
+        assertThat(r.isError()).isFalse();
+        Map<String, Object> envelope = (Map<String, Object>) r.structuredContent();
+        assertThat(envelope).containsEntry("ok", true).containsEntry("verb", "request_sandbox");
+        assertThat(((McpSchema.TextContent) r.content().get(0)).text()).startsWith("sandbox ready: postgres").contains("ROBOCO_TEST_DB_URL=");
+        ApiClient.Reply http = t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
+        assertThat(http.json()).as("the same JSON as the HTTP API, and the same (cached) sandbox").isEqualTo(envelope);
+        assertThat(t.runtime.runningCount()).isEqualTo(2L);
+
+        Map<String, Object> listing = (Map<String, Object>) call(client, "list_sandboxes", Map.of()).structuredContent();
+        assertThat((List<Map<String, Object>>) listing.get("sandboxes")).singleElement().satisfies(s -> assertThat(s).containsEntry("agent", "dev-1"));
+
+        McpSchema.CallToolResult released = call(client, "release_sandbox", Map.of());
+        assertThat(released.isError()).isFalse();
+        assertThat((Map<String, Object>) released.structuredContent()).containsEntry("ok", true);
+        assertThat(t.runtime.runningCount()).isZero();
+    }
+
+    @Test
+    void refusalIsAToolErrorWithTheReason() {
+        t = new TestServer(dir, true);
+        t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}");
+        McpSchema.CallToolResult r = call(client(mint("dev-1")), "request_sandbox", Map.of());
+        assertThat(r.isError()).isTrue();
+        assertThat((Map<String, Object>) r.structuredContent()).containsEntry("ok", false).containsEntry("error", "refused");
+        assertThat(((McpSchema.TextContent) r.content().get(0)).text()).contains("no active, project-bound task");
+    }
+
+    @Test
+    void unknownToolsAndMalformedArgumentsAreProtocolErrors() {
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        McpSyncClient agent = client(mint("dev-1"));
+        assertThatThrownBy(() -> call(agent, "drop_everything", Map.of())).isInstanceOf(McpError.class)
+                .satisfies(e -> assertThat(((McpError) e).getJsonRpcError().code()).isEqualTo(McpSchema.ErrorCodes.INVALID_PARAMS))
+                .hasMessageContaining("Unknown tool");
+        assertThatThrownBy(() -> call(agent, "request_sandbox", Map.of("services", "postgres"))).isInstanceOf(McpError.class)
+                .satisfies(e -> assertThat(((McpError) e).getJsonRpcError().code()).isEqualTo(McpSchema.ErrorCodes.INVALID_PARAMS));
+        assertThatThrownBy(() -> call(agent, "request_sandbox", Map.of("colour", "blue"))).isInstanceOf(McpError.class);
+        assertThatThrownBy(() -> call(agent, "request_sandbox", Map.of("services", List.of("Postgres!")))).isInstanceOf(McpError.class);
+        assertThatThrownBy(() -> call(agent, "release_sandbox", Map.of("agent", "dev-2"))).isInstanceOf(McpError.class);
+        McpSyncClient operator = client(ApiClient.ADMIN_TOKEN);
+        assertThatThrownBy(() -> call(operator, "request_sandbox", Map.of())).as("not in the operator's view")
+                .isInstanceOf(McpError.class).hasMessageContaining("Unknown tool");
+        assertThat(t.runtime.runningCount()).isZero();
+    }
+
+    @Test
+    void revokedAndReplacedTokensAre401() throws Exception {
+        t = new TestServer(dir, true);
+        String first = mint("dev-1");
+        String second = mint("dev-1");
+        assertThat(rawStatus(first)).as("replaced").isEqualTo(401);
+        assertThat(rawStatus(second)).isEqualTo(200);
+        ApiClient.Reply removed = t.api.orchestrator("DELETE", "/api/agents/dev-1", null);
+        assertThat(removed.json()).containsEntry("token_revoked", true);
+        assertThat(rawStatus(second)).as("revoked").isEqualTo(401);
+    }
+
+    @Test
+    void oneAgentsCallsNeverReachAnothersSandbox() {
+        t = new TestServer(dir, true);
+        t.working("dev-a", "developer");
+        t.working("dev-b", "developer");
+        McpSyncClient a = client(mint("dev-a"));
+        McpSyncClient b = client(mint("dev-b"));
+        assertThat(call(b, "request_sandbox", Map.of()).isError()).isFalse();
+        long running = t.runtime.runningCount();
+        Map<String, Object> aList = (Map<String, Object>) call(a, "list_sandboxes", Map.of()).structuredContent();
+        assertThat((List<?>) aList.get("sandboxes")).as("A sees none of B's").isEmpty();
+        assertThat(call(a, "release_sandbox", Map.of()).isError()).isFalse();
+        assertThat(t.runtime.runningCount()).as("A's release leaves B's sandbox").isEqualTo(running);
+        Map<String, Object> all = (Map<String, Object>) call(client(ApiClient.ADMIN_TOKEN), "list_sandboxes", Map.of()).structuredContent();
+        assertThat((List<?>) all.get("sandboxes")).as("the operator sees every sandbox").hasSize(1);
+    }
+
+    @Test
+    void everyCallIsAuditedAllowedOrDeniedWithoutCredentials() {
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        McpSyncClient client = client(mint("dev-1"));
+        McpSchema.CallToolResult granted = call(client, "request_sandbox", Map.of());
+        String password = (String) ((Map<String, Object>) ((List<Map<String, Object>>) ((Map<String, Object>)
+                ((Map<String, Object>) granted.structuredContent()).get("evidence")).get("sandboxes")).get(0).get("env")).get("ROBOCO_TEST_DB_PASSWORD");
+        assertThatThrownBy(() -> call(client, "nope", Map.of())).isInstanceOf(McpError.class);
+        assertThatThrownBy(() -> call(client, "request_sandbox", Map.of("x", 1))).isInstanceOf(McpError.class);
+        call(client, "release_sandbox", Map.of());
+
+        List<AuditRecord> mcp = t.store.recent("dev-1", null, 100).stream().filter(r -> r.verb().startsWith("mcp:")).toList();
+        assertThat(mcp).extracting(r -> r.verb() + " " + r.decision()).containsExactly(
+                "mcp:release_sandbox allowed", "mcp:request_sandbox invalid", "mcp:nope invalid", "mcp:request_sandbox allowed");
+        assertThat(mcp).allSatisfy(r -> assertThat(r.project()).isEqualTo("shop"));
+        assertThat(t.store.recent("dev-1", null, 100)).extracting(AuditRecord::verb)
+                .as("the verb's own records too").contains("request_sandbox", "release_sandbox");
+        assertThat(t.store.recent(null, null, 1000).toString()).doesNotContain(password);
+    }
+
+    @Test
+    void aSessionBelongsToTheCallerThatOpenedIt() throws Exception {
+        t = new TestServer(dir, true);
+        String a = mint("dev-a");
+        String b = mint("dev-b");
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> init = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + t.server.port() + "/mcp"))
+                .header("Authorization", "Bearer " + a).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                        + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+        HttpResponse<String> hijack = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + t.server.port() + "/mcp"))
+                .header("Authorization", "Bearer " + b).header("Mcp-Session-Id", session).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(hijack.statusCode()).isEqualTo(404);
+    }
+}
