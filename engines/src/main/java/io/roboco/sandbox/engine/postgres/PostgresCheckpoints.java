@@ -1,0 +1,170 @@
+package io.roboco.sandbox.engine.postgres;
+
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.UnknownNameException;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Checkpoint and rewind of an agent's database inside its own sandbox container, with the same connection string.
+ * A checkpoint is a copy of the database ({@code CREATE DATABASE … TEMPLATE … STRATEGY FILE_COPY}) that nobody can
+ * connect to; a rewind swaps the agent's database for a fresh copy of the checkpoint under the same name, owned by
+ * the same role, so host, port, database, user and password stay. Both run on the plugin-held admin credential,
+ * connected to the maintenance database.
+ *
+ * <p>Postgres copies a database only while nobody is connected to it, so both close the agent's sessions on that
+ * database (connections are refused for the few milliseconds of the copy) and report how many they closed.
+ * Checkpoints live in the sandbox's data directory, so they count against its size limit (the tmpfs cap).
+ */
+public final class PostgresCheckpoints {
+    /** Checkpoint names: what a person would type, short enough for a database name. */
+    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
+    private static final String SUFFIX = "__ck_";
+    private static final String OLD_SUFFIX = "__rewound";
+
+    private PostgresCheckpoints() {
+    }
+
+    /** One checkpoint of a sandbox database. */
+    public record Checkpoint(String name, long sizeBytes) {
+    }
+
+    /** What a checkpoint or a rewind did: how many of the agent's sessions it closed, and how long it took. */
+    public record Result(String name, long sizeBytes, int sessionsClosed, long millis) {
+    }
+
+    public static String requireName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new UnknownNameException("checkpoint name '" + io.roboco.sandbox.engine.Printable.of(name)
+                    + "' must be 1-30 characters: lower-case letters, digits, '_' or '-', starting with a letter or digit");
+        }
+        return name;
+    }
+
+    /** Copies the agent's database as checkpoint {@code name} (replacing one of the same name). */
+    public static Result checkpoint(ProbeTarget target, String name) throws SQLException {
+        requireName(name);
+        long t0 = System.nanoTime();
+        Credentials c = target.credentials();
+        String db = c.database();
+        String copy = db + SUFFIX + name;
+        try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+             Statement s = admin.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(copy));
+            int closed = closeSessions(admin, db);
+            try {
+                s.execute("CREATE DATABASE " + PostgresEngine.identifier(copy) + " TEMPLATE " + PostgresEngine.identifier(db)
+                        + " STRATEGY FILE_COPY ALLOW_CONNECTIONS false");
+            } finally {
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS true");
+            }
+            return new Result(name, size(admin, copy), closed, (System.nanoTime() - t0) / 1_000_000);
+        }
+    }
+
+    /**
+     * Puts checkpoint {@code name}'s data back under the agent's database name: the current database is renamed aside,
+     * a copy of the checkpoint takes its name (owner: the agent), then the old one is dropped; on a failure before the
+     * copy exists the rename is undone. The checkpoint stays, for another rewind.
+     *
+     * @throws UnknownNameException when there is no such checkpoint (the message lists the ones there are)
+     */
+    public static Result rewind(ProbeTarget target, String name) throws SQLException {
+        requireName(name);
+        long t0 = System.nanoTime();
+        Credentials c = target.credentials();
+        String db = c.database();
+        String copy = db + SUFFIX + name;
+        String old = db + OLD_SUFFIX;
+        try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+             Statement s = admin.createStatement()) {
+            if (!exists(admin, copy)) {
+                throw new UnknownNameException("no checkpoint '" + name + "' in this sandbox; there are: " + names(list(admin, db)));
+            }
+            s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(old));
+            int closed = closeSessions(admin, db);
+            s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " RENAME TO " + PostgresEngine.identifier(old));
+            try {
+                s.execute("CREATE DATABASE " + PostgresEngine.identifier(db) + " TEMPLATE " + PostgresEngine.identifier(copy)
+                        + " OWNER " + PostgresEngine.identifier(c.user()) + " STRATEGY FILE_COPY");
+            } catch (SQLException e) {
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(old) + " RENAME TO " + PostgresEngine.identifier(db));
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS true");
+                throw e;
+            }
+            s.execute("DROP DATABASE " + PostgresEngine.identifier(old) + " WITH (FORCE)");
+            return new Result(name, size(admin, db), closed, (System.nanoTime() - t0) / 1_000_000);
+        }
+    }
+
+    /** The sandbox's checkpoints, by name. */
+    public static List<Checkpoint> list(ProbeTarget target) throws SQLException {
+        try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB)) {
+            return list(admin, target.credentials().database());
+        }
+    }
+
+    /** Refuses new connections to {@code db}, then ends every session on it; returns how many were ended. */
+    private static int closeSessions(Connection admin, String db) throws SQLException {
+        try (Statement s = admin.createStatement()) {
+            s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS false");
+        }
+        int closed = 0;
+        try (PreparedStatement ps = admin.prepareStatement(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+            ps.setString(1, db);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                closed = rs.getInt(1);
+            }
+        }
+        return closed;
+    }
+
+    private static List<Checkpoint> list(Connection admin, String db) throws SQLException {
+        List<Checkpoint> out = new ArrayList<>();
+        try (PreparedStatement ps = admin.prepareStatement(
+                "SELECT substr(datname, ?), pg_database_size(oid) FROM pg_database WHERE starts_with(datname, ?) ORDER BY 1")) {
+            ps.setInt(1, db.length() + SUFFIX.length() + 1);
+            ps.setString(2, db + SUFFIX);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Checkpoint(rs.getString(1), rs.getLong(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean exists(Connection admin, String datname) throws SQLException {
+        try (PreparedStatement ps = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+            ps.setString(1, datname);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private static long size(Connection admin, String datname) throws SQLException {
+        try (PreparedStatement ps = admin.prepareStatement("SELECT pg_database_size(?)")) {
+            ps.setString(1, datname);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static String names(List<Checkpoint> checkpoints) {
+        return checkpoints.isEmpty() ? "none" : String.join(", ", checkpoints.stream().map(Checkpoint::name).toList());
+    }
+}
