@@ -134,9 +134,13 @@ public interface Engine {
     /**
      * Activates one allowlisted feature inside the running container through an exec (never a bind
      * mount or init script). Idempotent. Throws {@link FeatureUnavailableException} naming the
-     * feature and the image when the image does not carry it.
+     * feature and the image when the image does not carry it. The type is the allowlist check: a name
+     * off the allowlist cannot reach an engine. Engines without features (an empty {@link #features()})
+     * need not implement it: no {@link AllowedFeature} of theirs can exist.
      */
-    void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception;
+    default void activate(AllowedFeature feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        throw new IllegalStateException(name() + " has no activatable features; '" + feature + "' cannot be allowed");
+    }
 
     /** The env dict an agent exports, e.g. {@code ROBOCO_TEST_DB_HOST}; includes a full URL. */
     Map<String, String> env(Endpoint endpoint, Credentials credentials);

@@ -5,6 +5,7 @@ import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerState;
 import org.slf4j.Logger;
@@ -54,8 +55,7 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
-    public EnsureOutcome ensure(EnsureRequest request) throws InterruptedException {
-        requireKnown(request);
+    public EnsureOutcome ensure(SandboxRequest request) throws InterruptedException {
         ReentrantLock lock = locks.lockFor(request.agent());
         lock.lockInterruptibly();
         try {
@@ -70,18 +70,18 @@ public final class SandboxManager implements AutoCloseable {
                         CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), sets.workers());
                 Map<String, ServiceInstance> started = Map.of();
                 try {
-                    started = startAll(request, request.project().services());
+                    started = startAll(request, request.services());
                 } finally {
                     Map<String, ServiceInstance> keep = started;
                     leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
                 }
-                entry = new AgentSandbox(request.agent(), request.project().id(), started, clock.instant());
+                entry = new AgentSandbox(request.agent(), request.projectId(), started, clock.instant());
                 cache.put(request.agent(), entry);
                 settle(started);
                 created = true;
             } else {
                 Set<String> have = entry.services().keySet();
-                List<String> missing = request.project().services().stream().filter(s -> !have.contains(s)).toList();
+                List<String> missing = request.services().stream().filter(s -> !have.contains(s)).toList();
                 if (!missing.isEmpty()) {
                     Map<String, ServiceInstance> added = startAll(request, missing);
                     entry = entry.with(added);
@@ -91,7 +91,7 @@ public final class SandboxManager implements AutoCloseable {
                 }
             }
             entry = activateRequested(request, entry);
-            return new EnsureOutcome.Ready(entry.select(request.services()), !created);
+            return new EnsureOutcome.Ready(entry.select(request.asked()), !created);
         } catch (ProvisionException e) {
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
         } finally {
@@ -175,19 +175,19 @@ public final class SandboxManager implements AutoCloseable {
     // --- internals -------------------------------------------------------------------------------
 
     /** The cached entry if it belongs to the request's project and every service is live; else evicts it. */
-    private AgentSandbox liveEntry(EnsureRequest request) throws InterruptedException {
+    private AgentSandbox liveEntry(SandboxRequest request) throws InterruptedException {
         AgentSandbox entry = cache.get(request.agent());
         if (entry == null) {
             return null;
         }
-        if (!entry.project().equals(request.project().id())) {
-            log.info("agent {} moved from project {} to {}; replacing its sandbox", request.agent(), entry.project(), request.project().id());
+        if (!entry.project().equals(request.projectId())) {
+            log.info("agent {} moved from project {} to {}; replacing its sandbox", request.agent(), entry.project(), request.projectId());
             evict(entry);
             return null;
         }
         String moved = movedImage(request, entry);
         if (moved != null) {
-            log.info("agent {}'s project {} now runs {}; replacing its sandbox", request.agent(), request.project().id(), moved);
+            log.info("agent {}'s project {} now runs {}; replacing its sandbox", request.agent(), request.projectId(), moved);
             evict(entry);
             return null;
         }
@@ -207,10 +207,12 @@ public final class SandboxManager implements AutoCloseable {
 
 
     /** The image a cached service should run now but does not (the project's major or the server's image changed), or null. */
-    private String movedImage(EnsureRequest request, AgentSandbox entry) {
+    private String movedImage(SandboxRequest request, AgentSandbox entry) {
         for (ServiceInstance instance : entry.services().values()) {
-            String wanted = provisioner.settings().choose(registry.require(instance.service()),
-                    request.project().versionFor(instance.service())).image();
+            if (!request.services().contains(instance.service())) {
+                continue;   // no longer in the project's set: kept as it is, never handed out again
+            }
+            String wanted = request.plan(instance.service()).image().image();
             if (!wanted.equals(instance.image())) {
                 return instance.service() + " image " + wanted;
             }
@@ -225,19 +227,19 @@ public final class SandboxManager implements AutoCloseable {
 
 
     /** Starts the services; each ready container is pending (claimed for the janitor) until this call ends. */
-    private Map<String, ServiceInstance> startAll(EnsureRequest request, List<String> services)
+    private Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services)
             throws ProvisionException, InterruptedException {
         return sets.startAll(request, services,
                 id -> pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(id));
     }
 
-    private AgentSandbox activateRequested(EnsureRequest request, AgentSandbox entry) throws ProvisionException {
+    private AgentSandbox activateRequested(SandboxRequest request, AgentSandbox entry) throws ProvisionException {
         Map<String, ServiceInstance> updated = new TreeMap<>();
-        for (String service : request.services()) {
+        for (String service : request.asked()) {
             ServiceInstance instance = entry.services().get(service);
-            Set<String> wanted = request.featuresFor(service);
-            if (!instance.features().containsAll(wanted)) {
-                updated.put(service, provisioner.activate(registry.require(service), instance, wanted));
+            ServicePlan plan = request.plan(service);
+            if (!instance.features().containsAll(plan.featureNames())) {
+                updated.put(service, provisioner.activate(plan, instance));
             }
         }
         if (updated.isEmpty()) {
@@ -272,19 +274,6 @@ public final class SandboxManager implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("could not list containers of agent {}: {}", agent, e.getMessage());
             return List.of();
-        }
-    }
-
-
-    private void requireKnown(EnsureRequest request) {
-        for (String service : request.services()) {
-            if (!request.project().services().contains(service)) {
-                throw new IllegalArgumentException("service '" + service + "' is not in project " + request.project().id()
-                        + "'s set " + request.project().services());
-            }
-        }
-        for (String service : request.project().services()) {
-            registry.requireFeatures(service, request.featuresFor(service));
         }
     }
 

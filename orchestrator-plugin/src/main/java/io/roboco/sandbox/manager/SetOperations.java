@@ -1,11 +1,10 @@
 package io.roboco.sandbox.manager;
 
-import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.WarmPool;
-import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,18 +50,16 @@ final class SetOperations implements AutoCloseable {
      *
      * @param ready told each container id as soon as it is ready, before its siblings finish
      */
-    Map<String, ServiceInstance> startAll(EnsureRequest request, List<String> services, Consumer<String> ready)
+    Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, Consumer<String> ready)
             throws ProvisionException, InterruptedException {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
         for (String service : services) {
-            Engine engine = registry.require(service);
-            Set<String> features = request.featuresFor(service);
-            ImageChoice choice = provisioner.settings().choose(engine, request.project().versionFor(service));
+            ServicePlan plan = request.plan(service);
             futures.put(service, CompletableFuture.supplyAsync(() -> {
                 try {
-                    ServiceInstance instance = pool == null ? null : pool.claim(engine, choice, request.agent(), features).orElse(null);
+                    ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent()).orElse(null);
                     if (instance == null) {
-                        instance = provisioner.provision(engine, choice, request.agent(), request.project().id(), features);
+                        instance = provisioner.provision(plan, request.agent(), request.projectId());
                     }
                     ready.accept(instance.containerId());
                     return instance;

@@ -1,10 +1,7 @@
 package io.roboco.sandbox.plugin;
 
-import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
-import io.roboco.sandbox.engine.Printable;
-import io.roboco.sandbox.engine.UnknownNameException;
-import io.roboco.sandbox.provision.ImageChoice;
+import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
@@ -12,12 +9,11 @@ import io.roboco.sandbox.settings.Project;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * The guard chain of {@code request_sandbox}, in the contract's order. Each method returns the
- * refusal reason, or empty when the guard passes. Messages say what is allowed and what to do.
+ * The guard chain of {@code request_sandbox}, in the contract's order. Guards 1-3 and 5 return the refusal
+ * reason, or empty when the guard passes; guard 4 turns the call into a validated {@link SandboxRequest} or a
+ * refusal. Messages say what is allowed and what to do.
  */
 final class Guards {
     private final EngineRegistry registry;
@@ -55,68 +51,13 @@ final class Guards {
         return Optional.empty();
     }
 
-    /** 4. Every service inside the project's set; every feature on its engine's allowlist. */
-    Optional<String> allowed(Project project, List<String> services, Map<String, List<String>> features) {
-        String allowedServices = String.join(", ", project.services());
-        for (String service : services) {
-            if (!project.services().contains(service)) {
-                return Optional.of("service '" + Printable.of(service) + "' is not in project '" + project.id()
-                        + "''s sandbox set; allowed: " + allowedServices);
-            }
-        }
-        for (Map.Entry<String, List<String>> entry : features.entrySet()) {
-            String service = entry.getKey();
-            if (!project.services().contains(service)) {
-                return Optional.of("extensions given for service '" + Printable.of(service) + "', which is not in project '"
-                        + project.id() + "''s sandbox set; allowed: " + allowedServices);
-            }
-            Engine engine = registry.require(service);
-            for (String feature : entry.getValue()) {
-                if (feature == null || !engine.features().contains(feature)) {
-                    String allowed = engine.features().isEmpty() ? "none" : String.join(", ", new TreeSet<>(engine.features()));
-                    return Optional.of(service + " " + featureWord(engine) + " '" + Printable.of(feature) + "' is not allowed; allowed: " + allowed);
-                }
-            }
-        }
-        return offered(project, features);
-    }
-
     /**
-     * 4, continued. The image of the project's major for each service offers every feature asked for (per call and
-     * standing): an allowlisted feature the image lacks is refused before anything starts, naming the majors whose
-     * images offer it.
+     * 4. Every service asked for inside the project's set, each service of the set a registered engine, every
+     * feature (standing and per call) on its engine's allowlist and offered by the image of the project's major.
+     * Admitted, the request is the validated type everything after the guards takes.
      */
-    Optional<String> offered(Project project, Map<String, List<String>> perCall) {
-        for (String service : project.services()) {
-            Engine engine = registry.find(service).orElse(null);
-            if (engine == null) {
-                continue;
-            }
-            ImageChoice choice;
-            try {
-                choice = images.choose(engine, project.versionFor(service));
-            } catch (UnknownNameException e) {
-                return Optional.of("project '" + project.id() + "''s sandbox_versions: " + e.getMessage());
-            }
-            Set<String> wanted = new TreeSet<>(project.extensionsFor(service));
-            wanted.addAll(perCall.getOrDefault(service, List.of()));
-            for (String feature : wanted) {
-                if (engine.features().contains(feature) && !choice.features().contains(feature)) {
-                    return Optional.of(notOffered(engine, choice, feature));
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private String notOffered(Engine engine, ImageChoice choice, String feature) {
-        List<String> majors = images.majorsOffering(engine, feature);
-        String where = choice.major().isEmpty() ? "the server's " + engine.name() + " image " + choice.image()
-                : engine.displayName() + " " + choice.major() + " (image " + choice.image() + ")";
-        String fix = majors.isEmpty() ? "no configured " + engine.name() + " major offers it; an operator can configure an image that ships it"
-                : "offered by " + engine.name() + " " + String.join(", ", majors) + "; set the project's sandbox_versions to {\""
-                + engine.name() + "\":\"" + majors.get(majors.size() - 1) + "\"}";
-        return engine.name() + " " + featureWord(engine) + " '" + feature + "' is not available in " + where + "; " + fix;
+    SandboxRequest.Admission allowed(String slug, Project project, List<String> services, Map<String, List<String>> features) {
+        return SandboxRequest.admit(registry, images, slug, project, services, features);
     }
 
     /** 5. The orchestrator handle is available. Retryable. */
@@ -125,9 +66,4 @@ final class Guards {
         return state == OrchestratorHandle.State.RUNNING ? Optional.empty()
                 : Optional.of("the orchestrator is " + state.name().toLowerCase() + "; try again in a few seconds");
     }
-
-    private static String featureWord(Engine engine) {
-        return "available_modules".equals(engine.featuresKey()) ? "module" : "extension";
-    }
-
 }

@@ -4,8 +4,8 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.EnsureOutcome;
-import io.roboco.sandbox.manager.EnsureRequest;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -95,17 +94,19 @@ public final class SandboxPlugin implements AutoCloseable {
         if (refusal.isEmpty()) {
             refusal = Guards.optedIn(agent.get().project(), project);
         }
-        if (refusal.isEmpty()) {
-            refusal = guards.allowed(project.get(), asked, perCall);
-        }
         if (refusal.isPresent()) {
             return new SandboxDecision.Refused(refusal.get(), false);
+        }
+        SandboxRequest.Admission admission = guards.allowed(slug, project.get(), asked, perCall);
+        if (admission instanceof SandboxRequest.Admission.Refused refused) {
+            return new SandboxDecision.Refused(refused.reason(), false);
         }
         Optional<String> unavailable = Guards.handle(handle);
         if (unavailable.isPresent()) {
             return new SandboxDecision.Refused(unavailable.get(), true);
         }
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest(slug, project.get(), asked, toSets(perCall)));
+        SandboxRequest request = ((SandboxRequest.Admission.Admitted) admission).request();
+        EnsureOutcome outcome = manager.ensure(request);
         if (outcome instanceof EnsureOutcome.Ready ready) {
             return new SandboxDecision.Granted(ready.services().stream().map(this::grant).toList(), ready.cacheHit());
         }
@@ -201,11 +202,5 @@ public final class SandboxPlugin implements AutoCloseable {
     private void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
         long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
         audit.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
-    }
-
-    private static Map<String, Set<String>> toSets(Map<String, List<String>> perCall) {
-        Map<String, Set<String>> sets = new TreeMap<>();
-        perCall.forEach((k, v) -> sets.put(k, new TreeSet<>(v)));
-        return sets;
     }
 }

@@ -6,6 +6,7 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,20 +90,16 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /**
-     * A ready container of {@code engine} made the agent's, with fresh credentials and {@code features}
-     * activated; empty when the pool has none ready (or the one taken turned out broken and was removed).
-     * Never waits for a container to start. The returned container is in flight until the caller settles it.
+     * A ready container of the plan's image made the agent's, with fresh credentials and the plan's features
+     * activated; empty when that image's pool has none ready (or none is kept, or the one taken turned out broken and
+     * was removed). Never waits for a container to start. The returned container is in flight until the caller
+     * settles it.
      *
      * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
      */
-    public Optional<ServiceInstance> claim(Engine engine, String agent, Collection<String> features) throws ProvisionException {
-        return claim(engine, provisioner.settings().choose(engine, null), agent, features);
-    }
-
-    /** {@link #claim(Engine, String, Collection)} from the pool of the image {@code choice} names (empty when none is kept). */
-    public Optional<ServiceInstance> claim(Engine engine, ImageChoice choice, String agent, Collection<String> features)
-            throws ProvisionException {
-        String key = choice.poolKey();
+    public Optional<ServiceInstance> claim(ServicePlan plan, String agent) throws ProvisionException {
+        Engine engine = plan.engine();
+        String key = plan.image().poolKey();
         ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
         Pooled taken = ready == null || closed.get() ? null : ready.pollFirst();
         if (taken == null) {
@@ -110,7 +107,7 @@ public final class WarmPool implements AutoCloseable {
         }
         ServiceInstance pooled = taken.instance();
         try {
-            return Optional.of(provisioner.claim(engine, pooled, taken.session(), agent, features));
+            return Optional.of(provisioner.claim(plan, pooled, taken.session(), agent));
         } catch (ProvisionException e) {
             if (!e.retryable()) {
                 throw e;

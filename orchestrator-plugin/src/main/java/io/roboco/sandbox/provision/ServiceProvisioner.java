@@ -1,5 +1,6 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
@@ -7,7 +8,6 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
-import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Readiness;
@@ -72,26 +72,21 @@ public final class ServiceProvisioner {
     }
 
     /**
-     * Starts, readies and prepares one service; activates {@code features} (already allowlist-checked).
+     * Starts, readies and prepares one service on the plan's image; activates the plan's features.
      * The container stays {@linkplain #inFlight() in flight} until the caller {@linkplain #settle settles} it.
      */
-    public ServiceInstance provision(Engine engine, String agent, String project, Collection<String> features) throws ProvisionException {
-        return provision(engine, settings.choose(engine, null), agent, project, features);
-    }
-
-    /** {@link #provision(Engine, String, String, Collection)} on the image {@code choice} names (a project's major). */
-    public ServiceInstance provision(Engine engine, ImageChoice choice, String agent, String project, Collection<String> features)
-            throws ProvisionException {
-        requireAllowed(engine, features);
+    public ServiceInstance provision(ServicePlan plan, String agent, String project) throws ProvisionException {
+        Engine engine = plan.engine();
+        ImageChoice choice = plan.image();
         long t0 = System.nanoTime();
         Started s = startReady(engine, choice, agent, project, false);
         long ready = System.nanoTime();
         try {
             engine.prepareAgent(s.target());
             long prepared = System.nanoTime();
-            activateAll(engine, s.container().id(), s.credentials(), s.image(), features);
+            activateAll(engine, s.container().id(), s.credentials(), s.image(), plan.features());
             ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
-                    s.endpoint(), s.credentials(), Set.copyOf(features), s.created(), choice.major());
+                    s.endpoint(), s.credentials(), plan.featureNames(), s.created(), choice.major());
             sessions.openLater(engine, instance);
             if (log.isDebugEnabled()) {
                 log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
@@ -121,15 +116,6 @@ public final class ServiceProvisioner {
     }
 
     /**
-     * Hands a ready warm-pool container to {@code agent}: credentials made now ({@link Engine#claimCredentials}),
-     * the agent's user and database created ({@link Engine#prepareClaim}), {@code features} activated. On failure
-     * the container is removed. In flight until settled.
-     */
-    public ServiceInstance claim(Engine engine, ServiceInstance pooled, String agent, Collection<String> features) throws ProvisionException {
-        return claim(engine, pooled, null, agent, features);
-    }
-
-    /**
      * A ready pool container's claim session, opened off the agent's path ({@link Engine#openClaimSession});
      * null when it cannot be opened (the claim then opens what it needs itself).
      */
@@ -143,10 +129,15 @@ public final class ServiceProvisioner {
         }
     }
 
-    /** {@link #claim(Engine, ServiceInstance, String, Collection)} on a held claim session (closed here), or without one when null. */
-    public ServiceInstance claim(Engine engine, ServiceInstance pooled, ClaimSession session, String agent, Collection<String> features)
+    /**
+     * Hands a ready warm-pool container to {@code agent}: credentials made now ({@link Engine#claimCredentials}),
+     * the agent's user and database created ({@link Engine#prepareClaim}) on the held claim {@code session} (closed
+     * here; null: without one), the plan's features activated. On failure the container is removed. In flight until
+     * settled.
+     */
+    public ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent)
             throws ProvisionException {
-        requireAllowed(engine, features);
+        Engine engine = plan.engine();
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         inFlight.add(id);
@@ -163,9 +154,9 @@ public final class ServiceProvisioner {
                 engine.prepareClaim(target);
             }
             long prepared = System.nanoTime();
-            activateAll(engine, id, credentials, pooled.image(), features);
+            activateAll(engine, id, credentials, pooled.image(), plan.features());
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
-                    pooled.endpoint(), credentials, Set.copyOf(features), clock.instant(), pooled.major());
+                    pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major());
             sessions.openLater(engine, instance);
             log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
                     pooled.containerName(), agent, ms(t0, prepared), ms(prepared, System.nanoTime()));
@@ -193,15 +184,15 @@ public final class ServiceProvisioner {
         inFlight.removeAll(containerIds);
     }
 
-    /** Activates more features on a live service without a teardown; returns the updated instance. */
-    public ServiceInstance activate(Engine engine, ServiceInstance instance, Collection<String> features) throws ProvisionException {
-        requireAllowed(engine, features);
-        Set<String> missing = new TreeSet<>(features);
-        missing.removeAll(instance.features());
+    /** Activates the plan's features a live service lacks, without a teardown; returns the updated instance. */
+    public ServiceInstance activate(ServicePlan plan, ServiceInstance instance) throws ProvisionException {
+        Engine engine = plan.engine();
+        Set<AllowedFeature> missing = new TreeSet<>(plan.features());
+        missing.removeIf(f -> instance.features().contains(f.name()));
         if (missing.isEmpty()) {
             return instance;
         }
-        for (String feature : missing) {
+        for (AllowedFeature feature : missing) {
             try {
                 engine.activate(feature, exec(instance.containerId()), instance.credentials(), instance.image());
             } catch (FeatureUnavailableException e) {
@@ -211,7 +202,7 @@ public final class ServiceProvisioner {
                         + instance.containerName() + ": " + redact(String.valueOf(e.getMessage()), instance.credentials()), true, null);
             }
         }
-        return instance.withFeatures(missing);
+        return instance.withFeatures(plan.featureNames());
     }
 
     /**
@@ -346,9 +337,9 @@ public final class ServiceProvisioner {
                 + "; container removed", true, null);
     }
 
-    private void activateAll(Engine engine, String containerId, Credentials credentials, String image, Collection<String> features)
+    private void activateAll(Engine engine, String containerId, Credentials credentials, String image, Set<AllowedFeature> features)
             throws Exception {
-        for (String feature : new TreeSet<>(features)) {
+        for (AllowedFeature feature : new TreeSet<>(features)) {
             engine.activate(feature, exec(containerId), credentials, image);
         }
     }
@@ -364,10 +355,6 @@ public final class ServiceProvisioner {
 
     private ContainerExec exec(String containerId) {
         return (command, env) -> runtime.exec(containerId, command, env);
-    }
-
-    private static void requireAllowed(Engine engine, Collection<String> features) {
-        features.forEach(feature -> Features.require(engine, feature));
     }
 
     private String containerName(String agent, String service) {

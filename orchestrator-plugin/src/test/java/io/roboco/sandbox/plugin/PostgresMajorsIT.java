@@ -9,6 +9,7 @@ import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.Plans;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -130,11 +131,9 @@ class PostgresMajorsIT {
                 Thread.sleep(50);
             }
             assertThat(pool.idle("postgres")).as("the default image (15) keeps no pool").isZero();
-            ImageChoice on15 = settings.choose(REGISTRY.require("postgres"), "15");
-            assertThat(pool.claim(REGISTRY.require("postgres"), on15, "dev-pool-15", Set.of())).isEmpty();
+            assertThat(pool.claim(Plans.onMajor(settings, REGISTRY.require("postgres"), "15"), "dev-pool-15")).isEmpty();
 
-            ImageChoice on17 = settings.choose(REGISTRY.require("postgres"), "17");
-            ServiceInstance claimed = pool.claim(REGISTRY.require("postgres"), on17, "dev-pool-17", Set.of("vector")).orElseThrow();
+            ServiceInstance claimed = pool.claim(Plans.onMajor(settings, REGISTRY.require("postgres"), "17", "vector"), "dev-pool-17").orElseThrow();
             assertThat(claimed.major()).isEqualTo("17");
             assertThat(claimed.features()).containsExactly("vector");
             Map<String, String> env = REGISTRY.require("postgres").env(claimed.endpoint(), claimed.credentials());

@@ -3,6 +3,7 @@ package io.roboco.sandbox.pool;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.Plans;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -62,9 +63,9 @@ class WarmPoolIT {
     @Test
     void twoClaimsGetFreshDifferentCredentialsAndNeitherOpensTheOthersDatabase() throws Exception {
         long t0 = System.nanoTime();
-        ServiceInstance first = pool.claim(REGISTRY.require("postgres"), "dev-1", Set.of()).orElseThrow();
+        ServiceInstance first = pool.claim(Plans.of(provisioner.settings(), REGISTRY.require("postgres")), "dev-1").orElseThrow();
         long claimMillis = (System.nanoTime() - t0) / 1_000_000;
-        ServiceInstance second = pool.claim(REGISTRY.require("postgres"), "dev-2", Set.of("pg_trgm")).orElseThrow();
+        ServiceInstance second = pool.claim(Plans.of(provisioner.settings(), REGISTRY.require("postgres"), "pg_trgm"), "dev-2").orElseThrow();
         System.out.println("[figure] postgres pool claim (role + database + agent login): " + claimMillis + " ms");
 
         assertThat(first.credentials().user()).isNotEqualTo(second.credentials().user());

@@ -57,7 +57,7 @@ class ServiceProvisionerIT {
 
     private ServiceInstance provision(String service, String agent, Set<String> features) throws ProvisionException {
         long start = System.nanoTime();
-        ServiceInstance instance = provisioner.provision(REGISTRY.require(service), agent, "it-project", features);
+        ServiceInstance instance = provisioner.provision(Plans.of(provisioner.settings(), REGISTRY.require(service), features.toArray(String[]::new)), agent, "it-project");
         readyMillis.add(service + "=" + (System.nanoTime() - start) / 1_000_000);
         return instance;
     }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.testkit.ApiClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -168,6 +169,32 @@ class AgentApiTest {
                 .containsEntry("agent", "dev-1").containsEntry("project", "shop").containsEntry("services", List.of("postgres", "redis"))
                 .containsKeys("containers", "created", "age_seconds"));
         assertThat(t.api.admin("GET", "/api/audit", null).body()).doesNotContain(password).contains("granted");
+    }
+
+    @Test
+    void storedSettingsThatNoLongerValidateAreRefusedNeverA500() {
+        // The store can hold what the admin API would refuse (written before an engine or an allowlist entry went
+        // away, or by hand). Guard 4 validates the whole request once, standing sets included; nothing after it re-checks.
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        t.store.saveProject(new Project("shop", "Shop", List.of("postgres", "mysql"), Map.of()));
+        ApiClient.Reply unknownEngine = t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
+        assertThat(unknownEngine.status()).isEqualTo(200);
+        assertThat(unknownEngine.json()).containsEntry("ok", false).containsEntry("error", "refused").containsEntry("retryable", false);
+        assertThat(reason(unknownEngine)).contains("'mysql'").contains("known: mongo, postgres, redis");
+
+        t.store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u"))));
+        ApiClient.Reply offAllowlist = t.api.verb("dev-1", "request_sandbox", "{}");
+        assertThat(offAllowlist.status()).isEqualTo(200);
+        assertThat(offAllowlist.json()).containsEntry("error", "refused").containsEntry("retryable", false);
+        assertThat(reason(offAllowlist)).contains("sandbox_extensions").contains("'plpython3u'")
+                .contains("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
+
+        t.store.saveProject(new Project("shop", "Shop", List.of("redis"), Map.of("postgres", List.of("vector"))));
+        ApiClient.Reply perCallOutside = t.api.verb("dev-1", "request_sandbox", "{\"extensions\":{\"mongo\":[\"search\"]}}");
+        assertThat(perCallOutside.status()).isEqualTo(200);
+        assertThat(reason(perCallOutside)).contains("not in project 'shop''s sandbox set; allowed: redis");
+        assertThat(t.runtime.startCount()).as("nothing started for a refused request").isZero();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.testkit;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -176,7 +177,8 @@ public final class StubEngine implements Engine {
     }
 
     @Override
-    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        String feature = allowed.name();
         ExecResult result = exec.exec(List.of("activate", feature));
         if (result.exitCode() == 3) {
             throw new FeatureUnavailableException(name, feature, image, result.output());

@@ -35,7 +35,8 @@ class SandboxManagerTest {
     private final StubEngine mongo = new StubEngine("mongo", Set.of());
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
     private final ProvisionSettings settings = ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2));
-    private final SandboxManager manager = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
+    private final EngineRegistry registry = EngineRegistry.of(List.of(postgres, redis, mongo));
+    private final SandboxManager manager = new SandboxManager(registry,
             new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
     private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis", "mongo"), Map.of("postgres", List.of("pg_trgm")));
 
@@ -44,8 +45,12 @@ class SandboxManagerTest {
         manager.close();
     }
 
+    private SandboxRequest request(String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
+        return Requests.admitted(registry, settings, agent, project, services, extensions);
+    }
+
     private EnsureOutcome.Ready ensure(String agent, Project project, String... services) throws InterruptedException {
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest(agent, project, List.of(services), Map.of()));
+        EnsureOutcome outcome = manager.ensure(request(agent, project, List.of(services), Map.of()));
         assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
         return (EnsureOutcome.Ready) outcome;
     }
@@ -161,7 +166,7 @@ class SandboxManagerTest {
     void leftoverContainersOfTheAgentAreRemovedWhenAFreshSetIsProvisioned() throws Exception {
         SandboxManager before = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
                 new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
-        EnsureOutcome.Ready old = (EnsureOutcome.Ready) before.ensure(new EnsureRequest("dev-1", shop, List.of(), Map.of()));
+        EnsureOutcome.Ready old = (EnsureOutcome.Ready) before.ensure(request("dev-1", shop, List.of(), Map.of()));
         before.close(); // a restart: the cache is gone, the containers are not
 
         EnsureOutcome.Ready fresh = ensure("dev-1", shop);
@@ -182,7 +187,7 @@ class SandboxManagerTest {
         ServiceInstance before = ensure("dev-1", shop, "redis").services().get(0);
         runtime.resetCounts();
 
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("redis"), Map.of("redis", Set.of("search"))));
+        EnsureOutcome outcome = manager.ensure(request("dev-1", shop, List.of("redis"), Map.of("redis", List.of("search"))));
 
         ServiceInstance after = ((EnsureOutcome.Ready) outcome).services().get(0);
         assertThat(after.containerId()).isEqualTo(before.containerId());
@@ -208,7 +213,7 @@ class SandboxManagerTest {
     void aFailedServiceRemovesTheWholePartialSetAndIsRetryable() throws Exception {
         runtime.markImageMissing("stub/redis:1");
 
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("postgres"), Map.of()));
+        EnsureOutcome outcome = manager.ensure(request("dev-1", shop, List.of("postgres"), Map.of()));
 
         assertThat(outcome).isInstanceOf(EnsureOutcome.Failed.class);
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
@@ -222,7 +227,7 @@ class SandboxManagerTest {
     void aFeatureMissingFromTheImageFailsNonRetryablyAndLeavesNothing() throws Exception {
         runtime.onExec(List.of("activate", "vector"), new ExecResult(3, "", "extension \"vector\" is not available"));
 
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest("dev-1", shop, List.of("postgres"), Map.of("postgres", Set.of("vector"))));
+        EnsureOutcome outcome = manager.ensure(request("dev-1", shop, List.of("postgres"), Map.of("postgres", List.of("vector"))));
 
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
         assertThat(failed.retryable()).isFalse();
@@ -234,7 +239,7 @@ class SandboxManagerTest {
     void aContainerThatExitsWhileStartingIsDiagnosedAndRemoved() throws Exception {
         runtime.exitOnStart("stub/mongo:1", 137);
 
-        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) manager.ensure(new EnsureRequest("dev-1", shop, List.of(), Map.of()));
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) manager.ensure(request("dev-1", shop, List.of(), Map.of()));
 
         assertThat(failed.reason()).contains("mongo sandbox for agent dev-1 not ready").contains("exited with code 137")
                 .contains("last log lines").contains("container removed");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.Agent;
@@ -77,6 +78,7 @@ class MajorsGuardTest {
         Project on17 = new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of("postgres", "17"));
         store.saveProject(on17);
         Guards guards = new Guards(registry, settings);
-        assertThat(guards.allowed(on17, List.of(), Map.of("postgres", List.of("vector")))).isEmpty();
+        assertThat(guards.allowed("dev-17", on17, List.of(), Map.of("postgres", List.of("vector"))))
+                .isInstanceOf(SandboxRequest.Admission.Admitted.class);
     }
 }

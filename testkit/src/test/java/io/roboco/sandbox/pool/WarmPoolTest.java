@@ -4,9 +4,10 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.manager.EnsureOutcome;
-import io.roboco.sandbox.manager.EnsureRequest;
+import io.roboco.sandbox.manager.Requests;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
@@ -48,6 +49,11 @@ class WarmPoolTest {
         }
     }
 
+    /** A bare postgres plan on the configured image, as the guard chain makes it. */
+    private ServicePlan plan() {
+        return new ServicePlan(postgres, provisioner.settings().choose(postgres, null), Set.of());
+    }
+
     private WarmPool pool(Map<String, Integer> sizes) {
         pool = new WarmPool(registry, provisioner, new PoolSizes(sizes)).start();
         manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), pool);
@@ -65,7 +71,7 @@ class WarmPoolTest {
     }
 
     private ServiceInstance ensurePostgres(String agent) throws InterruptedException {
-        EnsureOutcome outcome = manager.ensure(new EnsureRequest(agent, shop, List.of(), Map.of()));
+        EnsureOutcome outcome = manager.ensure(Requests.admitted(registry, provisioner.settings(), agent, shop, List.of(), Map.of()));
         assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
         return ((EnsureOutcome.Ready) outcome).services().get(0);
     }
@@ -89,8 +95,8 @@ class WarmPoolTest {
         pool(Map.of("postgres", 2));
         eventually("pool filled", () -> pool.idle("postgres") == 2);
 
-        ServiceInstance first = pool.claim(postgres, "dev-1", Set.of()).orElseThrow();
-        ServiceInstance second = pool.claim(postgres, "dev-2", Set.of()).orElseThrow();
+        ServiceInstance first = pool.claim(plan(), "dev-1").orElseThrow();
+        ServiceInstance second = pool.claim(plan(), "dev-2").orElseThrow();
 
         assertThat(first.containerId()).isNotEqualTo(second.containerId());
         assertThat(first.credentials().user()).isNotEqualTo(second.credentials().user());
@@ -129,7 +135,7 @@ class WarmPoolTest {
         pool(Map.of("postgres", 1));   // the refill is now busy for 3 s
 
         long t0 = System.nanoTime();
-        Optional<ServiceInstance> claimed = pool.claim(postgres, "dev-1", Set.of());
+        Optional<ServiceInstance> claimed = pool.claim(plan(), "dev-1");
 
         assertThat(claimed).isEmpty();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(500));
@@ -171,7 +177,7 @@ class WarmPoolTest {
 
         assertThat(runtime.containerIds()).isEmpty();
         assertThat(pool.containerIds()).isEmpty();
-        assertThat(pool.claim(postgres, "dev-1", Set.of())).isEmpty();
+        assertThat(pool.claim(plan(), "dev-1")).isEmpty();
     }
 
     @Test

@@ -1,11 +1,9 @@
 package io.roboco.sandbox.engine.mongo;
 
-import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
-import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
@@ -127,12 +125,6 @@ public final class MongoEngine implements Engine {
     @Override
     public ReadinessProbe liveness() {
         return Probes.allOf(Probes.running(), mongoPing(Login.AGENT));
-    }
-
-    /** Mongo has no activatable features: every name is refused with "allowed: none". */
-    @Override
-    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) {
-        Features.require(this, feature);
     }
 
     /** mongodb-driver-sync {@code ping} after authenticating (SCRAM) with {@code login}'s credential. */

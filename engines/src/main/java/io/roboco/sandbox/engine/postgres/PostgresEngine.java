@@ -1,5 +1,6 @@
 package io.roboco.sandbox.engine.postgres;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
@@ -250,8 +251,8 @@ public final class PostgresEngine implements Engine {
      * the admin (trust auth there, so no password on the exec command line).
      */
     @Override
-    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
-        Features.require(this, feature);
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        String feature = allowed.name();
         ExecResult result = exec.exec(List.of("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
                 "-U", credentials.adminUser(), "-d", credentials.database(),
                 "-c", "CREATE EXTENSION IF NOT EXISTS " + identifier(feature)));

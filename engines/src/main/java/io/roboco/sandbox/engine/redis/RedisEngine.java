@@ -1,5 +1,6 @@
 package io.roboco.sandbox.engine.redis;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -184,8 +185,9 @@ public final class RedisEngine implements Engine {
      * exec's env, never on its command line.
      */
     @Override
-    public void activate(String feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
-        Module module = MODULES.get(Features.require(this, feature));
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+        String feature = allowed.name();
+        Module module = MODULES.get(feature);
         Map<String, String> auth = Map.of("REDISCLI_AUTH", credentials.adminPassword());
         ExecResult list = exec.exec(List.of("sh", "-c", "exec redis-cli -p \"${REDIS_PORT:-6379}\" MODULE LIST"), auth);
         if (!list.ok() || list.stdout().startsWith("ERR") || list.stdout().startsWith("NOAUTH")) {

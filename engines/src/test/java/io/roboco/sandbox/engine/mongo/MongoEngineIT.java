@@ -9,6 +9,7 @@ import com.mongodb.MongoSecurityException;
 import io.roboco.sandbox.engine.DockerCli;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineImages;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.RunningSandbox;
 import io.roboco.sandbox.engine.UnknownNameException;
@@ -62,7 +63,7 @@ class MongoEngineIT {
             System.out.printf("mongo liveness %d ms%n", (System.nanoTime() - t1) / 1_000_000);
             assertThatThrownBy(() -> engine.liveness().check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
                     .isInstanceOf(MongoSecurityException.class);
-            assertThatCode(() -> engine.activate("search", sandbox.exec, sandbox.credentials, sandbox.image))
+            assertThatCode(() -> Features.require(engine, "search"))
                     .isInstanceOf(UnknownNameException.class);
         }
     }

@@ -7,6 +7,7 @@ import com.mongodb.ConnectionString;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.RecordingExec;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
@@ -42,7 +43,8 @@ class MongoEngineTest {
 
     @Test
     void everyFeatureIsRefused() {
-        assertThatThrownBy(() -> engine.activate("search", new RecordingExec(), credentials, "mongo:8"))
+        assertThatThrownBy(() -> Features.require(engine, "search"))
                 .isInstanceOf(UnknownNameException.class).hasMessageEndingWith("allowed: none");
+        assertThat(engine.features()).isEmpty();
     }
 }

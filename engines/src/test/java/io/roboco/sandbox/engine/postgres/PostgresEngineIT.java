@@ -7,6 +7,7 @@ import io.roboco.sandbox.engine.DockerCli;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineImages;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.RunningSandbox;
 import java.sql.Connection;
@@ -41,11 +42,11 @@ class PostgresEngineIT {
             System.out.printf("postgres prepareAgent %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             for (String extension : List.of("pg_trgm", "citext", "uuid-ossp", "postgis")) {
                 long t = System.nanoTime();
-                engine.activate(extension, sandbox.exec, sandbox.credentials, sandbox.image);
+                engine.activate(Features.require(engine, extension), sandbox.exec, sandbox.credentials, sandbox.image);
                 System.out.printf("postgres activate %s %d ms%n", extension, (System.nanoTime() - t) / 1_000_000);
             }
-            engine.activate("citext", sandbox.exec, sandbox.credentials, sandbox.image);   // idempotent
-            assertThatThrownBy(() -> engine.activate("vector", sandbox.exec, sandbox.credentials, sandbox.image))
+            engine.activate(Features.require(engine, "citext"), sandbox.exec, sandbox.credentials, sandbox.image);   // idempotent
+            assertThatThrownBy(() -> engine.activate(Features.require(engine, "vector"), sandbox.exec, sandbox.credentials, sandbox.image))
                     .isInstanceOf(FeatureUnavailableException.class)
                     .hasMessageContaining("'vector'").hasMessageContaining(sandbox.image);
 

@@ -7,6 +7,7 @@ import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.RecordingExec;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
@@ -51,7 +52,7 @@ class PostgresEngineTest {
     @Test
     void activationRunsCreateExtensionThroughLocalPsqlWithoutAPassword() throws Exception {
         RecordingExec exec = new RecordingExec().answer(0, "", "");
-        engine.activate("uuid-ossp", exec, credentials, "img");
+        engine.activate(Features.require(engine, "uuid-ossp"), exec, credentials, "img");
         assertThat(exec.calls).singleElement().satisfies(call -> {
             assertThat(call.command()).containsSubsequence("psql", "-v", "ON_ERROR_STOP=1", "-U", "roboco_admin",
                     "-d", credentials.database(), "-c", "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\"");
@@ -61,19 +62,18 @@ class PostgresEngineTest {
     }
 
     @Test
-    void featureOffTheAllowlistIsRefusedBeforeAnyExec() {
-        RecordingExec exec = new RecordingExec();
-        assertThatThrownBy(() -> engine.activate("plpython3u", exec, credentials, "img"))
+    void featureOffTheAllowlistCannotBeAllowedSoNeverReachesActivation() {
+        assertThatThrownBy(() -> Features.require(engine, "plpython3u"))
                 .isInstanceOf(UnknownNameException.class).hasMessageContaining("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
-        assertThatThrownBy(() -> engine.activate("\u0441itext", exec, credentials, "img")).isInstanceOf(UnknownNameException.class);
-        assertThat(exec.calls).isEmpty();
+        assertThat(Features.allow(engine, "\u0441itext")).isEmpty();
+        assertThat(Features.allow(engine, null)).isEmpty();
     }
 
     @Test
     void missingExtensionIsReportedAsUnavailableNamingFeatureAndImage() {
         RecordingExec exec = new RecordingExec().answer(1, "", "ERROR:  extension \"vector\" is not available\n"
                 + "DETAIL:  Could not open extension control file \"/usr/share/postgresql/15/extension/vector.control\": No such file or directory.\n");
-        assertThatThrownBy(() -> engine.activate("vector", exec, credentials, "roboco-sandbox/postgres:15"))
+        assertThatThrownBy(() -> engine.activate(Features.require(engine, "vector"), exec, credentials, "roboco-sandbox/postgres:15"))
                 .isInstanceOf(FeatureUnavailableException.class)
                 .hasMessageContaining("'vector'").hasMessageContaining("'roboco-sandbox/postgres:15'")
                 .hasMessageContaining("is not available");
@@ -82,7 +82,7 @@ class PostgresEngineTest {
     @Test
     void otherActivationFailuresCarryTheOutput() {
         RecordingExec exec = new RecordingExec().answer(2, "", "psql: error: connection to server on socket failed");
-        assertThatThrownBy(() -> engine.activate("citext", exec, credentials, "img"))
+        assertThatThrownBy(() -> engine.activate(Features.require(engine, "citext"), exec, credentials, "img"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("exit code 2").hasMessageContaining("connection to server on socket failed");
     }

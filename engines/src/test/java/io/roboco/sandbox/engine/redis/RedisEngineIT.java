@@ -7,6 +7,7 @@ import io.roboco.sandbox.engine.DockerCli;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineImages;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.RunningSandbox;
 import java.util.List;
@@ -47,13 +48,13 @@ class RedisEngineIT {
             engine.prepareAgent(sandbox.target);
             System.out.printf("redis prepareAgent %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             long t1 = System.nanoTime();
-            engine.activate("search", sandbox.exec, sandbox.credentials, sandbox.image);
+            engine.activate(Features.require(engine, "search"), sandbox.exec, sandbox.credentials, sandbox.image);
             System.out.printf("redis activate search %d ms%n", (System.nanoTime() - t1) / 1_000_000);
             long t2 = System.nanoTime();
-            engine.activate("search", sandbox.exec, sandbox.credentials, sandbox.image);   // now a no-op
+            engine.activate(Features.require(engine, "search"), sandbox.exec, sandbox.credentials, sandbox.image);   // now a no-op
             System.out.printf("redis activate search again (no-op) %d ms%n", (System.nanoTime() - t2) / 1_000_000);
             for (String missing : List.of("json", "bloom")) {
-                assertThatThrownBy(() -> engine.activate(missing, sandbox.exec, sandbox.credentials, sandbox.image))
+                assertThatThrownBy(() -> engine.activate(Features.require(engine, missing), sandbox.exec, sandbox.credentials, sandbox.image))
                         .isInstanceOf(FeatureUnavailableException.class).hasMessageContaining("'" + missing + "'");
             }
 

@@ -7,6 +7,7 @@ import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.RecordingExec;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
@@ -62,7 +63,7 @@ class RedisEngineTest {
     @Test
     void activationIsANoOpWhenTheModuleIsAlreadyLoaded() throws Exception {
         RecordingExec exec = new RecordingExec().answer(0, "name\nsearch\nver\n80000\npath\n/usr/local/lib/redis/modules/redisearch.so\nargs\n", "");
-        engine.activate("search", exec, credentials, "redis:8-alpine");
+        engine.activate(Features.require(engine, "search"), exec, credentials, "redis:8-alpine");
         assertThat(exec.calls).singleElement().satisfies(call -> {
             assertThat(call.env()).containsEntry("REDISCLI_AUTH", credentials.adminPassword());
             assertThat(String.join(" ", call.command())).contains("MODULE LIST").doesNotContain(credentials.adminPassword());
@@ -72,7 +73,7 @@ class RedisEngineTest {
     @Test
     void activationLoadsTheFirstModuleFileFoundWithThePasswordOnlyInTheExecEnv() throws Exception {
         RecordingExec exec = new RecordingExec().answer(0, "", "").answer(0, "OK\n", "");
-        engine.activate("search", exec, credentials, "roboco-sandbox/redis:7");
+        engine.activate(Features.require(engine, "search"), exec, credentials, "roboco-sandbox/redis:7");
         assertThat(exec.calls).hasSize(2);
         RecordingExec.Call load = exec.calls.get(1);
         assertThat(load.command()).contains("/usr/lib/redis/modules/redisearch.so", "/usr/local/lib/redis/modules/redisearch.so");
@@ -83,7 +84,7 @@ class RedisEngineTest {
     @Test
     void missingModuleFileIsReportedAsUnavailableNamingFeatureAndImage() {
         RecordingExec exec = new RecordingExec().answer(0, "name\nft\nver\n10202\n", "").answer(44, "", "no module file among: ...");
-        assertThatThrownBy(() -> engine.activate("json", exec, credentials, "roboco-sandbox/redis:7"))
+        assertThatThrownBy(() -> engine.activate(Features.require(engine, "json"), exec, credentials, "roboco-sandbox/redis:7"))
                 .isInstanceOf(FeatureUnavailableException.class)
                 .hasMessageContaining("'json'").hasMessageContaining("'roboco-sandbox/redis:7'");
     }
@@ -91,15 +92,15 @@ class RedisEngineTest {
     @Test
     void moduleLoadErrorReplyIsAFailureWithItsOutput() {
         RecordingExec exec = new RecordingExec().answer(0, "", "").answer(0, "ERR Error loading the extension. Please check the server logs.", "");
-        assertThatThrownBy(() -> engine.activate("bloom", exec, credentials, "img"))
+        assertThatThrownBy(() -> engine.activate(Features.require(engine, "bloom"), exec, credentials, "img"))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("Error loading the extension");
     }
 
     @Test
-    void moduleOffTheAllowlistIsRefusedBeforeAnyExec() {
-        RecordingExec exec = new RecordingExec();
-        assertThatThrownBy(() -> engine.activate("/tmp/evil.so", exec, credentials, "img")).isInstanceOf(UnknownNameException.class);
-        assertThat(exec.calls).isEmpty();
+    void moduleOffTheAllowlistCannotBeAllowedSoNeverReachesActivation() {
+        assertThatThrownBy(() -> Features.require(engine, "/tmp/evil.so")).isInstanceOf(UnknownNameException.class)
+                .hasMessageContaining("allowed: bloom, json, search");
+        assertThat(Features.allow(engine, "Search")).isEmpty();
     }
 
     @Test
