@@ -43,7 +43,7 @@ final class RawContender {
         Credentials credentials = engine.newCredentials(secrets);
         int port = ports.next();
         RunRequest request = new RunRequest("roboco-bench-raw-" + engine.name() + "-" + secrets.identifier(),
-                engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", port)), labels,
+                engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", port, Limits.sandboxDefaults().memoryBytes())), labels,
                 Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);
         long t0 = System.nanoTime();
         StartedContainer container = runtime.start(request);

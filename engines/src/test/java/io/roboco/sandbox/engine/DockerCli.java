@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DockerCli {
     public static final String TEST_LABEL = "roboco.sandbox.test=engines";
+    /** The sandbox memory limit {@link #run} starts containers with ({@code --memory 512m}). */
+    public static final long MEMORY_BYTES = 512L << 20;
 
     private DockerCli() {
     }

@@ -21,7 +21,7 @@ public final class RunningSandbox implements AutoCloseable {
         this.engine = engine;
         this.image = image;
         this.credentials = engine.newCredentials(SecretSource.secure());
-        this.spec = engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", DockerCli.freePort()));
+        this.spec = engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", DockerCli.freePort(), DockerCli.MEMORY_BYTES));
         long start = System.nanoTime();
         this.id = DockerCli.run(spec);
         long afterRun = System.nanoTime();

@@ -267,7 +267,8 @@ public final class ServiceProvisioner {
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
         int port = hostMode ? ports.next() : engine.defaultPort();
         String name = containerName(pool ? "pool" : agent, engine.name());
-        ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port));
+        ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port,
+                settings.limits().memoryBytes()));
         Instant created = clock.instant();
         Map<String, String> labels = new LinkedHashMap<>(
                 SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));

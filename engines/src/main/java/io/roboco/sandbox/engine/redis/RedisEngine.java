@@ -107,6 +107,10 @@ public final class RedisEngine implements Engine {
      * the shell expands the password inside the container, and the image's entrypoint still sees
      * {@code redis-server} first, so it drops root for the {@code redis} user as usual. {@code REDIS_PORT}
      * tells {@code redis-cli} in an exec where the server listens.
+     *
+     * <p>With a container memory limit, {@code --maxmemory} is {@linkplain #maxmemory three quarters of it} and
+     * the policy {@code noeviction}: a full sandbox answers writes with {@code OOM command not allowed when
+     * used memory > 'maxmemory'} (reads and deletes still work) instead of being OOM-killed by the kernel.
      */
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
@@ -116,7 +120,19 @@ public final class RedisEngine implements Engine {
         String script = "exec docker-entrypoint.sh redis-server --requirepass \"$REDIS_ADMIN_PASSWORD\""
                 + " --bind " + shellWord(request.bindHost()) + " --port " + request.port()
                 + " --enable-module-command local --save '' --appendonly no --protected-mode no";
+        if (request.memoryBytes() > 0) {
+            script += " --maxmemory " + maxmemory(request.memoryBytes()) + " --maxmemory-policy noeviction";
+        }
         return new ContainerSpec(request.image(), env, List.of("sh", "-c", script), DATA_DIR, request.port());
+    }
+
+    /**
+     * Redis's own ceiling for a container limited to {@code containerBytes}: 75 %. {@code maxmemory} counts the
+     * dataset ({@code used_memory}), not the process: allocator fragmentation, client buffers and the server
+     * itself live in the rest (a 512 MB sandbox filled to its 384 MB ceiling stays well inside its limit).
+     */
+    public static long maxmemory(long containerBytes) {
+        return containerBytes / 4 * 3;
     }
 
     @Override

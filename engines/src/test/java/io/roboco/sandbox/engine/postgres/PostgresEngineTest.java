@@ -35,7 +35,8 @@ class PostgresEngineTest {
                 .containsEntry("PGDATA", "/var/lib/postgresql/data")
                 .containsEntry("PGPORT", "41000");
         assertThat(spec.command()).startsWith("postgres")
-                .contains("listen_addresses=127.0.0.1", "port=41000", "fsync=off", "synchronous_commit=off", "full_page_writes=off");
+                .contains("listen_addresses=127.0.0.1", "port=41000", "fsync=off", "synchronous_commit=off", "full_page_writes=off")
+                .contains("wal_level=minimal", "max_wal_senders=0", "max_wal_size=64MB", "min_wal_size=32MB");
         assertThat(spec.dataDir()).isEqualTo("/var/lib/postgresql/data");
     }
 

@@ -38,6 +38,15 @@ class RedisEngineTest {
     }
 
     @Test
+    void aMemoryLimitedContainerGetsMaxmemoryBelowTheLimitAndRefusesInsteadOfEvicting() {
+        ContainerSpec limited = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000, 512L << 20));
+        assertThat(limited.command().get(2)).endsWith(" --maxmemory 402653184 --maxmemory-policy noeviction");
+        assertThat(RedisEngine.maxmemory(512L << 20)).isEqualTo(384L << 20);
+        ContainerSpec unlimited = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000));
+        assertThat(unlimited.command().get(2)).doesNotContain("maxmemory");
+    }
+
+    @Test
     void bindHostThatIsNotAPlainAddressIsRefused() {
         assertThatThrownBy(() -> engine.containerSpec(new SpecRequest("img", credentials, "127.0.0.1; rm -rf /", 1)))
                 .isInstanceOf(IllegalArgumentException.class);
