@@ -15,21 +15,9 @@ import java.util.TreeMap;
  * The standalone server's settings, read once from the environment and validated at start;
  * read-only afterwards. Contradictions are refused with a sentence naming the setting.
  *
- * <p>Essentials: {@code ROBOCO_SANDBOX_DB_ENABLED} (the flag; overrides the stored value; default
- * the stored value, else off), {@code ROBOCO_SANDBOX_IMAGE_<ENGINE>} (image per registered engine;
- * default the engine's production image), {@code ROBOCO_SANDBOX_NETWORK} ({@code host} |
- * {@code network:<name>}; default {@code host}).
- * Frequently used: {@code ROBOCO_SANDBOX_PORT} (7070), {@code ROBOCO_SANDBOX_API_TOKEN} /
- * {@code ROBOCO_SANDBOX_ADMIN_TOKEN} (generated into the state dir when unset),
- * {@code ROBOCO_SANDBOX_STATE_DIR} ({@code $HOME/.roboco-sandbox}).
- * Rarely used: {@code ROBOCO_SANDBOX_STATE_URL} / {@code _STATE_USER} / {@code _STATE_PASSWORD}
- * (settings in PostgreSQL instead of the embedded database), {@code ROBOCO_SANDBOX_READY_TIMEOUT}
- * (30s), {@code ROBOCO_SANDBOX_JANITOR_TICK} (1m), {@code ROBOCO_SANDBOX_JANITOR_GRACE} (2m; must
- * exceed the readiness timeout so a container still becoming ready is never swept),
- * {@code ROBOCO_SANDBOX_POOL_<ENGINE>} (ready containers kept per engine for fast claims, 0-16; default 0,
- * i.e. no warm pool; {@code ./scripts/run.sh} sets 1 per engine), {@code ROBOCO_SANDBOX_POOL_<ENGINE>_<MAJOR>}
- * (the same for one major's image); {@code ROBOCO_SANDBOX_MCP_*} (the MCP server; see
- * {@link McpSettings}).
+ * <p>Every setting, its default and what it does: the one settings table, README.md#configuration
+ * (SettingsTableTest fails when a setting read here, or by {@link McpSettings}, is missing from it or
+ * its default differs).
  *
  * @param port             port on 127.0.0.1; 0 picks a free one (tests)
  * @param dbEnabledOverride the flag from the environment, or null to use the stored value
