@@ -34,7 +34,7 @@ class SchemaSnapshotIT {
         PostgresEngine engine = new PostgresEngine();
         try (RunningSandbox sandbox = RunningSandbox.start(engine, image)) {
             engine.prepareAgent(sandbox.target);
-            engine.activate("pg_trgm", sandbox.exec, sandbox.credentials, image);
+            engine.activate(io.roboco.sandbox.engine.Features.require(engine, "pg_trgm"), sandbox.exec, sandbox.credentials, image);
             try (Connection agent = agent(sandbox); Statement s = agent.createStatement()) {
                 s.execute(SCHEMA);
 
