@@ -272,6 +272,11 @@ public final class RedisEngine implements Engine {
         }
     }
 
+    /** The allowlisted feature a loaded module provides ({@code ft} → {@code search}), if it is one of them. */
+    public static java.util.Optional<String> featureOf(String loadedModuleName) {
+        return MODULES.entrySet().stream().filter(e -> e.getValue().names().contains(loadedModuleName)).map(Map.Entry::getKey).findFirst();
+    }
+
     /** Module names in {@code redis-cli MODULE LIST} output (non-tty: one value per line, "name" then the name). */
     static List<String> loadedNames(String moduleList) {
         List<String> names = new ArrayList<>();
