@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -63,7 +62,7 @@ class DefaultSandboxWorkloadIT {
 
     @Test
     void pgbenchScale10AndATenSecondRunFitADefaultPostgresSandbox() throws Exception {
-        ServiceInstance pg = provisioner.provision(REGISTRY.require("postgres"), "it-pgbench", "it-project", Set.of());
+        ServiceInstance pg = provisioner.provision(Plans.of(provisioner.settings(), REGISTRY.require("postgres")), "it-pgbench", "it-project");
         Map<String, String> env = env(pg);
         Map<String, String> pgEnv = Map.of("PGPASSWORD", env.get("ROBOCO_TEST_DB_PASSWORD"), "PGCONNECT_TIMEOUT", "5");
         List<String> connection = List.of("-h", "127.0.0.1", "-p", env.get("ROBOCO_TEST_DB_PORT"), "-U", env.get("ROBOCO_TEST_DB_USER"));
@@ -89,7 +88,7 @@ class DefaultSandboxWorkloadIT {
 
     @Test
     void aFullDefaultRedisSandboxRefusesWritesWithRedisOomErrorAndKeepsRunning() throws Exception {
-        ServiceInstance redis = provisioner.provision(REGISTRY.require("redis"), "it-redisfill", "it-project", Set.of());
+        ServiceInstance redis = provisioner.provision(Plans.of(provisioner.settings(), REGISTRY.require("redis")), "it-redisfill", "it-project");
         Map<String, String> env = env(redis);
         long seed = System.nanoTime();
         System.out.println("DefaultSandboxWorkloadIT redis fill seed " + seed);
