@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One request for an agent's sandbox set, validated once, when it is admitted ({@link #admit}): every service
+ * One request for an agent's sandbox set, validated once, by the guard chain ({@link #validate}): every service
  * asked for is in the project's set, every service of the set is a registered engine, every feature (standing and
  * per call) is on its engine's allowlist and offered by the image of the project's major. Nothing can build one
  * otherwise, so the manager, the provisioner and the engines take it as it is and never re-check it.
@@ -29,12 +29,12 @@ public final class SandboxRequest {
         this.asked = asked.isEmpty() ? List.copyOf(this.plans.keySet()) : List.copyOf(asked);
     }
 
-    /** What {@link #admit} decided: the validated request, or why not (a refusal naming what is allowed). */
-    public sealed interface Admission {
-        record Admitted(SandboxRequest request) implements Admission {
+    /** What {@link #validate} decided: the validated request, or why not (a refusal naming what is allowed). */
+    public sealed interface Validation {
+        record Valid(SandboxRequest request) implements Validation {
         }
 
-        record Refused(String reason) implements Admission {
+        record Invalid(String reason) implements Validation {
         }
     }
 
@@ -42,9 +42,9 @@ public final class SandboxRequest {
      * The allowlist guard: {@code services} (null or empty: the whole set) and per-call {@code extensions} against
      * {@code project}'s set, the registry's allowlists and the images {@code images} chooses.
      */
-    public static Admission admit(EngineRegistry registry, ProvisionSettings images, String agent, Project project,
+    public static Validation validate(EngineRegistry registry, ProvisionSettings images, String agent, Project project,
                                   List<String> services, Map<String, List<String>> extensions) {
-        return new AdmissionCheck(registry, images).admit(agent, project,
+        return new RequestChecks(registry, images).validate(agent, project,
                 services == null ? List.of() : services, extensions == null ? Map.of() : extensions);
     }
 

@@ -54,10 +54,10 @@ final class Guards {
     /**
      * 4. Every service asked for inside the project's set, each service of the set a registered engine, every
      * feature (standing and per call) on its engine's allowlist and offered by the image of the project's major.
-     * Admitted, the request is the validated type everything after the guards takes.
+     * Valid, the request is the validated type everything after the guards takes.
      */
-    SandboxRequest.Admission allowed(String slug, Project project, List<String> services, Map<String, List<String>> features) {
-        return SandboxRequest.admit(registry, images, slug, project, services, features);
+    SandboxRequest.Validation allowed(String slug, Project project, List<String> services, Map<String, List<String>> features) {
+        return SandboxRequest.validate(registry, images, slug, project, services, features);
     }
 
     /** 5. The orchestrator handle is available. Retryable. */

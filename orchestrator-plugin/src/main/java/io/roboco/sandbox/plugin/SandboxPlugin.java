@@ -97,15 +97,15 @@ public final class SandboxPlugin implements AutoCloseable {
         if (refusal.isPresent()) {
             return new SandboxDecision.Refused(refusal.get(), false);
         }
-        SandboxRequest.Admission admission = guards.allowed(slug, project.get(), asked, perCall);
-        if (admission instanceof SandboxRequest.Admission.Refused refused) {
+        SandboxRequest.Validation validation = guards.allowed(slug, project.get(), asked, perCall);
+        if (validation instanceof SandboxRequest.Validation.Invalid refused) {
             return new SandboxDecision.Refused(refused.reason(), false);
         }
         Optional<String> unavailable = Guards.handle(handle);
         if (unavailable.isPresent()) {
             return new SandboxDecision.Refused(unavailable.get(), true);
         }
-        SandboxRequest request = ((SandboxRequest.Admission.Admitted) admission).request();
+        SandboxRequest request = ((SandboxRequest.Validation.Valid) validation).request();
         EnsureOutcome outcome = manager.ensure(request);
         if (outcome instanceof EnsureOutcome.Ready ready) {
             return new SandboxDecision.Granted(ready.services().stream().map(this::grant).toList(), ready.cacheHit());

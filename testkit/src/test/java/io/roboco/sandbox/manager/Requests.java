@@ -7,17 +7,17 @@ import io.roboco.sandbox.settings.Project;
 import java.util.List;
 import java.util.Map;
 
-/** Admitted requests for tests that drive the manager directly; a refusal fails the test with its reason. */
+/** Valid requests for tests that drive the manager directly; a refusal fails the test with its reason. */
 public final class Requests {
     private Requests() {
     }
 
-    public static SandboxRequest admitted(EngineRegistry registry, ProvisionSettings settings, String agent, Project project,
+    public static SandboxRequest valid(EngineRegistry registry, ProvisionSettings settings, String agent, Project project,
                                           List<String> services, Map<String, List<String>> extensions) {
-        SandboxRequest.Admission admission = SandboxRequest.admit(registry, settings, agent, project, services, extensions);
-        if (admission instanceof SandboxRequest.Admission.Admitted admitted) {
-            return admitted.request();
+        SandboxRequest.Validation validation = SandboxRequest.validate(registry, settings, agent, project, services, extensions);
+        if (validation instanceof SandboxRequest.Validation.Valid valid) {
+            return valid.request();
         }
-        throw new AssertionError("request refused: " + ((SandboxRequest.Admission.Refused) admission).reason());
+        throw new AssertionError("request refused: " + ((SandboxRequest.Validation.Invalid) validation).reason());
     }
 }

@@ -46,7 +46,7 @@ class SandboxManagerTest {
     }
 
     private SandboxRequest request(String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
-        return Requests.admitted(registry, settings, agent, project, services, extensions);
+        return Requests.valid(registry, settings, agent, project, services, extensions);
     }
 
     private EnsureOutcome.Ready ensure(String agent, Project project, String... services) throws InterruptedException {

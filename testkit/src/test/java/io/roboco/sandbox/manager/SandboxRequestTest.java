@@ -19,18 +19,18 @@ class SandboxRequestTest {
     private final ProvisionSettings settings = ProvisionSettings.defaults("test-instance");
     private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")));
 
-    private SandboxRequest.Admission admit(Project project, List<String> services, Map<String, List<String>> extensions) {
-        return SandboxRequest.admit(registry, settings, "dev-1", project, services, extensions);
+    private SandboxRequest.Validation validate(Project project, List<String> services, Map<String, List<String>> extensions) {
+        return SandboxRequest.validate(registry, settings, "dev-1", project, services, extensions);
     }
 
-    private static String refusal(SandboxRequest.Admission admission) {
-        assertThat(admission).isInstanceOf(SandboxRequest.Admission.Refused.class);
-        return ((SandboxRequest.Admission.Refused) admission).reason();
+    private static String refusal(SandboxRequest.Validation validation) {
+        assertThat(validation).isInstanceOf(SandboxRequest.Validation.Invalid.class);
+        return ((SandboxRequest.Validation.Invalid) validation).reason();
     }
 
     @Test
-    void anAdmittedRequestPlansTheWholeSetWithStandingAndPerCallFeatures() {
-        SandboxRequest request = ((SandboxRequest.Admission.Admitted) admit(shop, List.of("redis", "redis"),
+    void aValidRequestPlansTheWholeSetWithStandingAndPerCallFeatures() {
+        SandboxRequest request = ((SandboxRequest.Validation.Valid) validate(shop, List.of("redis", "redis"),
                 Map.of("postgres", List.of("vector"), "redis", List.of("search")))).request();
 
         assertThat(request.asked()).containsExactly("redis");
@@ -43,32 +43,32 @@ class SandboxRequestTest {
 
     @Test
     void noServicesNamedMeansTheWholeSetIsAsked() {
-        SandboxRequest request = ((SandboxRequest.Admission.Admitted) admit(shop, List.of(), Map.of())).request();
+        SandboxRequest request = ((SandboxRequest.Validation.Valid) validate(shop, List.of(), Map.of())).request();
         assertThat(request.asked()).containsExactly("postgres", "redis");
     }
 
     @Test
     void refusesAServiceOutsideTheProjectsSetNamingTheSet() {
-        assertThat(refusal(admit(shop, List.of("mongo"), Map.of()))).contains("'mongo'").contains("allowed: postgres, redis");
+        assertThat(refusal(validate(shop, List.of("mongo"), Map.of()))).contains("'mongo'").contains("allowed: postgres, redis");
     }
 
     @Test
     void refusesAPerCallFeatureOffTheAllowlistNamingTheAllowlist() {
-        assertThat(refusal(admit(shop, List.of(), Map.of("redis", List.of("json"))))).isEqualTo(
+        assertThat(refusal(validate(shop, List.of(), Map.of("redis", List.of("json"))))).isEqualTo(
                 "redis extension 'json' is not allowed; allowed: search");
     }
 
     @Test
     void refusesAStoredSetNamingAnEngineTheServerDoesNotOffer() {
         Project stale = new Project("shop", "Shop", List.of("postgres", "mysql"), Map.of());
-        assertThat(refusal(admit(stale, List.of("postgres"), Map.of()))).contains("sandbox_services names 'mysql'")
+        assertThat(refusal(validate(stale, List.of("postgres"), Map.of()))).contains("sandbox_services names 'mysql'")
                 .contains("known: postgres, redis");
     }
 
     @Test
     void refusesAStoredStandingFeatureOffTheAllowlist() {
         Project stale = new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u")));
-        assertThat(refusal(admit(stale, List.of(), Map.of()))).contains("sandbox_extensions")
+        assertThat(refusal(validate(stale, List.of(), Map.of()))).contains("sandbox_extensions")
                 .contains("postgres extension 'plpython3u' is not allowed; allowed: pg_trgm, vector");
     }
 }

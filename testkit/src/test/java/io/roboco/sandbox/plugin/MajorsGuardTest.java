@@ -79,6 +79,6 @@ class MajorsGuardTest {
         store.saveProject(on17);
         Guards guards = new Guards(registry, settings);
         assertThat(guards.allowed("dev-17", on17, List.of(), Map.of("postgres", List.of("vector"))))
-                .isInstanceOf(SandboxRequest.Admission.Admitted.class);
+                .isInstanceOf(SandboxRequest.Validation.Valid.class);
     }
 }

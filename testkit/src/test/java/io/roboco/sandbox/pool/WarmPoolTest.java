@@ -71,7 +71,7 @@ class WarmPoolTest {
     }
 
     private ServiceInstance ensurePostgres(String agent) throws InterruptedException {
-        EnsureOutcome outcome = manager.ensure(Requests.admitted(registry, provisioner.settings(), agent, shop, List.of(), Map.of()));
+        EnsureOutcome outcome = manager.ensure(Requests.valid(registry, provisioner.settings(), agent, shop, List.of(), Map.of()));
         assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
         return ((EnsureOutcome.Ready) outcome).services().get(0);
     }

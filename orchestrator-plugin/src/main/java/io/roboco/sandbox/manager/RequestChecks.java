@@ -6,7 +6,7 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.engine.UnknownNameException;
-import io.roboco.sandbox.manager.SandboxRequest.Admission;
+import io.roboco.sandbox.manager.SandboxRequest.Validation;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServicePlan;
@@ -20,19 +20,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The checks behind {@link SandboxRequest#admit}, in order; the first that fails is the refusal. Messages say what
+ * The checks behind {@link SandboxRequest#validate}, in order; the first that fails is the refusal. Messages say what
  * is allowed and what to do. Caller input is echoed through {@link Printable}.
  */
-final class AdmissionCheck {
+final class RequestChecks {
     private final EngineRegistry registry;
     private final ProvisionSettings images;
 
-    AdmissionCheck(EngineRegistry registry, ProvisionSettings images) {
+    RequestChecks(EngineRegistry registry, ProvisionSettings images) {
         this.registry = registry;
         this.images = images;
     }
 
-    Admission admit(String agent, Project project, List<String> asked, Map<String, List<String>> perCall) {
+    Validation validate(String agent, Project project, List<String> asked, Map<String, List<String>> perCall) {
         Map<String, Engine> engines = new LinkedHashMap<>();
         for (String service : project.services()) {
             Optional<Engine> engine = registry.find(service);
@@ -88,11 +88,11 @@ final class AdmissionCheck {
             }
             plans.put(engine.name(), new ServicePlan(engine, choice, wanted));
         }
-        return new Admission.Admitted(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
+        return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
     }
 
-    private static Admission refused(String reason) {
-        return new Admission.Refused(reason);
+    private static Validation refused(String reason) {
+        return new Validation.Invalid(reason);
     }
 
     private static String notAllowed(Engine engine, String feature) {
