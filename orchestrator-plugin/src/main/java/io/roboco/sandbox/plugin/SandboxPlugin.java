@@ -41,6 +41,10 @@ public final class SandboxPlugin implements AutoCloseable {
     private final OrchestratorHandle handle;
     private final Clock clock;
     private final Guards guards;
+    /** Set by the builder: release every live sandbox on close, recorded under this verb. */
+    private volatile String releaseOnCloseVerb;
+    /** Set by the builder: what it made for this plugin, closed after the manager. */
+    private final List<AutoCloseable> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
                          OrchestratorHandle handle, Clock clock) {
@@ -52,6 +56,11 @@ public final class SandboxPlugin implements AutoCloseable {
         this.handle = handle;
         this.clock = clock;
         this.guards = new Guards(registry, manager.provisioner().settings());
+    }
+
+    /** The front door for an embedding orchestrator: sensible defaults, one required setting (the instance id). */
+    public static SandboxPluginBuilder builder() {
+        return new SandboxPluginBuilder();
     }
 
     /**
@@ -179,8 +188,30 @@ public final class SandboxPlugin implements AutoCloseable {
 
     @Override
     public void close() {
+        String verb = releaseOnCloseVerb;
+        if (verb != null) {
+            for (AgentSandbox sandbox : manager.live()) {
+                releaseSandbox(sandbox.agent(), verb);
+            }
+        }
         manager.close();
         audit.flush();
+        for (AutoCloseable resource : owned) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                log.warn("closing {} failed: {}", resource.getClass().getSimpleName(), e.getMessage());
+            }
+        }
+        owned.clear();
+    }
+
+    void releaseOnClose(String verb) {
+        this.releaseOnCloseVerb = verb;
+    }
+
+    void closeAlso(AutoCloseable resource) {
+        owned.add(resource);
     }
 
     private SandboxDecision.Grant grant(ServiceInstance instance) {
