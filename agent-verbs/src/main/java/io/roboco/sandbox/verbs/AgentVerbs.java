@@ -1,5 +1,7 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.data.DataOutcome;
+
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.plugin.SandboxDecision;
@@ -82,6 +84,9 @@ public final class AgentVerbs {
         if (VerbNames.GIVE_ME_WORK.equals(verb)) {
             return giveMeWork(slug, Arguments.work(args));
         }
+        if (VerbNames.DATA.contains(verb)) {
+            return dataVerb(slug, verb, Arguments.name(verb, args));
+        }
         Arguments.none(verb, args);
         if (VerbNames.RELEASE_SANDBOX.equals(verb)) {
             return releaseSandbox(slug);
@@ -109,6 +114,26 @@ public final class AgentVerbs {
         // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
         SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions());
         return Envelope.of(decision);
+    }
+
+    private Envelope dataVerb(String slug, String verb, String name) throws InterruptedException {
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isEmpty()) {
+            return refuse(slug, "", verb, notSpawned(slug), List.of());
+        }
+        Optional<Envelope> refusal = roleCheck(agent.get(), verb, List.of());
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        DataOutcome outcome = plugin.dataOperation(slug, verb, name);
+        if (outcome instanceof DataOutcome.Done done) {
+            return Envelope.ok(verb, done.evidence());
+        }
+        if (outcome instanceof DataOutcome.Refused refused) {
+            return Envelope.refused(refused.reason(), false);
+        }
+        DataOutcome.Failed failed = (DataOutcome.Failed) outcome;
+        return Envelope.invalidState(failed.reason(), failed.retryable());
     }
 
     private Envelope releaseSandbox(String slug) {

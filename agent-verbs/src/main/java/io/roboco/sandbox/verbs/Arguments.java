@@ -70,6 +70,12 @@ final class Arguments {
         return new Work(Names.requireProjectId(project), task);
     }
 
+    /** {@code {"name": "…"}}: a snapshot or checkpoint name (its shape is checked by the operation). */
+    static String name(String verb, Map<String, Object> args) {
+        Map<String, Object> in = onlyKeys(verb, args, Set.of("name"));
+        return requiredString(in, "name");
+    }
+
     /** Verbs that take no arguments accept an empty object (or no body). */
     static void none(String verb, Map<String, Object> args) {
         onlyKeys(verb, args, Set.of());

@@ -20,6 +20,10 @@ import static io.roboco.sandbox.verbs.VerbNames.PASS_REVIEW;
 import static io.roboco.sandbox.verbs.VerbNames.RELEASE_SANDBOX;
 import static io.roboco.sandbox.verbs.VerbNames.REQUEST_SANDBOX;
 import static io.roboco.sandbox.verbs.VerbNames.UNCLAIM;
+import static io.roboco.sandbox.verbs.VerbNames.SNAPSHOT_SCHEMA;
+import static io.roboco.sandbox.verbs.VerbNames.DIFF_SCHEMA;
+import static io.roboco.sandbox.verbs.VerbNames.CHECKPOINT_SANDBOX;
+import static io.roboco.sandbox.verbs.VerbNames.REWIND_SANDBOX;
 
 /**
  * Which verbs each role carries in its spawn manifest. Only {@code developer} and {@code qa} carry
@@ -28,8 +32,10 @@ import static io.roboco.sandbox.verbs.VerbNames.UNCLAIM;
  * <table>
  *   <caption>default roles</caption>
  *   <tr><th>role</th><th>verbs</th></tr>
- *   <tr><td>developer</td><td>give_me_work, request_sandbox, release_sandbox, i_am_done, i_documented, unclaim, i_am_idle</td></tr>
- *   <tr><td>qa</td><td>give_me_work, request_sandbox, release_sandbox, pass_review, fail_review, i_am_done, unclaim, i_am_idle</td></tr>
+ *   <tr><td>developer</td><td>give_me_work, request_sandbox, release_sandbox, i_am_done, i_documented, unclaim, i_am_idle,
+ *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox</td></tr>
+ *   <tr><td>qa</td><td>give_me_work, request_sandbox, release_sandbox, pass_review, fail_review, i_am_done, unclaim, i_am_idle,
+ *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox</td></tr>
  *   <tr><td>reviewer</td><td>give_me_work, pass_review, fail_review, unclaim, i_am_idle</td></tr>
  *   <tr><td>documenter</td><td>give_me_work, i_documented, i_am_done, unclaim, i_am_idle</td></tr>
  *   <tr><td>planner</td><td>give_me_work, i_am_done, unclaim, i_am_idle</td></tr>
@@ -44,8 +50,10 @@ public final class RoleManifest {
 
     public static RoleManifest defaults() {
         Map<String, Set<String>> roles = new LinkedHashMap<>();
-        roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, I_DOCUMENTED, UNCLAIM, I_AM_IDLE));
-        roles.put("qa", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, PASS_REVIEW, FAIL_REVIEW, I_AM_DONE, UNCLAIM, I_AM_IDLE));
+        roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, I_DOCUMENTED, UNCLAIM, I_AM_IDLE,
+                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX));
+        roles.put("qa", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, PASS_REVIEW, FAIL_REVIEW, I_AM_DONE, UNCLAIM, I_AM_IDLE,
+                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX));
         roles.put("reviewer", ordered(GIVE_ME_WORK, PASS_REVIEW, FAIL_REVIEW, UNCLAIM, I_AM_IDLE));
         roles.put("documenter", ordered(GIVE_ME_WORK, I_DOCUMENTED, I_AM_DONE, UNCLAIM, I_AM_IDLE));
         roles.put("planner", ordered(GIVE_ME_WORK, I_AM_DONE, UNCLAIM, I_AM_IDLE));

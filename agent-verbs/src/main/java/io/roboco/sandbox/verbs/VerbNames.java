@@ -16,12 +16,18 @@ public final class VerbNames {
     public static final String PASS_REVIEW = "pass_review";
     public static final String FAIL_REVIEW = "fail_review";
     public static final String I_DOCUMENTED = "i_documented";
+    /** Data operations on the agent's sandbox (Postgres): each takes {@code {"name": "…"}}. */
+    public static final String SNAPSHOT_SCHEMA = io.roboco.sandbox.data.SandboxData.SNAPSHOT_SCHEMA;
+    public static final String DIFF_SCHEMA = io.roboco.sandbox.data.SandboxData.DIFF_SCHEMA;
+    public static final String CHECKPOINT_SANDBOX = io.roboco.sandbox.data.SandboxData.CHECKPOINT;
+    public static final String REWIND_SANDBOX = io.roboco.sandbox.data.SandboxData.REWIND;
+    public static final List<String> DATA = List.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
 
     /** Verbs that end an engagement: on success they clear the active task and release the sandbox best-effort. */
     public static final List<String> LIFECYCLE_EXITS = List.of(I_AM_DONE, UNCLAIM, I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
 
     public static final Set<String> ALL = Set.of(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, UNCLAIM,
-            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
+            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED, SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
 
     private VerbNames() {
     }

@@ -119,6 +119,23 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
+    /** Work on one agent's sandbox that must not overlap its ensure or release. */
+    @FunctionalInterface
+    public interface AgentWork<T> {
+        T run(Optional<AgentSandbox> sandbox) throws Exception;
+    }
+
+    /** Runs {@code work} under the agent's lock (serialized with its request_sandbox and release), given its cached sandbox. */
+    public <T> T withAgent(String agent, AgentWork<T> work) throws Exception {
+        ReentrantLock lock = locks.lockFor(agent);
+        lock.lockInterruptibly();
+        try {
+            return work.run(Optional.ofNullable(cache.get(agent)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The cached sandbox of one agent, as last verified (no live check). */
     public Optional<AgentSandbox> find(String agent) {
         return Optional.ofNullable(cache.get(agent));

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.plugin;
 
+import io.roboco.sandbox.data.DataOutcome;
+import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
@@ -37,6 +39,7 @@ public final class SandboxPlugin implements AutoCloseable {
     private final SandboxManager manager;
     private final SettingsStore store;
     private final AuditTrail audit;
+    private final SandboxData data;
     private final boolean flagEffective;
     private final OrchestratorHandle handle;
     private final Clock clock;
@@ -52,6 +55,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.manager = manager;
         this.store = store;
         this.audit = new AuditTrail(store);
+        this.data = new SandboxData(manager, clock);
         this.flagEffective = flagEffective;
         this.handle = handle;
         this.clock = clock;
@@ -123,6 +127,24 @@ public final class SandboxPlugin implements AutoCloseable {
         return new SandboxDecision.InvalidState(failed.reason(), failed.retryable());
     }
 
+    /**
+     * A data operation ({@link SandboxData#VERBS}: snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox) on
+     * the agent's sandbox, audited like the verbs (never with a credential).
+     */
+    public DataOutcome dataOperation(String slug, String verb, String name) throws InterruptedException {
+        long start = System.nanoTime();
+        DataOutcome outcome = data.run(slug, verb, name);
+        String project = projectOf(slug);
+        if (outcome instanceof DataOutcome.Done) {
+            record(slug, project, verb, "granted", verb + " '" + name + "'", List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Refused r) {
+            record(slug, project, verb, "refused", r.reason(), List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Failed f) {
+            record(slug, project, verb, "invalid_state", f.reason(), List.of("postgres"), start);
+        }
+        return outcome;
+    }
+
     /** Tears the agent's sandbox down; never throws. {@code verb} names what triggered it, for the audit. */
     public int releaseSandbox(String slug, String verb) {
         long start = System.nanoTime();
@@ -130,6 +152,7 @@ public final class SandboxPlugin implements AutoCloseable {
         Set<String> services = manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
         try {
             int removed = manager.release(slug);
+            data.forget(slug);
             record(slug, project, verb, "released", removed + " container(s) removed", List.copyOf(new TreeSet<>(services)), start);
             return removed;
         } catch (InterruptedException e) {

@@ -235,6 +235,14 @@ public final class ServiceProvisioner {
         }
     }
 
+    /**
+     * Forgets the held liveness session of {@code instance} (a checkpoint or rewind closed it on purpose); the next
+     * liveness check opens a new one instead of failing on the closed one.
+     */
+    public void resetLiveSession(ServiceInstance instance) {
+        sessions.drop(instance.containerId());
+    }
+
     /** Removes the container (closing its live session); never throws (removal of a missing container is success). */
     public void removeQuietly(String containerId) {
         try {

@@ -61,6 +61,7 @@ public final class McpEndpoint implements AutoCloseable {
         List<ToolSpec> specs = new ArrayList<>();
         specs.addAll(new VerbTools(verbs).specs());
         specs.addAll(new SandboxTools(plugin, clock).specs());
+        specs.addAll(new DataTools(verbs).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), rowCap, clock);
 
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()

@@ -108,7 +108,8 @@ class McpEndpointTest {
     void agentSeesItsToolsWithHintsAndTheOperatorSeesTheOperatorView() {
         t = new TestServer(dir, true);
         List<McpSchema.Tool> agentTools = client(mint("dev-1")).listTools().tools();
-        assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes");
+        assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes",
+                "snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
         assertThat(agentTools).hasSizeLessThanOrEqualTo(15);
         Map<String, McpSchema.ToolAnnotations> hints = new java.util.HashMap<>();
         agentTools.forEach(tool -> hints.put(tool.name(), tool.annotations()));
@@ -116,6 +117,8 @@ class McpEndpointTest {
         assertThat(hints.get("release_sandbox").readOnlyHint()).isFalse();
         assertThat(hints.get("list_sandboxes").readOnlyHint()).isTrue();
         assertThat(hints.get("request_sandbox").destructiveHint()).isFalse();
+        assertThat(hints.get("diff_schema").readOnlyHint()).isTrue();
+        assertThat(hints.get("rewind_sandbox").destructiveHint()).isTrue();
         assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools()).extracting(McpSchema.Tool::name).containsExactly("list_sandboxes");
     }
 

@@ -1,0 +1,66 @@
+package io.roboco.sandbox.mcp;
+
+import io.roboco.sandbox.verbs.AgentVerbs;
+import io.roboco.sandbox.verbs.Envelope;
+import io.roboco.sandbox.verbs.VerbNames;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The data verbs as MCP tools ({@code snapshot_schema}, {@code diff_schema}, {@code checkpoint_sandbox},
+ * {@code rewind_sandbox}) on the caller's own sandbox, through {@link AgentVerbs}: the same role check, audit and
+ * envelope as the HTTP verbs.
+ */
+final class DataTools {
+    private static final String NAME = "^[a-z0-9][a-z0-9_-]{0,29}$";
+
+    private final AgentVerbs verbs;
+
+    DataTools(AgentVerbs verbs) {
+        this.verbs = verbs;
+    }
+
+    List<ToolSpec> specs() {
+        Map<String, Object> snapshotName = McpTools.object(Map.of("name", McpTools.string(
+                "snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30)), List.of("name"));
+        Map<String, Object> checkpointName = McpTools.object(Map.of("name", McpTools.string(
+                "checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30)), List.of("name"));
+        return List.of(
+                new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
+                        "Record your Postgres sandbox's schema now under a name (digest version, Postgres version, object counts,"
+                                + " per-object fingerprints). An explicit before-state for diff_schema, e.g. before a migration.",
+                        snapshotName, false, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.SNAPSHOT_SCHEMA)),
+                new ToolSpec(VerbNames.DIFF_SCHEMA, "Diff your schema against a snapshot",
+                        "What changed in your Postgres schema since the named snapshot: objects added, removed, and changed"
+                                + " with what changed (e.g. a column's type or nullability). Empty when nothing changed.",
+                        snapshotName, true, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.DIFF_SCHEMA)),
+                new ToolSpec(VerbNames.CHECKPOINT_SANDBOX, "Checkpoint your database",
+                        "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
+                                + " it for the copy (reconnect with the same URL).",
+                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
+                new ToolSpec(VerbNames.REWIND_SANDBOX, "Rewind your database to a checkpoint",
+                        "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
+                                + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
+                        checkpointName, false, true, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.REWIND_SANDBOX)));
+    }
+
+    private ToolResult run(ToolCall call, String verb) throws InterruptedException {
+        Envelope envelope = verbs.call(call.agent(), verb, call.arguments());
+        Map<String, Object> body = envelope.asMap();
+        if (!envelope.ok()) {
+            return ToolResult.failed(body, envelope.error() + ": " + body.get("reason")
+                    + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""));
+        }
+        Map<?, ?> evidence = (Map<?, ?>) body.get("evidence");
+        String text = switch (verb) {
+            case VerbNames.SNAPSHOT_SCHEMA -> "snapshot '" + evidence.get("name") + "' taken: " + evidence.get("counts");
+            case VerbNames.DIFF_SCHEMA -> Boolean.TRUE.equals(evidence.get("empty")) ? "no change since snapshot '" + evidence.get("name") + "'"
+                    : "since snapshot '" + evidence.get("name") + "': added " + evidence.get("added") + ", removed " + evidence.get("removed")
+                    + ", changed " + evidence.get("changed");
+            case VerbNames.CHECKPOINT_SANDBOX -> "checkpoint '" + evidence.get("name") + "' made; " + evidence.get("note");
+            default -> "rewound to checkpoint '" + evidence.get("name") + "'; " + evidence.get("note");
+        };
+        return ToolResult.ok(body, text);
+    }
+}
