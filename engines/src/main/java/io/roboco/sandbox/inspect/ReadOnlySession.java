@@ -202,7 +202,13 @@ final class ReadOnlySession implements AutoCloseable {
             throw new StatementRefusedException(Violation.SYNTAX, "the connection reports standard_conforming_strings off; refusing to send SQL");
         }
         QueryExecutor executor = base.getQueryExecutor();
-        CachedQuery cached = executor.borrowQuery(sql);
+        CachedQuery cached;
+        try {
+            cached = executor.borrowQuery(sql);
+        } catch (SQLException e) {
+            throw new StatementRefusedException(Violation.MULTIPLE_STATEMENTS, "the JDBC driver cannot read this text as one statement ("
+                    + e.getMessage() + "); nothing was sent. Send one statement whose quotes and comments close");
+        }
         try {
             Query[] parts = cached.query.getSubqueries();
             if (parts != null && parts.length > 1) {

@@ -113,10 +113,22 @@ class InspectionIT {
 
     @Test
     void legitimateCorpusRunsAndSelectStarRedactsDeniedColumnsByTheirOrigin() {
+        List<Long> micros = new ArrayList<>();
         for (String sql : Corpora.LEGITIMATE) {
+            long start = System.nanoTime();
             Outcome<QueryResult> outcome = inspector.runReadonlyQuery(sql);
+            micros.add((System.nanoTime() - start) / 1000);
             assertThat(outcome).as(() -> sql + " -> " + outcome).isInstanceOf(Outcome.Ok.class);
         }
+        for (int k = 0; k < 50; k++) {
+            long start = System.nanoTime();
+            inspector.runReadonlyQuery("SELECT 1");
+            micros.add((System.nanoTime() - start) / 1000);
+        }
+        java.util.Collections.sort(micros);
+        System.out.println("[figure] run_readonly_query on a held connection (guard + read-only transaction + rollback), "
+                + micros.size() + " calls: p50 " + micros.get(micros.size() / 2) / 1000.0 + " ms, p90 " + micros.get(micros.size() * 9 / 10) / 1000.0
+                + " ms (loaded shared machine)");
         QueryResult star = ok(inspector.runReadonlyQuery("SELECT * FROM customers ORDER BY id LIMIT 3"));
         QueryResult.Rows rows = star.data().content();
         assertThat(rows.columns()).contains("name", "password_hash", "api_token");
@@ -175,12 +187,57 @@ class InspectionIT {
         assertThat(db.count("orders")).isEqualTo(orders);
     }
 
-    /** Sends {@code sql} to the server as exactly one Parse message (pgjdbc's internal API; test only) and returns the server's errors. */
-    private static String sendAsOneParseMessage(Connection c, String sql) throws SQLException {
+    @Test
+    void theGuardReadsStatementsAsTheServerDoesAndWhatOnlyTheDriverMisreadsIsRefused() throws Exception {
+        long seed = Long.getLong("inspect.seed", System.nanoTime());
+        System.out.println("[seed] InspectionIT random statements seed " + seed + " (rerun with -Dinspect.seed=" + seed + ")");
+        io.roboco.sandbox.inspect.sql.QueryGuard guard = InspectionPolicy.defaults().guard();
+        int allowed = 0;
+        int serverSawSeveral = 0;
+        try (Connection c = db.agent()) {
+            for (String sql : io.roboco.sandbox.inspect.sql.RandomStatements.generate(seed, 3000)) {
+                boolean several = serverSeesSeveralCommands(c, sql);
+                serverSawSeveral += several ? 1 : 0;
+                if (guard.check(sql) instanceof io.roboco.sandbox.inspect.sql.GuardVerdict.Allowed) {
+                    allowed++;
+                    assertThat(several).as("the server reads several commands in what the guard allowed: %s", sql).isFalse();
+                }
+            }
+            int several = 0;
+            int driverSplits = 0;
+            for (String sql : io.roboco.sandbox.inspect.sql.RandomStatements.valid(seed, 2000)) {
+                boolean serverSeveral = serverSeesSeveralCommands(c, sql);
+                boolean guardAllows = guard.check(sql) instanceof io.roboco.sandbox.inspect.sql.GuardVerdict.Allowed;
+                assertThat(guardAllows).as("guard and Postgres disagree on %s", sql).isEqualTo(!serverSeveral);
+                several += serverSeveral ? 1 : 0;
+                driverSplits += !serverSeveral && org.postgresql.core.Parser.parseJdbcSql(sql, true, true, true, false, false).size() > 1 ? 1 : 0;
+            }
+            System.out.println("[figure] guard vs server on 2000 valid random statements: " + several + " are several commands to Postgres and "
+                    + "refused by the guard, " + (2000 - several) + " one command and allowed; pgjdbc would split " + driverSplits
+                    + " of the single ones (the execution layer refuses those)");
+            for (String sql : Corpora.PGJDBC_MISREADS) {
+                assertThat(serverSeesSeveralCommands(c, sql)).as("Postgres reads %s as one statement", sql).isFalse();
+                Outcome<QueryResult> outcome = inspector.runReadonlyQuery(sql);
+                assertThat(outcome).as(sql).isInstanceOf(Outcome.Refused.class);
+                assertThat(((Outcome.Refused<QueryResult>) outcome).rule()).isEqualTo(Violation.MULTIPLE_STATEMENTS);
+            }
+        }
+        System.out.println("[figure] guard vs server lexer: 3000 random statements, " + serverSawSeveral + " read by Postgres as several commands "
+                + "(all refused by the guard), " + allowed + " allowed by the guard (each one command to Postgres)");
+    }
+
+    /** Whether Postgres, given {@code sql} as one Parse message (not executed), refuses it as several commands. */
+    private static boolean serverSeesSeveralCommands(Connection c, String sql) throws SQLException {
         QueryExecutor executor = c.unwrap(BaseConnection.class).getQueryExecutor();
         Query query = executor.wrap(List.of(new NativeQuery(sql, null, false, SqlCommand.BLANK)));
         List<String> errors = new ArrayList<>();
-        executor.execute(query, query.createParameterList(), new ResultHandlerBase() {
+        executor.execute(query, query.createParameterList(), errorsInto(errors), 0, 0,
+                QueryExecutor.QUERY_ONESHOT | QueryExecutor.QUERY_DESCRIBE_ONLY);
+        return errors.stream().anyMatch(e -> e.contains("cannot insert multiple commands into a prepared statement"));
+    }
+
+    private static ResultHandlerBase errorsInto(List<String> errors) {
+        return new ResultHandlerBase() {
             @Override
             public void handleError(SQLException e) {
                 errors.add(e.getSQLState() + " " + e.getMessage());
@@ -197,7 +254,15 @@ class InspectionIT {
             @Override
             public void handleCommandStatus(String status, long updateCount, long insertOID) {
             }
-        }, 0, 0, QueryExecutor.QUERY_ONESHOT);
+        };
+    }
+
+    /** Sends {@code sql} to the server as exactly one Parse message (pgjdbc's internal API; test only) and returns the server's errors. */
+    private static String sendAsOneParseMessage(Connection c, String sql) throws SQLException {
+        QueryExecutor executor = c.unwrap(BaseConnection.class).getQueryExecutor();
+        Query query = executor.wrap(List.of(new NativeQuery(sql, null, false, SqlCommand.BLANK)));
+        List<String> errors = new ArrayList<>();
+        executor.execute(query, query.createParameterList(), errorsInto(errors), 0, 0, QueryExecutor.QUERY_ONESHOT);
         return String.join("; ", errors);
     }
 

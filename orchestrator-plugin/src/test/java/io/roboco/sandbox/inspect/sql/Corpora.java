@@ -233,6 +233,19 @@ public final class Corpora {
             "SELECT o.status, count(*) FROM orders AS o LEFT JOIN customers AS c ON left(c.name, 1) = 'c' GROUP BY o.status",
             "SELECT b.body FROM notes b ORDER BY b.id");
 
+    /**
+     * Texts Postgres reads as one statement (a string or comment holds the ';') that pgjdbc's lexer splits: an E''
+     * string right after a quote, a digit or a dollar quote, a dollar quote right after a digit, '/*' then '/'.
+     */
+    public static final List<String> PGJDBC_MISREADS = List.of(
+            "SELECT 'a'e'\\'; DELETE FROM t; --'",
+            "SELECT 1e'\\'; DELETE FROM t; --'",
+            "SELECT $$a$$e'\\'; DELETE FROM t; --'",
+            "SELECT E'\\'''\\'; DELETE FROM t; --'",
+            "SELECT 1$b$; DELETE FROM t; $b$",
+            "SELECT /*/ ; DELETE FROM t; */ 1",
+            "SELECT *''*/*/; DELETE FROM t; */ 1");
+
     private Corpora() {
     }
 }
