@@ -29,7 +29,7 @@ public sealed interface GuardVerdict {
             return violations.get(0).rule();
         }
 
-        /** The reasons as one text: "refused: …; …". */
+        /** Every reason, joined with "; ". */
         public String reason() {
             return violations.stream().map(Violation::reason).collect(Collectors.joining("; "));
         }
