@@ -91,7 +91,13 @@ public final class SandboxManager implements AutoCloseable {
                 }
             }
             entry = activateRequested(request, entry);
-            return new EnsureOutcome.Ready(entry.select(request.asked()), !created);
+            List<ServiceInstance> granted = entry.select(request.asked());
+            if (log.isDebugEnabled()) {
+                // Still inside the agent's lock: the moment the grant is decided (ReleaseRaceIT times grants by this line).
+                log.debug("agent {} granted {} ({})", request.agent(), granted.stream().map(ServiceInstance::containerName).toList(),
+                        created ? "provisioned" : "cache hit");
+            }
+            return new EnsureOutcome.Ready(granted, !created);
         } catch (ProvisionException e) {
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
         } finally {

@@ -7,7 +7,6 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
-import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
@@ -25,17 +24,24 @@ import java.util.Map;
 public final class InProcessServer implements InProcessServerExtension.Server {
     public final RecordingRuntime runtime;
     public final SettingsStore store;
-    /** Per agent, when (System.nanoTime) each granted request_sandbox was decided: its audit record was written. */
-    public final Map<String, java.util.Queue<Long>> grantDecidedAt = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The engines' seam (liveness checks can be parked); null unless the server was started with it. */
+    public final GatedEngines engines;
     public final RunningServer server;
     public final ApiClient api;
 
     public InProcessServer(Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets) {
+        this(stateDir, tick, grace, readyTimeout, secrets, null);
+    }
+
+    /** With the default engines behind {@code engines}' gates (null: the default engines as they are). */
+    public InProcessServer(Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets, GatedEngines engines) {
         ContainerRuntime docker = LocalImages.requireDockerAndImages();
         this.runtime = new RecordingRuntime(docker);
-        this.store = recordingGrants(new InMemorySettingsStore());
+        this.store = new InMemorySettingsStore();
+        this.engines = engines;
         ServerConfig config = ServerConfig.fromEnv(Fixtures.serverEnv(stateDir, tick, grace, readyTimeout)).withPort(0);
-        this.server = SandboxServer.start(config, runtime, EngineRegistry.defaults(), store, Clock.systemUTC(),
+        EngineRegistry registry = engines == null ? EngineRegistry.defaults() : engines.wrap(EngineRegistry.defaults());
+        this.server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(),
                 secrets == null ? SecretSource.secure() : secrets);
         this.api = new ApiClient(server.port());
     }
@@ -58,22 +64,6 @@ public final class InProcessServer implements InProcessServerExtension.Server {
     @Override
     public void close() {
         server.close();
-    }
-
-    /** The store, with the moment of every granted request_sandbox recorded as its audit record is appended. */
-    private SettingsStore recordingGrants(SettingsStore real) {
-        return (SettingsStore) java.lang.reflect.Proxy.newProxyInstance(SettingsStore.class.getClassLoader(),
-                new Class<?>[] {SettingsStore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("append") && args != null && args[0] instanceof AuditRecord r
-                            && r.verb().equals("request_sandbox") && r.decision().equals("granted")) {
-                        grantDecidedAt.computeIfAbsent(r.agent(), a -> new java.util.concurrent.ConcurrentLinkedQueue<>()).add(System.nanoTime());
-                    }
-                    try {
-                        return method.invoke(real, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
     }
 
     /** Env of the standalone server for tests: flag on, host network, local images, fixed tokens, janitor timing. */

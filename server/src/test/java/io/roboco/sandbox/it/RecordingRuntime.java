@@ -10,11 +10,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * Wraps the real runtime and records what the server asks of it: how many calls (the janitor's own
- * thread apart), which container serves which host port, and when each removal began.
+ * thread apart), which container serves which host port, and when each removal began. A test can
+ * {@linkplain #parkNextStart park} the next matching start or {@linkplain #parkNextRemove removal} at a
+ * {@link Gate}, to act while the server is known to be inside that call.
  */
 public final class RecordingRuntime implements ContainerRuntime {
     private static final String JANITOR_THREAD = "roboco-sandbox-janitor";
@@ -22,6 +26,13 @@ public final class RecordingRuntime implements ContainerRuntime {
     private final AtomicLong calls = new AtomicLong();
     private final Map<Integer, String> containerByPort = new ConcurrentHashMap<>();
     private final Map<String, Long> removalStartedNanos = new ConcurrentHashMap<>();
+    private final Map<String, String> nameById = new ConcurrentHashMap<>();
+    private final List<Armed<RunRequest>> startGates = new CopyOnWriteArrayList<>();
+    private final List<Armed<String>> removeGates = new CopyOnWriteArrayList<>();
+
+    /** A gate waiting for the first call that matches. */
+    private record Armed<T>(Predicate<T> matches, Gate gate) {
+    }
 
     public RecordingRuntime(ContainerRuntime delegate) {
         this.delegate = delegate;
@@ -35,6 +46,28 @@ public final class RecordingRuntime implements ContainerRuntime {
     /** The container that was last started on this host port. */
     public String containerOnPort(int port) {
         return containerByPort.get(port);
+    }
+
+    /** The name of a container this runtime started, or null. */
+    public String nameOf(String containerId) {
+        return nameById.get(containerId);
+    }
+
+    /** The next start matching {@code which} parks (before it reaches the daemon) until the returned gate opens. */
+    public Gate parkNextStart(String what, Predicate<RunRequest> which) {
+        Gate gate = new Gate(what);
+        startGates.add(new Armed<>(which, gate));
+        return gate;
+    }
+
+    /**
+     * The next removal of a container matching {@code which} parks until the returned gate opens; its removal
+     * counts as begun ({@link #removalStarted}) from the moment it parks.
+     */
+    public Gate parkNextRemove(String what, Predicate<String> which) {
+        Gate gate = new Gate(what);
+        removeGates.add(new Armed<>(which, gate));
+        return gate;
     }
 
     /** When the server began removing this container (System.nanoTime), or null if it never did. */
@@ -57,8 +90,10 @@ public final class RecordingRuntime implements ContainerRuntime {
     @Override
     public StartedContainer start(RunRequest request) {
         count();
+        parkIfArmed(startGates, request);
         StartedContainer started = delegate.start(request);
         containerByPort.put(request.spec().port(), started.id());
+        nameById.put(started.id(), started.name());
         return started;
     }
 
@@ -90,6 +125,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     public void remove(String containerId) {
         count();
         removalStartedNanos.putIfAbsent(containerId, System.nanoTime());
+        parkIfArmed(removeGates, containerId);
         delegate.remove(containerId);
     }
 
@@ -102,5 +138,15 @@ public final class RecordingRuntime implements ContainerRuntime {
     @Override
     public void close() {
         delegate.close();
+    }
+
+    /** Parks on the first armed gate that matches {@code call} (each gate takes one call). */
+    private static <T> void parkIfArmed(List<Armed<T>> armed, T call) {
+        for (Armed<T> a : armed) {
+            if (a.matches().test(call) && armed.remove(a)) {
+                a.gate().park();
+                return;
+            }
+        }
     }
 }

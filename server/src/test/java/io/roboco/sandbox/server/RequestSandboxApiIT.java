@@ -1,6 +1,10 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.it.Gate;
+import io.roboco.sandbox.it.RecordingRuntime;
+import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.LockWaiters;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.SandboxLabels;
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -24,10 +29,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +69,10 @@ class RequestSandboxApiIT {
     }
 
     private TestServer start(Map<String, String> extraEnv) {
+        return start(extraEnv, io.roboco.sandbox.runtime.docker.DockerContainerRuntime.connect());
+    }
+
+    private TestServer start(Map<String, String> extraEnv, ContainerRuntime runtime) {
         Map<String, String> env = new HashMap<>(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_REDIS", "roboco-sandbox/redis:7",
                 "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:2",
@@ -71,8 +80,7 @@ class RequestSandboxApiIT {
         env.putAll(extraEnv);
         ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
         // The server owns and closes what it is given: hand it its own runtime connection.
-        server = new TestServer(config, io.roboco.sandbox.runtime.docker.DockerContainerRuntime.connect(), EngineRegistry.defaults(),
-                JdbcSettingsStore.embedded(stateDir));
+        server = new TestServer(config, runtime, EngineRegistry.defaults(), JdbcSettingsStore.embedded(stateDir));
         return server;
     }
 
@@ -208,33 +216,44 @@ class RequestSandboxApiIT {
 
     @Test
     void concurrentCallsForOneAgentLeaveOneContainerPerServiceAndDoNotDelayAnotherAgentsCacheHit() throws Exception {
-        TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"));
+        RecordingRuntime recorded = new RecordingRuntime(io.roboco.sandbox.runtime.docker.DockerContainerRuntime.connect());
+        TestServer t = start(Map.of("ROBOCO_SANDBOX_DB_ENABLED", "true"), recorded);
         optInShopAndSpawn(t, "busy", "developer");
         spawnAndGiveWork(t, "warm", "developer");
         sandboxes(t.api.verb("warm", "request_sandbox", "{}"));
 
-        ExecutorService pool = Executors.newFixedThreadPool(33);
+        // The busy agent's first call parks in its first container start (holding the agent's lock); the other
+        // 31 are then certainly queued on that lock when the warm agent asks.
+        Gate busyStart = recorded.parkNextStart("busy's first start", r -> "busy".equals(r.labels().get(SandboxLabels.AGENT)));
+        ExecutorService pool = Executors.newFixedThreadPool(32);
         try {
-            List<Callable<String>> calls = new ArrayList<>();
+            List<Future<String>> busy = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
-                calls.add(() -> env(sandboxes(t.api.verb("busy", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres").get("ROBOCO_TEST_DB_PASSWORD"));
+                busy.add(pool.submit(() -> env(sandboxes(t.api.verb("busy", "request_sandbox", "{\"services\":[\"postgres\"]}")), "postgres")
+                        .get("ROBOCO_TEST_DB_PASSWORD")));
             }
-            List<Future<String>> busy = calls.stream().map(pool::submit).toList();
-            Thread.sleep(150); // the busy agent is now provisioning its whole set
+            busyStart.awaitParked(Duration.ofSeconds(60));
+            LockWaiters.await(SandboxManager.class.getName(), "ensure", 31, Duration.ofSeconds(60));
+
             long start = System.nanoTime();
             sandboxes(t.api.verb("warm", "request_sandbox", "{\"services\":[\"postgres\"]}"));
             long warmMillis = (System.nanoTime() - start) / 1_000_000;
-            boolean busyStillWorking = busy.stream().anyMatch(f -> !f.isDone());
+
+            // The warm agent's hit came back while every busy call was still held: it waited for none of them.
+            assertThat(busy).noneMatch(Future::isDone);
+            busyStart.open();
             Set<String> passwords = new java.util.HashSet<>();
             for (Future<String> f : busy) {
-                passwords.add(f.get());
+                passwords.add(f.get(120, TimeUnit.SECONDS));
             }
-            System.out.println("[figure] cache hit of another agent during a cold provisioning: " + warmMillis + " ms (cold still running: " + busyStillWorking + ")");
+            System.out.println("[figure] cache hit of another agent while 32 calls of one agent were held in its cold provisioning: "
+                    + warmMillis + " ms");
             assertThat(passwords).hasSize(1);
+            assertThat(busyStart.overstayed()).isFalse();
             assertThat(docker.list(SandboxLabels.ofAgent(t.server.instanceId(), "busy")))
                     .extracting(c -> c.labels().get(SandboxLabels.SERVICE)).containsExactlyInAnyOrder("postgres", "redis", "mongo");
-            assertThat(warmMillis).isLessThan(1500);
         } finally {
+            busyStart.open();
             pool.shutdownNow();
         }
     }

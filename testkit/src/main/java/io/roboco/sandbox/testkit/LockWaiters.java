@@ -50,6 +50,28 @@ public final class LockWaiters {
         return seen;
     }
 
+    /**
+     * Waits until a thread that is not in {@code before} is parked on a lock inside {@code className.method}, at
+     * most {@code timeout}, and returns it: with {@code before} taken just before the test fired a call, that
+     * thread is the call's (as long as nothing else fires such calls meanwhile). Fails (AssertionError) when none came.
+     */
+    public static Thread awaitNew(java.util.Collection<Thread> before, String className, String method, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            for (Thread t : inside(className, method)) {
+                if (!before.contains(t)) {
+                    return t;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no new thread parked on a lock inside " + simple(className) + "." + method
+                        + " within " + timeout.toMillis() + " ms");
+            }
+            TimeUnit.MILLISECONDS.sleep(1);
+        }
+    }
+
     static boolean parkedOnLockIn(StackTraceElement[] stack, String className, String method) {
         int ours = -1;
         for (int i = 0; i < stack.length; i++) {
