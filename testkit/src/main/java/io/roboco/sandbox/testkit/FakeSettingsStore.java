@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in-memory store implementation; both pass {@link SettingsStoreContract}.
  *
  * <p>Scriptable: agent look-ups fail after a number of further successful ones ({@link #failAgentReadsAfter}),
- * as when the database goes away mid-request. Counts agent look-ups ({@link #agentReads()}).
+ * as when the database goes away mid-request. Counts agent look-ups ({@link #agentReads()}). A method added
+ * to the {@link SettingsStore} SPI is delegated here too (the compiler says so), and scripted here if a test
+ * needs it to fail.
  */
 public final class FakeSettingsStore implements SettingsStore {
     /** The message of a scripted fault; it never reaches an HTTP answer. */
