@@ -1,5 +1,6 @@
 package io.roboco.sandbox.janitor;
 
+import io.roboco.sandbox.ledger.OwnedContainers;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -18,11 +19,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 /**
  * Sweeps orphaned sandbox containers: at start and on every tick, it removes containers labelled
- * {@code roboco.sandbox=1} that belong to this instance, that no live cache entry (or pool) claims,
+ * {@code roboco.sandbox=1} that belong to this instance, that this process's container ledger does not keep,
  * and that are older than the grace window and were created before the sweep began. It never
  * touches an unlabelled container or another instance's, and never throws out of its schedule.
  */
@@ -33,7 +33,7 @@ public final class Janitor implements AutoCloseable {
 
     private final ContainerRuntime runtime;
     private final String instanceId;
-    private final Supplier<Set<String>> claimed;
+    private final OwnedContainers owned;
     private final AuditLog audit;
     private final Clock clock;
     private final Duration grace;
@@ -41,15 +41,16 @@ public final class Janitor implements AutoCloseable {
     private volatile ScheduledFuture<?> schedule;
 
     /**
-     * @param claimed ids of containers that are in use (the manager's cache, the warm pool); read fresh each sweep
+     * @param owned the containers this process keeps (its {@code ContainerLedger}: in flight, pending, pooled,
+     *              claimed, held); asked fresh each sweep, and nothing else is
      */
-    public Janitor(ContainerRuntime runtime, String instanceId, Supplier<Set<String>> claimed, AuditLog audit, Clock clock, Duration grace) {
+    public Janitor(ContainerRuntime runtime, String instanceId, OwnedContainers owned, AuditLog audit, Clock clock, Duration grace) {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("janitor grace window must not be negative, was " + grace);
         }
         this.runtime = runtime;
         this.instanceId = instanceId;
-        this.claimed = claimed;
+        this.owned = owned;
         this.audit = audit;
         this.clock = clock;
         this.grace = grace;
@@ -81,15 +82,15 @@ public final class Janitor implements AutoCloseable {
         Instant started = clock.instant();
         try {
             List<ContainerState> found = runtime.list(SandboxLabels.ofInstance(instanceId));
-            // Read the claimed set after listing: a container created and cached in between is then protected.
-            Set<String> inUse = claimed.get();
+            // Ask the ledger after listing: a container started and entered in between is then protected.
+            Set<String> inUse = owned.ownedIds();
             List<SweepReport.Removal> removed = new ArrayList<>();
             List<SweepReport.Kept> kept = new ArrayList<>();
             List<SweepReport.Removal> failed = new ArrayList<>();
             for (ContainerState container : found) {
                 String reason = keepReason(container, inUse, started);
-                // Re-read the claim just before removing: a sandbox handed out since the first read stays.
-                if (reason == null && claimed.get().contains(container.id())) {
+                // Ask again just before removing: a container entered since the first read stays.
+                if (reason == null && owned.ownedIds().contains(container.id())) {
                     reason = "in use";
                 }
                 if (reason != null) {

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.manager;
 
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.SandboxLabels;
@@ -36,8 +37,7 @@ public final class SandboxManager implements AutoCloseable {
     private final Clock clock;
     private final AgentLocks locks = new AgentLocks();
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
-    /** Ready containers of a call still waiting for their siblings, per agent; emptied when the call ends. */
-    private final ConcurrentHashMap<String, Set<String>> pending = new ConcurrentHashMap<>();
+    private final ContainerLedger ledger;
     private final SetOperations sets;
     private final WarmPool pool;
 
@@ -51,6 +51,7 @@ public final class SandboxManager implements AutoCloseable {
         this.provisioner = provisioner;
         this.clock = clock;
         this.pool = pool;
+        this.ledger = provisioner.ledger();
         this.sets = new SetOperations(registry, provisioner, pool);
     }
 
@@ -77,7 +78,7 @@ public final class SandboxManager implements AutoCloseable {
                 }
                 entry = new AgentSandbox(request.agent(), request.projectId(), started, clock.instant());
                 cache.put(request.agent(), entry);
-                settle(started);
+                hold(request.agent(), started);
                 created = true;
             } else {
                 Set<String> have = entry.services().keySet();
@@ -86,7 +87,7 @@ public final class SandboxManager implements AutoCloseable {
                     Map<String, ServiceInstance> added = startAll(request, missing);
                     entry = entry.with(added);
                     cache.put(request.agent(), entry);
-                    settle(added);
+                    hold(request.agent(), added);
                     created = true;
                 }
             }
@@ -101,8 +102,9 @@ public final class SandboxManager implements AutoCloseable {
         } catch (ProvisionException e) {
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
         } finally {
-            // Everything this call started is now cached or removed (calls for one agent are serialized).
-            pending.remove(request.agent());
+            // Everything this call started is now held or removed (calls for one agent are serialized); a container
+            // still pending was neither, so it is the janitor's once the grace window has passed.
+            ledger.strikeAll(ContainerLedger.Reason.PENDING, request.agent());
             lock.unlock();
         }
     }
@@ -152,22 +154,9 @@ public final class SandboxManager implements AutoCloseable {
         return List.copyOf(cache.values());
     }
 
-    /**
-     * Container ids the cache holds, that are being provisioned or claimed right now (in flight until cached),
-     * or that the warm pool holds: what the janitor must never remove.
-     */
-    public Set<String> knownContainerIds() {
-        // Read in the order a container moves: in flight -> pending (ready, siblings not yet) -> cache.
-        // Between the first two there is a gap of a few instructions; the grace window (validated to
-        // exceed the readiness timeout) covers it, and the janitor re-reads this set before each removal.
-        // (A container also stays in flight until the owner settles it after caching: the gap is closed twice.)
-        Set<String> ids = new HashSet<>(provisioner.inFlight());
-        pending.values().forEach(ids::addAll);
-        cache.values().forEach(e -> ids.addAll(e.containerIds()));
-        if (pool != null) {
-            ids.addAll(pool.containerIds());
-        }
-        return ids;
+    /** Every container this process owns and why (the provisioner's ledger): what the janitor asks. */
+    public ContainerLedger ledger() {
+        return ledger;
     }
 
     /** The warm pool, when one is configured. */
@@ -249,11 +238,10 @@ public final class SandboxManager implements AutoCloseable {
     }
 
 
-    /** Starts the services; each ready container is pending (claimed for the janitor) until this call ends. */
+    /** Starts the services; each ready container is pending in the ledger until the set is held or this call ends. */
     private Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services)
             throws ProvisionException, InterruptedException {
-        return sets.startAll(request, services,
-                id -> pending.computeIfAbsent(request.agent(), a -> ConcurrentHashMap.newKeySet()).add(id));
+        return sets.startAll(request, services, id -> ledger.move(id, ContainerLedger.Reason.PENDING, request.agent()));
     }
 
     private AgentSandbox activateRequested(SandboxRequest request, AgentSandbox entry) throws ProvisionException {
@@ -273,18 +261,15 @@ public final class SandboxManager implements AutoCloseable {
         return next;
     }
 
-    private void settle(Map<String, ServiceInstance> cached) {
-        provisioner.settle(cached.values().stream().map(ServiceInstance::containerId).toList());
+    /** The set is cached: its new containers are held for the agent. */
+    private void hold(String agent, Map<String, ServiceInstance> cached) {
+        ledger.moveAll(cached.values().stream().map(ServiceInstance::containerId).toList(), ContainerLedger.Reason.HELD, agent);
     }
 
     private void removeLeftovers(String agent, List<ContainerState> listed, Map<String, ServiceInstance> keep) {
-        Set<String> fresh = new HashSet<>(provisioner.inFlight());
+        Set<String> fresh = new HashSet<>();
         keep.values().forEach(i -> fresh.add(i.containerId()));
-        AgentSandbox current = cache.get(agent);
-        if (current != null) {
-            fresh.addAll(current.containerIds());
-        }
-        List<String> leftovers = listed.stream().map(ContainerState::id).filter(id -> !fresh.contains(id)).toList();
+        List<String> leftovers = listed.stream().map(ContainerState::id).filter(id -> !fresh.contains(id) && !ledger.owns(id)).toList();
         if (!leftovers.isEmpty()) {
             log.info("removing {} leftover sandbox container(s) of agent {}", leftovers.size(), agent);
             leftovers.forEach(provisioner::removeQuietly);

@@ -3,6 +3,7 @@ package io.roboco.sandbox.pool;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -55,8 +56,6 @@ public final class WarmPool implements AutoCloseable {
     private final Map<String, Integer> targets = new ConcurrentHashMap<>();
     private final Map<String, ConcurrentLinkedDeque<Pooled>> idle = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
-    /** Every container this pool answers for until a claim hands it over: idle and being claimed. */
-    private final Set<String> owned = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
@@ -92,8 +91,8 @@ public final class WarmPool implements AutoCloseable {
     /**
      * A ready container of the plan's image made the agent's, with fresh credentials and the plan's features
      * activated; empty when that image's pool has none ready (or none is kept, or the one taken turned out broken and
-     * was removed). Never waits for a container to start. The returned container is in flight until the caller
-     * settles it.
+     * was removed). Never waits for a container to start. The returned container is in the ledger as claimed until
+     * the caller moves it.
      *
      * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
      */
@@ -116,14 +115,8 @@ public final class WarmPool implements AutoCloseable {
                     pooled.containerName(), e.getMessage());
             return Optional.empty();
         } finally {
-            owned.remove(pooled.containerId());
             refill(key);
         }
-    }
-
-    /** Ids of the containers the pool holds (idle or being claimed): the janitor must leave them alone. */
-    public Set<String> containerIds() {
-        return Set.copyOf(owned);
     }
 
     /** Ready, unclaimed containers of one pool size key ({@code postgres}, {@code postgres:17}) right now. */
@@ -158,7 +151,6 @@ public final class WarmPool implements AutoCloseable {
                     pooled.session().close();
                 }
                 provisioner.removeQuietly(pooled.instance().containerId());
-                owned.remove(pooled.instance().containerId());
             }
         }
     }
@@ -191,11 +183,9 @@ public final class WarmPool implements AutoCloseable {
             submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
             return;
         }
-        owned.add(instance.containerId());
-        provisioner.settle(List.of(instance.containerId()));
+        provisioner.ledger().move(instance.containerId(), ContainerLedger.Reason.POOLED, key);
         if (closed.get()) {
             provisioner.removeQuietly(instance.containerId());
-            owned.remove(instance.containerId());
             return;
         }
         idle.get(key).addLast(new Pooled(instance, provisioner.openClaimSession(engine, instance)));

@@ -13,6 +13,7 @@ import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Readiness;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -49,13 +50,20 @@ public final class ServiceProvisioner {
     private final SecretSource secrets;
     private final Clock clock;
     private final PortAllocator ports = new PortAllocator();
-    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    private final ContainerLedger ledger;
     private final LiveSessions sessions;
     /** Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served. */
     private final Semaphore starts;
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
+        this(runtime, settings, secrets, clock, new ContainerLedger(clock));
+    }
+
+    /** With the ledger this process keeps its containers in (the manager, the pool and the janitor share it). */
+    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
+                              ContainerLedger ledger) {
         this.runtime = runtime;
+        this.ledger = ledger;
         this.settings = settings;
         this.secrets = secrets;
         this.clock = clock;
@@ -71,9 +79,14 @@ public final class ServiceProvisioner {
         return runtime;
     }
 
+    /** Every container this process owns and why; the provisioner enters each one it starts, and strikes each it removes. */
+    public ContainerLedger ledger() {
+        return ledger;
+    }
+
     /**
      * Starts, readies and prepares one service on the plan's image; activates the plan's features.
-     * The container stays {@linkplain #inFlight() in flight} until the caller {@linkplain #settle settles} it.
+     * The container is in the {@linkplain #ledger() ledger} as in flight until the caller moves it.
      */
     public ServiceInstance provision(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
@@ -100,7 +113,7 @@ public final class ServiceProvisioner {
 
     /**
      * Starts one ready warm-pool container for {@code engine}: labelled {@link SandboxLabels#POOL} with agent and
-     * project {@value #POOL_OWNER}, its admin credential only (no agent user exists in it). In flight until settled.
+     * project {@value #POOL_OWNER}, its admin credential only (no agent user exists in it). In the ledger as in flight until its owner moves it.
      */
     public ServiceInstance startPooled(Engine engine) throws ProvisionException {
         return startPooled(engine, settings.choose(engine, null));
@@ -132,15 +145,15 @@ public final class ServiceProvisioner {
     /**
      * Hands a ready warm-pool container to {@code agent}: credentials made now ({@link Engine#claimCredentials}),
      * the agent's user and database created ({@link Engine#prepareClaim}) on the held claim {@code session} (closed
-     * here; null: without one), the plan's features activated. On failure the container is removed. In flight until
-     * settled.
+     * here; null: without one), the plan's features activated. On failure the container is removed. In the ledger as
+     * claimed until its owner moves it.
      */
     public ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent)
             throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();
         String id = pooled.containerId();
-        inFlight.add(id);
+        ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
         Credentials credentials = engine.claimCredentials(pooled.credentials(), secrets);
         try {
             ProbeTarget target = target(id, pooled.endpoint(), credentials);
@@ -169,19 +182,6 @@ public final class ServiceProvisioner {
             throw new ProvisionException(what(engine, agent) + " claim of a warm-pool container failed: "
                     + redact(String.valueOf(e.getMessage()), credentials) + "; container removed", true, null);
         }
-    }
-
-    /**
-     * Containers started but not yet {@linkplain #settle settled} by their owner (being readied, or ready and
-     * waiting for siblings). The janitor must not take them.
-     */
-    public Set<String> inFlight() {
-        return Set.copyOf(inFlight);
-    }
-
-    /** The owner (cache, pool) now accounts for these containers, or has removed them. */
-    public void settle(Collection<String> containerIds) {
-        inFlight.removeAll(containerIds);
     }
 
     /** Activates the plan's features a live service lacks, without a teardown; returns the updated instance. */
@@ -257,7 +257,7 @@ public final class ServiceProvisioner {
         try {
             runtime.remove(containerId);
         } finally {
-            inFlight.remove(containerId);
+            ledger.strike(containerId);
         }
     }
 
@@ -310,7 +310,7 @@ public final class ServiceProvisioner {
             throw new ProvisionException(what(engine, agent) + " could not start: " + e.getMessage(), true, e);
         }
         long startedAt = System.nanoTime();
-        inFlight.add(container.id());
+        ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
         Endpoint endpoint = new Endpoint(hostMode ? "127.0.0.1" : name, port);
         ProbeTarget target = target(container.id(), endpoint, credentials);
         Started started = new Started(container, image, endpoint, credentials, target, created, startedAt);

@@ -142,7 +142,6 @@ class PostgresMajorsIT {
                 rs.next();
                 assertThat(rs.getDouble(1)).isEqualTo(1.0);
             }
-            provisioner.settle(List.of(claimed.containerId()));
             provisioner.removeQuietly(claimed.containerId());
         }
     }

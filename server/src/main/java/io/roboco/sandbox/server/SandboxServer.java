@@ -25,11 +25,8 @@ import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
 import java.time.Clock;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.Set;
-import java.util.function.Supplier;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -138,15 +135,8 @@ public final class SandboxServer {
             t.setDaemon(true);
             return t;
         });
-        // Claimed: the cache, containers in flight, and the warm pool's idle containers.
-        Supplier<Set<String>> claimed = () -> {
-            Set<String> ids = new HashSet<>(manager.knownContainerIds());
-            if (pool != null) {
-                ids.addAll(pool.containerIds());
-            }
-            return ids;
-        };
-        Janitor janitor = new Janitor(runtime, instanceId, claimed, store, clock, config.janitorGrace());
+        // The ledger knows every container this process keeps (in flight, pending, pooled, claimed, held).
+        Janitor janitor = new Janitor(runtime, instanceId, provisioner.ledger(), store, clock, config.janitorGrace());
         janitor.start(scheduler, config.janitorTick());
 
         if (pool != null) {

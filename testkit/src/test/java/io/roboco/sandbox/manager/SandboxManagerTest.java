@@ -4,6 +4,7 @@ import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -28,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class SandboxManagerTest {
     private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm", "vector"));
@@ -244,6 +246,49 @@ class SandboxManagerTest {
         assertThat(failed.reason()).contains("mongo sandbox for agent dev-1 not ready").contains("exited with code 137")
                 .contains("last log lines").contains("container removed");
         assertThat(runtime.containerIds()).isEmpty();
+    }
+
+    @Test
+    void theLedgerKnowsEveryContainerOfACallAndWhyAtEachStep() throws Exception {
+        ContainerLedger ledger = manager.ledger();
+        postgres.holdReadinessWhen(c -> true);
+        ExecutorService calls = Executors.newSingleThreadExecutor();
+        try {
+            Future<EnsureOutcome.Ready> call = calls.submit(() -> ensure("dev-1", shop));
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("postgres is parked in its readiness").isTrue();
+            // Postgres is still becoming ready; its siblings become ready and wait for it.
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (ledger.ids(ContainerLedger.Reason.PENDING).size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(ledger.entries()).extracting(ContainerLedger.Entry::reason, ContainerLedger.Entry::owner)
+                    .containsExactlyInAnyOrder(tuple(ContainerLedger.Reason.IN_FLIGHT, "dev-1"),
+                            tuple(ContainerLedger.Reason.PENDING, "dev-1"), tuple(ContainerLedger.Reason.PENDING, "dev-1"));
+            assertThat(ledger.ownedIds()).containsExactlyInAnyOrderElementsOf(runtime.containerIds());
+
+            postgres.releaseHeld();
+            EnsureOutcome.Ready ready = call.get(10, TimeUnit.SECONDS);
+
+            assertThat(ledger.ids(ContainerLedger.Reason.HELD)).containsExactlyInAnyOrderElementsOf(runtime.containerIds())
+                    .contains(ready.services().get(0).containerId()).hasSize(3);
+            assertThat(ledger.entries()).extracting(ContainerLedger.Entry::owner).containsOnly("dev-1");
+        } finally {
+            postgres.releaseHeld();
+            calls.shutdownNow();
+        }
+
+        manager.release("dev-1");
+
+        assertThat(ledger.ownedIds()).isEmpty();
+    }
+
+    @Test
+    void aFailedCallLeavesNothingInTheLedger() throws Exception {
+        runtime.markImageMissing("stub/redis:1");
+
+        assertThat(manager.ensure(request("dev-1", shop, List.of(), Map.of()))).isInstanceOf(EnsureOutcome.Failed.class);
+
+        assertThat(manager.ledger().ownedIds()).isEmpty();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.roboco.sandbox.pool;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.Requests;
 import io.roboco.sandbox.manager.SandboxManager;
@@ -54,6 +55,10 @@ class WarmPoolTest {
         return new ServicePlan(postgres, provisioner.settings().choose(postgres, null), Set.of());
     }
 
+    private ContainerLedger ledger() {
+        return provisioner.ledger();
+    }
+
     private WarmPool pool(Map<String, Integer> sizes) {
         pool = new WarmPool(registry, provisioner, new PoolSizes(sizes)).start();
         manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), pool);
@@ -85,9 +90,9 @@ class WarmPoolTest {
             assertThat(c.labels()).containsEntry(SandboxLabels.SANDBOX, "1").containsEntry(SandboxLabels.INSTANCE, "test-instance")
                     .containsEntry(SandboxLabels.AGENT, ServiceProvisioner.POOL_OWNER);
         });
-        assertThat(pool.containerIds()).containsExactlyInAnyOrderElementsOf(runtime.containerIds());
-        assertThat(manager.knownContainerIds()).containsAll(pool.containerIds());
-        assertThat(provisioner.inFlight()).isEmpty();
+        assertThat(ledger().ids(ContainerLedger.Reason.POOLED)).containsExactlyInAnyOrderElementsOf(runtime.containerIds());
+        assertThat(ledger().entries()).extracting(ContainerLedger.Entry::owner)
+                .containsExactlyInAnyOrder("postgres@stub/postgres:1", "postgres@stub/postgres:1", "redis@stub/redis:1");
     }
 
     @Test
@@ -114,7 +119,7 @@ class WarmPoolTest {
     void theManagerClaimsFromThePoolActivatesTheAskedFeaturesAndTheRefillFollows() throws Exception {
         pool(Map.of("postgres", 1));
         eventually("pool filled", () -> pool.idle("postgres") == 1);
-        String pooledId = pool.containerIds().iterator().next();
+        String pooledId = ledger().ids(ContainerLedger.Reason.POOLED).iterator().next();
 
         ServiceInstance granted = ensurePostgres("dev-1");
 
@@ -124,9 +129,12 @@ class WarmPoolTest {
             assertThat(call.containerId()).isEqualTo(pooledId);
             assertThat(call.command()).containsExactly("activate", "pg_trgm");
         });
-        assertThat(manager.knownContainerIds()).contains(pooledId);
+        assertThat(ledger().entry(pooledId)).hasValueSatisfying(e -> {
+            assertThat(e.reason()).isEqualTo(ContainerLedger.Reason.HELD);
+            assertThat(e.owner()).isEqualTo("dev-1");
+        });
         eventually("pool refilled", () -> pool.idle("postgres") == 1);
-        assertThat(pool.containerIds()).doesNotContain(pooledId);
+        assertThat(ledger().ids(ContainerLedger.Reason.POOLED)).doesNotContain(pooledId).hasSize(1);
     }
 
     @Test
@@ -145,7 +153,7 @@ class WarmPoolTest {
     void aBrokenPoolContainerIsRemovedAndTheAgentGetsAColdOne() throws Exception {
         pool(Map.of("postgres", 1));
         eventually("pool filled", () -> pool.idle("postgres") == 1);
-        String pooledId = pool.containerIds().iterator().next();
+        String pooledId = ledger().ids(ContainerLedger.Reason.POOLED).iterator().next();
         int port = runtime.request(pooledId).orElseThrow().spec().port();
         postgres.markDead(new io.roboco.sandbox.engine.Endpoint("127.0.0.1", port));
 
@@ -176,7 +184,7 @@ class WarmPoolTest {
         pool.close();
 
         assertThat(runtime.containerIds()).isEmpty();
-        assertThat(pool.containerIds()).isEmpty();
+        assertThat(ledger().ownedIds()).isEmpty();
         assertThat(pool.claim(plan(), "dev-1")).isEmpty();
     }
 
