@@ -23,6 +23,7 @@ declare -A THIN_TAGS=(
   [postgres-17]=roboco-sandbox/postgres:17
   [redis]=roboco-sandbox/redis:7
   [mongo-compat]=roboco-sandbox/mongo-compat:2
+  [postgres-official-like]=roboco-sandbox/postgres-official-like:15
 )
 # thin image name -> recipe directory under images/
 declare -A THIN_DIRS=(
@@ -30,6 +31,7 @@ declare -A THIN_DIRS=(
   [postgres-17]=postgres
   [redis]=redis
   [mongo-compat]=mongo-compat
+  [postgres-official-like]=postgres-official-like
 )
 # thin image name -> base suite
 declare -A THIN_SUITES=(
@@ -37,6 +39,7 @@ declare -A THIN_SUITES=(
   [postgres-17]=trixie
   [redis]=bookworm
   [mongo-compat]=bookworm
+  [postgres-official-like]=bookworm
 )
 # thin image name -> docker build args (space separated KEY=VALUE; BASE_IMAGE is added)
 declare -A THIN_ARGS=(
@@ -44,9 +47,10 @@ declare -A THIN_ARGS=(
   [postgres-17]="PG_MAJOR=17"
   [redis]=""
   [mongo-compat]=""
+  [postgres-official-like]="PG_MAJOR=15"
 )
 # build order (and the default set)
-THIN_ORDER=(postgres postgres-17 redis mongo-compat)
+THIN_ORDER=(postgres postgres-17 redis mongo-compat postgres-official-like)
 
 # Postgres major -> local image (the engine's test/dev images per major).
 declare -A POSTGRES_MAJOR_IMAGES=(

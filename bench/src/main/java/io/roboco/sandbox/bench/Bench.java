@@ -35,6 +35,12 @@ public final class Bench {
             "postgres", "roboco-sandbox/postgres:15",
             "redis", "roboco-sandbox/redis:7",
             "mongo", "roboco-sandbox/mongo-compat:2");
+    /**
+     * The like-for-like baseline: the same Postgres started the way the official image starts it (initdb and a
+     * temporary init server on every start); override with {@code ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE}.
+     */
+    static final String OFFICIAL_LIKE_IMAGE = System.getenv().getOrDefault("ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE",
+            "roboco-sandbox/postgres-official-like:15");
 
     private Bench() {
     }
@@ -59,9 +65,12 @@ public final class Bench {
         try (ContainerRuntime docker = DockerContainerRuntime.connect();
              Servers servers = Servers.start(state, images, registry)) {
             docker.ping();
-            Machine.requireImages(images.values());
+            List<String> required = new java.util.ArrayList<>(images.values());
+            required.add(OFFICIAL_LIKE_IMAGE);
+            Machine.requireImages(required);
             Runner runner = new Runner(servers, new RawContender(docker, images, labels, ports),
-                    new TestcontainersContender(images.get("postgres"), labels, ports), registry, options);
+                    new TestcontainersContender(images.get("postgres"), 1, labels, ports),
+                    new TestcontainersContender(OFFICIAL_LIKE_IMAGE, 2, labels, ports), registry, options);
             try {
                 runner.rounds();
                 if (options.scale()) {

@@ -39,7 +39,11 @@ final class RawContender {
 
     /** Time to working credentials in ms; the container is removed afterwards (not timed). */
     double once(Engine engine) throws Exception {
-        String image = images.get(engine.name());
+        return once(engine, images.get(engine.name()));
+    }
+
+    /** {@link #once(Engine)} with another image of the engine (the official-like Postgres baseline). */
+    double once(Engine engine, String image) throws Exception {
         Credentials credentials = engine.newCredentials(secrets);
         int port = ports.next();
         RunRequest request = new RunRequest("roboco-bench-raw-" + engine.name() + "-" + secrets.identifier(),

@@ -31,18 +31,22 @@ final class Runner {
     private final Bench.Servers servers;
     private final RawContender raw;
     private final TestcontainersContender testcontainers;
+    private final TestcontainersContender testcontainersOfficialLike;
     private final EngineRegistry registry;
     private final Bench.Options options;
     private final AtomicInteger agents = new AtomicInteger();
     private final List<Contender> contenders = new ArrayList<>();
 
-    Runner(Bench.Servers servers, RawContender raw, TestcontainersContender testcontainers, EngineRegistry registry, Bench.Options options) {
+    Runner(Bench.Servers servers, RawContender raw, TestcontainersContender testcontainers,
+           TestcontainersContender testcontainersOfficialLike, EngineRegistry registry, Bench.Options options) {
         this.servers = servers;
         this.raw = raw;
         this.testcontainers = testcontainers;
+        this.testcontainersOfficialLike = testcontainersOfficialLike;
         this.registry = registry;
         this.options = options;
-        for (String name : List.of("raw_postgres", "raw_redis", "raw_mongo", "testcontainers_postgres", "cold_postgres", "cold_redis",
+        for (String name : List.of("raw_postgres", "raw_redis", "raw_mongo", "testcontainers_postgres",
+                "raw_postgres_official_like", "testcontainers_postgres_official_like", "cold_postgres", "cold_redis",
                 "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_full_set", "pool_claim_postgres")) {
             samples.put(name, new Samples(name));
         }
@@ -50,6 +54,10 @@ final class Runner {
             contenders.add(new Contender("raw_" + engine, counted -> record("raw_" + engine, counted, raw.once(registry.require(engine)))));
         }
         contenders.add(new Contender("testcontainers_postgres", counted -> record("testcontainers_postgres", counted, testcontainers.once())));
+        contenders.add(new Contender("raw_postgres_official_like", counted -> record("raw_postgres_official_like", counted,
+                raw.once(registry.require("postgres"), Bench.OFFICIAL_LIKE_IMAGE))));
+        contenders.add(new Contender("testcontainers_postgres_official_like", counted -> record("testcontainers_postgres_official_like",
+                counted, testcontainersOfficialLike.once())));
         contenders.add(new Contender("cold_postgres", counted -> cold("pg", "cold_postgres", "cache_hit_postgres", counted)));
         contenders.add(new Contender("cold_redis", counted -> cold("redis", "cold_redis", null, counted)));
         contenders.add(new Contender("cold_mongo", counted -> cold("mongo", "cold_mongo", null, counted)));

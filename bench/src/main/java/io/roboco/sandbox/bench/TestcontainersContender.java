@@ -16,20 +16,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Testcontainers' {@code GenericContainer} with the same local Postgres image and the same flags (host network,
+ * Testcontainers' {@code GenericContainer} with a local Postgres image and the same flags (host network,
  * tmpfs data dir, memory/CPU/pids caps, capabilities), its usual wait strategy for Postgres
- * ({@code Wait.forLogMessage(".*database system is ready to accept connections.*\\s", 1)}: the local image has no
- * temporary init server, so the line appears once), a pull policy that never pulls, then one JDBC login with the
- * container's credentials so the figure is time to <em>working</em> credentials, like the others.
+ * ({@code Wait.forLogMessage(".*database system is ready to accept connections.*\\s", times)}: once for the
+ * sandbox image, which has no temporary init server; twice, as {@code PostgreSQLContainer} waits, for the
+ * official-like image, whose temporary server logs it first), a pull policy that never pulls, then one JDBC login
+ * with the container's credentials so the figure is time to <em>working</em> credentials, like the others.
  */
 final class TestcontainersContender {
     private static final ImagePullPolicy NEVER_PULL = image -> false;
     private final String image;
+    private final int readyLines;
     private final Map<String, String> labels;
     private final PortAllocator ports;
 
-    TestcontainersContender(String image, Map<String, String> labels, PortAllocator ports) {
+    /** @param readyLines how many "ready to accept connections" lines the image logs before it serves (1, or 2 with an init server) */
+    TestcontainersContender(String image, int readyLines, Map<String, String> labels, PortAllocator ports) {
         this.image = image;
+        this.readyLines = readyLines;
         this.labels = labels;
         this.ports = ports;
     }
@@ -60,7 +64,7 @@ final class TestcontainersContender {
                             .withSecurityOpts(List.of("no-new-privileges:true"))
                             .withCapDrop(Capability.ALL)
                             .withCapAdd(Capability.CHOWN, Capability.SETUID, Capability.SETGID, Capability.FOWNER, Capability.DAC_OVERRIDE))
-                    .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\s", 1)
+                    .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\s", readyLines)
                             .withStartupTimeout(Duration.ofSeconds(60)));
             pg.start();
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/bench?sslmode=disable",
