@@ -189,6 +189,21 @@ ensure_dockerd() {
 
 # --- Java / Maven ------------------------------------------------------------------------
 
+# Node.js 18+ and npm: the MCP IT drives the server with the official MCP TypeScript SDK client
+# (server/src/test/mcp-client, installed by the IT with `npm ci`). A machine image that ships its own
+# Node keeps it; otherwise Debian's nodejs + npm are installed.
+ensure_node() {
+  local major=0
+  if command -v node >/dev/null 2>&1; then
+    major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  fi
+  if [[ "$major" -ge 18 ]] && command -v npm >/dev/null 2>&1; then
+    step "Node.js $(node --version) and npm $(npm --version) present"
+    return 0
+  fi
+  ensure_packages nodejs npm
+}
+
 ensure_java_maven() {
   local hint="install them with: apt-get install -y openjdk-17-jdk-headless maven"
   command -v java >/dev/null 2>&1 || die "java not found on PATH (Java 17+ JDK required); $hint"
@@ -207,4 +222,5 @@ ensure_all() {
   ensure_packages
   ensure_dockerd
   ensure_java_maven
+  ensure_node
 }

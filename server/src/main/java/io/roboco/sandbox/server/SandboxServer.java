@@ -6,6 +6,7 @@ import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.janitor.Janitor;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.mcp.McpBridge;
 import io.roboco.sandbox.mcp.McpEndpoint;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.plugin.OrchestratorHandle;
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
@@ -44,6 +46,9 @@ public final class SandboxServer {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && "mcp".equals(args[0])) {
+            System.exit(bridge());
+        }
         ServerConfig config;
         try {
             config = ServerConfig.fromEnv(System.getenv());
@@ -67,6 +72,21 @@ public final class SandboxServer {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "roboco-sandbox-shutdown"));
         log.info("roboco-sandbox listening on http://127.0.0.1:{} (instance {})", server.port(), server.instanceId());
+    }
+
+    /** {@code roboco-sandbox mcp}: MCP on stdio, bridged to the running server's /mcp. Stdout carries MCP only. */
+    private static int bridge() {
+        BridgeSettings settings;
+        try {
+            settings = BridgeSettings.fromEnv(System.getenv());
+        } catch (ConfigException e) {
+            System.err.println("roboco-sandbox mcp: refusing to start: " + e.getMessage());
+            return 2;
+        }
+        // Stdout is the MCP channel: whatever else would print there (a log appender, a library) goes to stderr.
+        PrintStream protocol = System.out;
+        System.setOut(System.err);
+        return new McpBridge(settings.server(), settings.token(), Duration.ofMinutes(3)).run(System.in, protocol, System.err);
     }
 
     /**
