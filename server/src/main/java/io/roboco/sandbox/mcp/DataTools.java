@@ -30,19 +30,19 @@ final class DataTools {
                 new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
                         "Record your Postgres sandbox's schema now under a name (digest version, Postgres version, object counts,"
                                 + " per-object fingerprints). An explicit before-state for diff_schema, e.g. before a migration.",
-                        snapshotName, false, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.SNAPSHOT_SCHEMA)),
+                        snapshotName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SNAPSHOT_SCHEMA)),
                 new ToolSpec(VerbNames.DIFF_SCHEMA, "Diff your schema against a snapshot",
                         "What changed in your Postgres schema since the named snapshot: objects added, removed, and changed"
                                 + " with what changed (e.g. a column's type or nullability). Empty when nothing changed.",
-                        snapshotName, true, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.DIFF_SCHEMA)),
+                        snapshotName, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.DIFF_SCHEMA)),
                 new ToolSpec(VerbNames.CHECKPOINT_SANDBOX, "Checkpoint your database",
                         "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
                                 + " it for the copy (reconnect with the same URL).",
-                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
+                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
                 new ToolSpec(VerbNames.REWIND_SANDBOX, "Rewind your database to a checkpoint",
                         "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
                                 + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
-                        checkpointName, false, true, true, ToolSpec.Audience.AGENT, call -> run(call, VerbNames.REWIND_SANDBOX)));
+                        checkpointName, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.REWIND_SANDBOX)));
     }
 
     private ToolResult run(ToolCall call, String verb) throws InterruptedException {

@@ -3,6 +3,8 @@ package io.roboco.sandbox.mcp;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.inspect.InspectionPolicy;
+import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
@@ -16,6 +18,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The one choke point every MCP tool call passes, allowed or denied (pgscout's Gate): it finds the tool
@@ -27,9 +30,13 @@ import java.util.Map;
  * throw {@link McpError} (JSON-RPC {@code -32602}); a refusal or {@code invalid_state} is a result with
  * {@code isError: true} and the reason, so the agent can correct itself.
  *
+ * <p>Scope: a tool that acts on a sandbox gets the caller's own, resolved here ({@link SandboxScope}); a caller
+ * without one gets a tool error and the handler never runs. Policy: the inspection policy with the gate's row cap.
+ *
  * <p>Audit decisions: {@code allowed} (the tool answered), {@code tool_error} (it answered a refusal or
- * {@code invalid_state}), {@code invalid} (unknown tool or malformed arguments), {@code fault} (a bug or an
- * outage; the reason names the exception class only).
+ * {@code invalid_state}), {@code denied} (the gate found nothing of the caller's to act on), {@code invalid}
+ * (unknown tool or malformed arguments), {@code fault} (a bug or an outage; the reason names the exception
+ * class only).
  */
 public final class Gate {
     private static final Logger log = LoggerFactory.getLogger(Gate.class);
@@ -40,10 +47,22 @@ public final class Gate {
     private final JsonSchemaValidator validator;
     private final AuditLog audit;
     private final AgentStore agents;
-    private final int rowCap;
+    private final SandboxScope scope;
+    private final InspectionPolicy policy;
     private final Clock clock;
 
-    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, int rowCap, Clock clock) {
+    /** Finds the sandbox a call acts on, among the caller's own; empty when it has none (or names one it does not own). */
+    @FunctionalInterface
+    public interface SandboxScope {
+        Optional<AgentSandbox> resolve(Caller.Agent caller, Map<String, Object> arguments);
+    }
+
+    /**
+     * @param rowCap the most rows any tool answers ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}); the inspection policy's
+     *               row limit is set to it
+     */
+    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, SandboxScope scope,
+                int rowCap, Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
                 throw new IllegalArgumentException("two tools named " + spec.name());
@@ -57,7 +76,8 @@ public final class Gate {
         this.validator = validator;
         this.audit = audit;
         this.agents = agents;
-        this.rowCap = rowCap;
+        this.scope = scope;
+        this.policy = InspectionPolicy.defaults().withMaxRows(rowCap);
         this.clock = clock;
     }
 
@@ -97,9 +117,25 @@ public final class Gate {
             record(caller, "mcp:" + name, "invalid", why, args, List.of(), start);
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(why)).build();
         }
+        AgentSandbox sandbox = null;
+        if (spec.scope() == ToolSpec.Scope.OWN_SANDBOX) {
+            Optional<AgentSandbox> own;
+            try {
+                own = scope.resolve((Caller.Agent) caller, args);
+            } catch (RuntimeException e) {
+                return fault(caller, name, args, e, start);
+            }
+            if (own.isEmpty()) {
+                String reason = "you have no live sandbox to " + name.replace('_', ' ') + "; call request_sandbox first";
+                record(caller, "mcp:" + name, "denied", reason, args, List.of(), start);
+                return McpSchema.CallToolResult.builder().addTextContent(reason)
+                        .structuredContent(failure("invalid_state", reason, false)).isError(true).build();
+            }
+            sandbox = own.get();
+        }
         ToolResult result;
         try {
-            result = spec.handler().handle(new ToolCall(caller, name, args, rowCap));
+            result = spec.handler().handle(new ToolCall(caller, name, args, sandbox, policy));
         } catch (BadRequest e) {
             record(caller, "mcp:" + name, "invalid", e.getMessage(), args, List.of(), start);
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(e.getMessage())).build();
@@ -122,12 +158,18 @@ public final class Gate {
         log.warn("MCP tool {} failed for {}: {}", name, caller.auditName(), e.getClass().getName());
         String reason = "internal error in " + name + " (" + e.getClass().getSimpleName() + "); the server log has the details";
         record(caller, "mcp:" + name, "fault", reason, args, List.of(), start);
+        return McpSchema.CallToolResult.builder().addTextContent(reason).structuredContent(failure("internal", reason, true))
+                .isError(true).build();
+    }
+
+    /** The project's failure envelope: {@code {"ok":false,"error":…,"reason":…,"retryable":…}}. */
+    static Map<String, Object> failure(String error, String reason, boolean retryable) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", false);
-        body.put("error", "internal");
+        body.put("error", error);
         body.put("reason", reason);
-        body.put("retryable", true);
-        return McpSchema.CallToolResult.builder().addTextContent(reason).structuredContent(body).isError(true).build();
+        body.put("retryable", retryable);
+        return body;
     }
 
     private void record(Caller caller, String verb, String decision, String reason, Map<String, Object> args,

@@ -42,12 +42,15 @@ public final class McpEndpoint implements AutoCloseable {
     private final McpSyncServer server;
     private final McpAuthFilter auth;
     private final Gate gate;
+    private final Inspectors inspectors;
 
-    private McpEndpoint(HttpServletStreamableServerTransportProvider transport, McpSyncServer server, McpAuthFilter auth, Gate gate) {
+    private McpEndpoint(HttpServletStreamableServerTransportProvider transport, McpSyncServer server, McpAuthFilter auth, Gate gate,
+                        Inspectors inspectors) {
         this.transport = transport;
         this.server = server;
         this.auth = auth;
         this.gate = gate;
+        this.inspectors = inspectors;
     }
 
     /**
@@ -58,11 +61,15 @@ public final class McpEndpoint implements AutoCloseable {
                                      int rowCap, List<String> allowedHosts, String version, Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
+        Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
         List<ToolSpec> specs = new ArrayList<>();
         specs.addAll(new VerbTools(verbs).specs());
         specs.addAll(new SandboxTools(plugin, clock).specs());
         specs.addAll(new DataTools(verbs).specs());
-        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), rowCap, clock);
+        specs.addAll(new InspectTools(inspectors, plugin.registry(), rowCap).specs());
+        // An agent's scope is its own verb sandbox (owner = its slug).
+        Gate.SandboxScope own = (caller, arguments) -> plugin.sandboxOf(caller.slug());
+        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);
 
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(json)
@@ -93,7 +100,7 @@ public final class McpEndpoint implements AutoCloseable {
                 .addToolFilter((context, tool) -> gate.visible(caller(context), tool.name()))
                 .tools(tools)
                 .build();
-        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate);
+        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate, inspectors);
     }
 
     /** Adds the auth filter and the SDK servlet at {@value #PATH} to Javalin's servlet context. */
@@ -110,9 +117,20 @@ public final class McpEndpoint implements AutoCloseable {
         return gate;
     }
 
+    /** Ends the MCP sessions and closes the inspection connections. */
     @Override
     public void close() {
-        server.closeGracefully();
+        try {
+            server.closeGracefully();
+        } finally {
+            inspectors.close();
+        }
+    }
+
+    private static java.util.Set<String> liveContainers(SandboxPlugin plugin) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        plugin.manager().live().forEach(sandbox -> ids.addAll(sandbox.containerIds()));
+        return ids;
     }
 
     private static Caller caller(McpTransportContext context) {

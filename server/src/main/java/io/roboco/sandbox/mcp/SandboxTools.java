@@ -24,7 +24,7 @@ final class SandboxTools {
         return List.of(new ToolSpec("list_sandboxes", "List sandboxes",
                 "List live sandboxes: yours (an agent token) or every one (the admin token). Services, containers,"
                         + " features and age; no credentials (request_sandbox answers those).",
-                McpTools.noArguments(), true, false, true, ToolSpec.Audience.BOTH, this::list));
+                McpTools.noArguments(), true, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::list));
     }
 
     private ToolResult list(ToolCall call) {

@@ -1,13 +1,17 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.inspect.InspectionPolicy;
+import io.roboco.sandbox.manager.AgentSandbox;
+
 import java.util.Map;
 
 /**
- * A call the gate has admitted: who asks, the validated arguments, and the policy in force.
+ * A call the gate has admitted: who asks, the validated arguments, what it acts on, and the policy in force.
  *
- * @param rowCap the most rows (or entries) the answer may carry; more are cut and flagged {@code truncated}
+ * @param sandbox the caller's own sandbox the gate resolved, for {@link ToolSpec.Scope#OWN_SANDBOX} tools; else null
+ * @param policy  the inspection policy in force for the caller's project, its row cap the gate's
  */
-public record ToolCall(Caller caller, String tool, Map<String, Object> arguments, int rowCap) {
+public record ToolCall(Caller caller, String tool, Map<String, Object> arguments, AgentSandbox sandbox, InspectionPolicy policy) {
     public ToolCall {
         arguments = arguments == null ? Map.of() : arguments;
     }

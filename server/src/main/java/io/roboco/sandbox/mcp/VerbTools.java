@@ -43,10 +43,10 @@ final class VerbTools {
                         "Get throwaway, isolated databases for your current task (the project's opted-in Postgres / Redis /"
                                 + " Mongo). Answers ready-to-export credentials (ROBOCO_TEST_* env) in the same call; asking"
                                 + " again returns the same sandbox.",
-                        McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, this::request),
+                        McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::request),
                 new ToolSpec(VerbNames.RELEASE_SANDBOX, "Release your sandbox",
                         "Tear your sandbox down now: its containers and data are removed. The next request_sandbox makes a new one.",
-                        McpTools.noArguments(), false, true, true, ToolSpec.Audience.AGENT, this::release));
+                        McpTools.noArguments(), false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release));
     }
 
     private ToolResult request(ToolCall call) throws InterruptedException {

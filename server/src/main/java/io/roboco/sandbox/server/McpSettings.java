@@ -36,7 +36,7 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
     public static final String ALLOWED_HOSTS = PREFIX + "ALLOWED_HOSTS";
     /** The stdio bridge's token: read by {@code roboco-sandbox mcp}, not by the server. */
     public static final String TOKEN = PREFIX + "TOKEN";
-    public static final int DEFAULT_ROW_CAP = 100;
+    public static final int DEFAULT_ROW_CAP = 200;
     public static final int MAX_ROW_CAP = 10_000;
     public static final String DEFAULT_ALLOWED_HOSTS = "127.0.0.1:*,localhost:*,[::1]:*";
     private static final Set<String> KNOWN = Set.of(ROW_CAP, URL, ALLOWED_HOSTS, TOKEN);

@@ -109,7 +109,12 @@ class McpEndpointTest {
         t = new TestServer(dir, true);
         List<McpSchema.Tool> agentTools = client(mint("dev-1")).listTools().tools();
         assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes",
+                "list_schemas", "list_tables", "describe_table", "run_readonly_query", "explain_query", "suggest_indexes", "describe_sandbox",
                 "snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
+        assertThat(agentTools).allSatisfy(tool -> assertThat(tool.annotations().readOnlyHint()).isNotNull());
+        assertThat(agentTools).filteredOn(tool -> tool.name().startsWith("list_") || tool.name().startsWith("describe_")
+                || tool.name().equals("run_readonly_query") || tool.name().equals("explain_query") || tool.name().equals("suggest_indexes"))
+                .allSatisfy(tool -> assertThat(tool.annotations().readOnlyHint()).isTrue());
         assertThat(agentTools).hasSizeLessThanOrEqualTo(15);
         Map<String, McpSchema.ToolAnnotations> hints = new java.util.HashMap<>();
         agentTools.forEach(tool -> hints.put(tool.name(), tool.annotations()));
@@ -172,6 +177,41 @@ class McpEndpointTest {
         assertThatThrownBy(() -> call(operator, "request_sandbox", Map.of())).as("not in the operator's view")
                 .isInstanceOf(McpError.class).hasMessageContaining("Unknown tool");
         assertThat(t.runtime.runningCount()).isZero();
+    }
+
+    @Test
+    void inspectingWithoutASandboxIsAToolErrorAndTheHandlerNeverRuns() {
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        McpSyncClient client = client(mint("dev-1"));
+        McpSchema.CallToolResult r = call(client, "list_tables", Map.of());
+        assertThat(r.isError()).isTrue();
+        assertThat((Map<String, Object>) r.structuredContent()).containsEntry("error", "invalid_state");
+        assertThat(((McpSchema.TextContent) r.content().get(0)).text()).contains("call request_sandbox first");
+        assertThat(t.store.recent("dev-1", null, 10)).first().satisfies(a -> {
+            assertThat(a.verb()).isEqualTo("mcp:list_tables");
+            assertThat(a.decision()).isEqualTo("denied");
+        });
+        assertThatThrownBy(() -> call(client, "run_readonly_query", Map.of())).as("sql is required").isInstanceOf(McpError.class);
+        assertThatThrownBy(() -> call(client, "run_readonly_query", Map.of("sql", "SELECT 1", "max_rows", 100_000)))
+                .as("over the row cap").isInstanceOf(McpError.class).hasMessageContaining("max_rows");
+    }
+
+    @Test
+    void theAuditRecordTruncatesSql() {
+        t = new TestServer(dir, true);
+        t.working("dev-1", "developer");
+        McpSyncClient client = client(mint("dev-1"));
+        call(client, "request_sandbox", Map.of());
+        // Refused by the guard before any connection is opened (the stub sandbox has no database behind it).
+        String sql = "DELETE FROM widgets WHERE " + "x = 1 AND ".repeat(100) + "true";
+        McpSchema.CallToolResult refused = call(client, "run_readonly_query", Map.of("sql", sql));
+        assertThat(refused.isError()).isTrue();
+        assertThat((Map<String, Object>) refused.structuredContent()).containsEntry("error", "refused");
+        AuditRecord r = t.store.recent("dev-1", null, 10).stream().filter(a -> a.verb().equals("mcp:run_readonly_query")).findFirst().orElseThrow();
+        assertThat(r.decision()).isEqualTo("tool_error");
+        assertThat(r.reason()).contains("| sql: DELETE FROM widgets WHERE x = 1 AND").contains("(" + sql.length() + " chars)");
+        assertThat(r.reason().length()).isLessThan(700);
     }
 
     @Test

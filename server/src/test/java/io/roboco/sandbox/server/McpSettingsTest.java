@@ -13,7 +13,7 @@ class McpSettingsTest {
     @Test
     void defaultsWhenNothingIsSet() {
         McpSettings s = McpSettings.fromEnv(Map.of("HOME", "/root"));
-        assertThat(s.rowCap()).isEqualTo(100);
+        assertThat(s.rowCap()).isEqualTo(200);
         assertThat(s.url(7070)).isEqualTo("http://127.0.0.1:7070/mcp");
         assertThat(s.allowedHosts()).containsExactly("127.0.0.1:*", "localhost:*", "[::1]:*");
     }

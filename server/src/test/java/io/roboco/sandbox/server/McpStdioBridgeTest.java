@@ -83,7 +83,7 @@ class McpStdioBridgeTest {
         McpSyncClient c = stdio(token);
         assertThat(c.getServerInfo().name()).isEqualTo("roboco-sandbox");
         assertThat(c.listTools().tools()).extracting(McpSchema.Tool::name)
-                .containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes");
+                .contains("request_sandbox", "release_sandbox", "list_sandboxes", "run_readonly_query").hasSize(10);
         assertThat(c.listTools().tools()).filteredOn(tool -> tool.name().equals("release_sandbox"))
                 .singleElement().satisfies(tool -> assertThat(tool.annotations().destructiveHint()).isTrue());
 

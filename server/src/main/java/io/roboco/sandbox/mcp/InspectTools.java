@@ -1,0 +1,169 @@
+package io.roboco.sandbox.mcp;
+
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.inspect.InspectionResult;
+import io.roboco.sandbox.inspect.MongoInspector;
+import io.roboco.sandbox.inspect.Outcome;
+import io.roboco.sandbox.inspect.PostgresInspector;
+import io.roboco.sandbox.inspect.RedisInspector;
+import io.roboco.sandbox.provision.ServiceInstance;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The inspection tools (pgscout parity) on the caller's own sandbox, which the gate resolved: list_schemas,
+ * list_tables, describe_table, run_readonly_query, explain_query and suggest_indexes on its Postgres, and
+ * describe_sandbox on its Redis and Mongo. The work is the inspect library's (the SQL guard, the proven
+ * read-only session, caps, the untrusted-data envelope); this class only maps arguments in and outcomes
+ * out. Structured content is the library's envelope; the text is its trusted summary followed by the
+ * database's content between the per-call untrusted-data markers.
+ */
+final class InspectTools {
+    static final List<String> NAMES = List.of("list_schemas", "list_tables", "describe_table", "run_readonly_query",
+            "explain_query", "suggest_indexes", "describe_sandbox");
+    private static final int MAX_SQL = 20_000;
+
+    private final Inspectors inspectors;
+    private final EngineRegistry registry;
+    private final int rowCap;
+
+    InspectTools(Inspectors inspectors, EngineRegistry registry, int rowCap) {
+        this.inspectors = inspectors;
+        this.registry = registry;
+        this.rowCap = rowCap;
+    }
+
+    List<ToolSpec> specs() {
+        Map<String, Object> schema = McpTools.string("a schema name, e.g. public", null, 63);
+        Map<String, Object> sql = McpTools.string("one SELECT, WITH or EXPLAIN statement (read-only; never rewritten)", null, MAX_SQL);
+        Map<String, Object> maxRows = new LinkedHashMap<>();
+        maxRows.put("type", "integer");
+        maxRows.put("minimum", 1);
+        maxRows.put("maximum", rowCap);
+        maxRows.put("description", "at most this many rows (default and most: " + rowCap + "); more are cut and flagged truncated");
+        Map<String, Object> service = new LinkedHashMap<>();
+        service.put("type", "string");
+        service.put("enum", List.of("redis", "mongo"));
+        service.put("description", "which service to describe (default: every Redis and Mongo service of your sandbox)");
+        return List.of(
+                tool("list_schemas", "List schemas", "The schemas of your sandbox's Postgres database (system schemas left out).",
+                        McpTools.noArguments(), call -> pg(call).listSchemas()),
+                tool("list_tables", "List tables", "Tables, views and materialized views of your sandbox's Postgres, with"
+                                + " estimated rows and sizes; all user schemas, or one.",
+                        McpTools.object(Map.of("schema", schema), List.of()), call -> pg(call).listTables(call.string("schema"))),
+                tool("describe_table", "Describe a table", "Columns (type, nullability, default), indexes and foreign keys of"
+                                + " one table or view of your sandbox's Postgres.",
+                        McpTools.object(Map.of("schema", schema, "table", McpTools.string("the table or view, as stored (case-sensitive)", null, 63)),
+                                List.of("table")), call -> pg(call).describeTable(call.string("schema"), call.string("table"))),
+                tool("run_readonly_query", "Run a read-only query", "Run one SELECT/WITH on your sandbox's Postgres in a read-only"
+                                + " transaction that is rolled back. Writes, DDL, row locks, settings and side-effect functions are"
+                                + " refused; denied columns (e.g. *password*, *token*) are refused or redacted; rows are capped.",
+                        McpTools.object(Map.of("sql", sql, "max_rows", maxRows), List.of("sql")), call -> {
+                            Object n = call.arguments().get("max_rows");
+                            return n instanceof Number rows ? pg(call).runReadonlyQuery(call.string("sql"), rows.intValue())
+                                    : pg(call).runReadonlyQuery(call.string("sql"));
+                        }),
+                tool("explain_query", "Explain a query", "EXPLAIN (FORMAT JSON) of one SELECT/WITH on your sandbox's Postgres,"
+                                + " summarised: total cost, node counts, sequential scans, warnings; the raw plan on request."
+                                + " ANALYZE only where the project allows it.",
+                        McpTools.object(Map.of("sql", sql,
+                                "analyze", Map.of("type", "boolean", "description", "EXPLAIN ANALYZE (executes the statement); off unless the project allows it"),
+                                "include_raw_plan", Map.of("type", "boolean", "description", "also return the plan JSON (within the byte cap)")),
+                                List.of("sql")),
+                        call -> pg(call).explainQuery(call.string("sql"), Boolean.TRUE.equals(call.arguments().get("analyze")),
+                                Boolean.TRUE.equals(call.arguments().get("include_raw_plan")))),
+                tool("suggest_indexes", "Suggest indexes", "Plan one SELECT/WITH (not executed) and suggest CREATE INDEX"
+                                + " CONCURRENTLY statements for its filtered sequential scans. Suggestions only: nothing is created.",
+                        McpTools.object(Map.of("sql", sql), List.of("sql")), call -> pg(call).suggestIndexes(call.string("sql"))),
+                new ToolSpec("describe_sandbox", "Describe Redis / Mongo", "Your sandbox's Redis (key count, modules, memory)"
+                        + " and Mongo (collections and document counts). No values or documents are read.",
+                        McpTools.object(Map.of("service", service), List.of()), true, false, true, ToolSpec.Audience.AGENT,
+                        ToolSpec.Scope.OWN_SANDBOX, this::describeSandbox));
+    }
+
+    private static ToolSpec tool(String name, String title, String description, Map<String, Object> schema,
+                                 Function<ToolCall, Outcome<?>> run) {
+        return new ToolSpec(name, title, description, schema, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.OWN_SANDBOX,
+                call -> {
+                    try {
+                        return result(name, run.apply(call));
+                    } catch (NoService e) {
+                        return e.result;
+                    }
+                });
+    }
+
+    /** The inspector of the caller's sandbox's Postgres; {@link NoService} when the sandbox has none. */
+    private PostgresInspector pg(ToolCall call) {
+        ServiceInstance postgres = call.sandbox().services().get("postgres");
+        if (postgres == null) {
+            throw new NoService(call.tool(), "postgres", call.sandbox().services().keySet());
+        }
+        return inspectors.of(postgres, call.policy());
+    }
+
+    private ToolResult describeSandbox(ToolCall call) {
+        String only = call.string("service");
+        Map<String, ServiceInstance> services = new TreeMap<>(call.sandbox().services());
+        List<String> wanted = (only != null ? List.of(only) : List.of("mongo", "redis")).stream().filter(services::containsKey).toList();
+        if (wanted.isEmpty()) {
+            String reason = "your sandbox has no " + (only != null ? only : "Redis or Mongo") + " (it has " + String.join(", ", services.keySet())
+                    + "); list_tables and describe_table look at Postgres";
+            return ToolResult.failed(Gate.failure("refused", reason, false), reason);
+        }
+        Map<String, Object> described = new LinkedHashMap<>();
+        StringBuilder text = new StringBuilder();
+        for (String name : wanted) {
+            ServiceInstance instance = services.get(name);
+            Outcome<?> outcome = name.equals("redis")
+                    ? RedisInspector.describe(instance.endpoint().host(), instance.endpoint().port(), instance.credentials().user(),
+                    instance.credentials().password())
+                    : MongoInspector.describe(registry.require("mongo").env(instance.endpoint(), instance.credentials()).get("ROBOCO_TEST_MONGO_URL"),
+                    instance.credentials().database());
+            if (!(outcome instanceof Outcome.Ok<?>)) {
+                return result("describe_sandbox", outcome);
+            }
+            described.put(name, outcome.toEnvelope("describe_sandbox").get("evidence"));
+            InspectionResult r = ((Outcome.Ok<?>) outcome).result();
+            text.append(name).append(": ").append(r.summary()).append('\n').append(r.data().text()).append('\n');
+        }
+        Map<String, Object> envelope = new LinkedHashMap<>();
+        envelope.put("ok", true);
+        envelope.put("tool", "describe_sandbox");
+        envelope.put("evidence", Map.of("services", described));
+        return ToolResult.ok(envelope, text.toString().strip()).withServices(wanted);
+    }
+
+    /** An outcome as a tool result: trusted summary or reason first, the database's content inside its envelope after. */
+    static ToolResult result(String tool, Outcome<?> outcome) {
+        Map<String, Object> envelope = outcome.toEnvelope(tool);
+        if (outcome instanceof Outcome.Ok<?> ok) {
+            InspectionResult r = ok.result();
+            return new ToolResult(false, envelope, r.summary() + "\n" + r.data().text(), "ok: " + r.summary(), List.of("postgres"));
+        }
+        if (outcome instanceof Outcome.Refused<?> refused) {
+            String reason = "refused (" + refused.rule() + "): " + refused.reason();
+            return new ToolResult(true, envelope, reason, reason, List.of("postgres"));
+        }
+        Outcome.Failed<?> failed = (Outcome.Failed<?>) outcome;
+        String reason = envelope.get("error") + ": " + failed.reason();
+        String text = failed.databaseError() == null ? reason : reason + "\n" + failed.databaseError().text();
+        return new ToolResult(true, envelope, text, reason, List.of("postgres"));
+    }
+
+    /** The caller's sandbox lacks the service a tool needs: a tool error, not a fault. */
+    static final class NoService extends RuntimeException {
+        final ToolResult result;
+
+        NoService(String tool, String service, java.util.Collection<String> has) {
+            super(null, null, false, false);
+            String reason = "your sandbox has no " + service + " (it has " + String.join(", ", new java.util.TreeSet<>(has)) + "), so "
+                    + tool + " has nothing to look at" + (service.equals("postgres") ? "; describe_sandbox looks at Redis and Mongo" : "");
+            this.result = ToolResult.failed(Gate.failure("refused", reason, false), reason);
+        }
+    }
+}
