@@ -49,6 +49,15 @@ final class Api {
         return envelope;
     }
 
+    /** The agent's MCP token (orchestrator route); DELETE /api/agents/{agent} revokes it. */
+    String mintToken(String agent) throws IOException, InterruptedException {
+        return (String) send("POST", "/api/agents/" + agent + "/token", apiToken, null).get("token");
+    }
+
+    int port() {
+        return port;
+    }
+
     void release(String agent) throws IOException, InterruptedException {
         send("POST", "/api/agents/" + agent + "/verbs/release_sandbox", apiToken, "{}");
     }

@@ -41,6 +41,7 @@ final class Report {
         add("cold_postgres_vs_testcontainers_official_like",
                 s.get("cold_postgres").median() / s.get("testcontainers_postgres_official_like").median(), 0.60, "x");
         add("cache_hit_p50_ms", s.get("cache_hit_postgres").median(), 10, "ms");
+        add("mcp_cache_hit_p50_ms", s.get("cache_hit_postgres_mcp").median(), 15, "ms");
         add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
     }
 
@@ -54,7 +55,7 @@ final class Report {
         for (Samples s : runner.samples.values()) {
             out.printf("%-38s %4d %4d %9.1f %9.1f %9.1f %9.1f%n", s.name(), s.count(), s.failures(), s.median(), s.p95(), s.min(), s.max());
         }
-        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP)");
+        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP; _mcp: as an MCP tools/call over Streamable HTTP)");
         out.println();
         for (Target t : targets.values()) {
             out.printf("%-46s %9.3f %-2s  target <= %-6s %s%n", t.key(), t.value(), t.unit(), fmt(t.limit()), t.met() ? "MET" : "MISSED");

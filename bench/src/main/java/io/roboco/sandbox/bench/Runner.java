@@ -47,7 +47,7 @@ final class Runner {
         this.options = options;
         for (String name : List.of("raw_postgres", "raw_redis", "raw_mongo", "testcontainers_postgres",
                 "raw_postgres_official_like", "testcontainers_postgres_official_like", "cold_postgres", "cold_redis",
-                "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_full_set", "pool_claim_postgres")) {
+                "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_postgres_mcp", "cache_hit_full_set", "pool_claim_postgres")) {
             samples.put(name, new Samples(name));
         }
         for (String engine : List.of("postgres", "redis", "mongo")) {
@@ -113,10 +113,29 @@ final class Runner {
                     }
                 }
             }
+            if ("cache_hit_postgres".equals(hitName)) {
+                mcpHits(api, agent, counted);
+            }
             record(coldName, counted, ms);
         } finally {
             api.release(agent);
             api.forget(agent);
+        }
+    }
+
+    /**
+     * The same agent's cache hits as an MCP tool call over Streamable HTTP: its own token, one session
+     * (initialize not timed), then tools/call request_sandbox end to end.
+     */
+    private void mcpHits(Api api, String agent, boolean counted) throws Exception {
+        try (McpSession mcp = McpSession.open(api.port(), api.mintToken(agent))) {
+            mcp.callTool("request_sandbox", java.util.Map.of());   // the session's first call: not counted
+            for (int i = 0; i < options.hits(); i++) {
+                double hit = Bench.time(() -> mcp.callTool("request_sandbox", java.util.Map.of()));
+                if (counted) {
+                    samples.get("cache_hit_postgres_mcp").add(hit);
+                }
+            }
         }
     }
 
