@@ -6,6 +6,7 @@ import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.it.McpWire;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
@@ -27,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A canary password (every password the server generates starts with {@code CANARY}) appears
- * nowhere but the ok-envelope of request_sandbox: not in the server's log output (every logger,
+ * nowhere but the ok-envelope of request_sandbox (over HTTP, or as the MCP tool result): not in the server's log output (every logger,
  * plus stdout/stderr), audit rows, error messages, labels, container names or other HTTP answers;
  * the agent's password is in no {@code docker inspect} or {@code docker logs} output, and an admin
  * password only in its own sandbox container's environment.
@@ -54,6 +55,14 @@ class CanaryLeakIT {
         Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         ch.qos.logback.classic.Level rootLevel = root.getLevel();
         root.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        // Every logger at DEBUG but Jetty's: at DEBUG it dumps the bytes of every response it writes (wire level, as
+        // tcpdump would), the envelope's included, at offsets that depend on how the body was chunked. The jar's
+        // logback.xml pins it to WARN; that this stays so is checked here rather than assumed.
+        Logger jetty = (Logger) LoggerFactory.getLogger("org.eclipse.jetty");
+        ch.qos.logback.classic.Level jettyLevel = jetty.getLevel();
+        assertThat(java.nio.file.Files.readString(java.nio.file.Path.of("src/main/resources/logback.xml")))
+                .contains("<logger name=\"org.eclipse.jetty\" level=\"WARN\"/>");
+        jetty.setLevel(ch.qos.logback.classic.Level.WARN);
         capture.setContext(root.getLoggerContext());
         capture.start();
         root.addAppender(capture);
@@ -94,6 +103,23 @@ class CanaryLeakIT {
             ApiClient.Reply again = api.requestSandboxRetrying("canary-a", 5);
             assertThat(again.ok()).as("%s", again).isTrue();
             envelopes.add(again.body());
+
+            // The MCP path: the same sandbox as a tool result, inspection, refusals and protocol errors.
+            ApiClient.Reply minted = api.orchestrator("POST", "/api/agents/canary-a/token", null);
+            McpWire mcp = new McpWire(server.port(), (String) minted.json().get("token"));
+            elsewhere.put("MCP initialize", mcp.initialize());
+            String granted = mcp.call("request_sandbox", Map.of());
+            assertThat(granted).as("the MCP result carries the same credentials").contains(CanarySecretSource.MARK);
+            envelopes.add(granted);
+            elsewhere.put("MCP list_sandboxes", mcp.call("list_sandboxes", Map.of()));
+            elsewhere.put("MCP run_readonly_query", mcp.call("run_readonly_query", Map.of("sql", "SELECT current_user, current_database()")));
+            elsewhere.put("MCP refused query", mcp.call("run_readonly_query", Map.of("sql", "SELECT 1; COMMIT; DELETE FROM x")));
+            elsewhere.put("MCP failed query", mcp.call("run_readonly_query", Map.of("sql", "SELECT * FROM no_such_table")));
+            elsewhere.put("MCP describe_sandbox", mcp.call("describe_sandbox", Map.of()));
+            elsewhere.put("MCP refused extension", mcp.call("request_sandbox", Map.of("extensions", Map.of("postgres", List.of("plpython3u")))));
+            elsewhere.put("MCP malformed arguments", mcp.call("request_sandbox", Map.of("services", "postgres")));
+            elsewhere.put("MCP unknown tool", mcp.call("drop_tables", Map.of()));
+            elsewhere.put("MCP wrong token", new McpWire(server.port(), "rbxa_wrong").call("list_sandboxes", Map.of()));
 
             record(elsewhere, "GET /api/sandboxes", api.admin("GET", "/api/sandboxes", null));
             record(elsewhere, "GET /api/projects", api.admin("GET", "/api/projects", null));
@@ -136,6 +162,7 @@ class CanaryLeakIT {
             System.setErr(err);
             root.detachAppender(capture);
             root.setLevel(rootLevel);
+            jetty.setLevel(jettyLevel);
         }
         elsewhere.put("server log (all loggers, DEBUG)", logged.toString());
         elsewhere.put("stdout+stderr", console.toString());
