@@ -59,6 +59,23 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
                         + DEFAULT_ALLOWED_HOSTS);
             }
         }
+        if (publicUrl != null) {
+            URI uri = URI.create(publicUrl);
+            String authority = uri.getPort() < 0 ? uri.getHost() : uri.getHost() + ":" + uri.getPort();
+            if (allowedHosts.stream().noneMatch(allowed -> hostMatches(allowed, authority))) {
+                throw new ConfigException(URL + " names " + authority + ", which " + ALLOWED_HOSTS + " (" + String.join(",", allowedHosts)
+                        + ") does not accept, so every agent given that address would be refused; add it there");
+            }
+        }
+    }
+
+    /** The SDK's Host rule: equal, or {@code host:*} for any port of that host. */
+    static boolean hostMatches(String allowed, String host) {
+        if (allowed.endsWith(":*")) {
+            String base = allowed.substring(0, allowed.length() - 2);
+            return host.equals(base) || host.startsWith(base + ":");
+        }
+        return allowed.equals(host);
     }
 
     public static McpSettings defaults() {

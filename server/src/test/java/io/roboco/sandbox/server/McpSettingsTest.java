@@ -54,5 +54,10 @@ class McpSettingsTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS");
         assertThatThrownBy(() -> McpSettings.fromEnv(Map.of("ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS", "http://x/")))
                 .isInstanceOf(ConfigException.class);
+        assertThatThrownBy(() -> McpSettings.fromEnv(Map.of("ROBOCO_SANDBOX_MCP_URL", "http://sandbox.internal:7070/mcp")))
+                .as("an address the Host check would refuse").isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sandbox.internal:7070").hasMessageContaining("ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS");
+        assertThat(McpSettings.fromEnv(Map.of("ROBOCO_SANDBOX_MCP_URL", "http://localhost:7070/mcp")).url(1))
+                .isEqualTo("http://localhost:7070/mcp");
     }
 }
