@@ -1,0 +1,59 @@
+package io.roboco.sandbox.provision;
+
+import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.ledger.ContainerLedger;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The provisioner's hands on one container through the runtime: the narrow views an engine gets (a probe target, an
+ * exec), and removal, which closes the container's live session and strikes it from the ledger whatever the runtime
+ * answered.
+ */
+final class Containers {
+    private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
+    static final int LOG_TAIL_LINES = 15;
+
+    private final ContainerRuntime runtime;
+    private final ContainerLedger ledger;
+    private final Liveness liveness;
+
+    Containers(ContainerRuntime runtime, ContainerLedger ledger, Liveness liveness) {
+        this.runtime = runtime;
+        this.ledger = ledger;
+        this.liveness = liveness;
+    }
+
+    /** What a probe of the container sees: where it answers, its credentials, whether it runs, its (redacted) log tail. */
+    ProbeTarget target(String containerId, Endpoint endpoint, Credentials credentials) {
+        return new ProbeTarget(endpoint, credentials, () -> runtime.isRunning(containerId),
+                () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials));
+    }
+
+    ContainerExec exec(String containerId) {
+        return (command, env) -> runtime.exec(containerId, command, env);
+    }
+
+    /** Removes the container; a runtime failure propagates, but the container is no longer in the ledger either way. */
+    void remove(String containerId) {
+        liveness.drop(containerId);
+        try {
+            runtime.remove(containerId);
+        } finally {
+            ledger.strike(containerId);
+        }
+    }
+
+    /** {@link #remove}, never throwing: a failure is logged and the janitor retries. */
+    void removeQuietly(String containerId) {
+        try {
+            remove(containerId);
+        } catch (RuntimeException e) {
+            log.warn("could not remove sandbox container {}: {} (the janitor will retry)", containerId, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.roboco.sandbox.provision;
+
+import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.ledger.ContainerLedger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+
+/**
+ * A ready warm-pool container made one agent's: credentials made at claim time ({@link Engine#claimCredentials}), the
+ * agent's user and database created in it ({@link Engine#prepareClaim}, on a claim session held open since the
+ * container became ready when there is one), the plan's features activated. A failed claim removes the container.
+ */
+final class PoolClaim {
+    private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
+
+    private final SecretSource secrets;
+    private final Clock clock;
+    private final ContainerLedger ledger;
+    private final Containers containers;
+    private final Activation activation;
+    private final Liveness liveness;
+
+    PoolClaim(SecretSource secrets, Clock clock, ContainerLedger ledger, Containers containers, Activation activation, Liveness liveness) {
+        this.secrets = secrets;
+        this.clock = clock;
+        this.ledger = ledger;
+        this.containers = containers;
+        this.activation = activation;
+        this.liveness = liveness;
+    }
+
+    /** What a later claim of {@code pooled} can open ahead of time; null when it cannot be opened (the claim logs in itself). */
+    ClaimSession openSession(Engine engine, ServiceInstance pooled) {
+        try {
+            return engine.openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
+        } catch (Exception e) {
+            log.info("{} pool container {}: claim session not opened ({}); its claim will log in itself", engine.name(),
+                    pooled.containerName(), Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
+            return null;
+        }
+    }
+
+    /** Claims {@code pooled} for {@code agent} on {@code session} (closed here; null: without one). */
+    ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent) throws ProvisionException {
+        Engine engine = plan.engine();
+        long t0 = System.nanoTime();
+        String id = pooled.containerId();
+        ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
+        Credentials credentials = engine.claimCredentials(pooled.credentials(), secrets);
+        try {
+            ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
+            if (session != null) {
+                try {
+                    session.claim(target);
+                } finally {
+                    session.close();
+                }
+            } else {
+                engine.prepareClaim(target);
+            }
+            long prepared = System.nanoTime();
+            activation.all(engine, id, credentials, pooled.image(), plan.features());
+            ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
+                    pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major());
+            liveness.openLater(engine, instance);
+            log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
+                    pooled.containerName(), agent, (prepared - t0) / 1_000_000, (System.nanoTime() - prepared) / 1_000_000);
+            return instance;
+        } catch (FeatureUnavailableException e) {
+            containers.remove(id);
+            throw new ProvisionException(e.getMessage() + "; container removed", false, null);
+        } catch (Exception | Error e) {
+            containers.remove(id);
+            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " claim of a warm-pool container failed: "
+                    + Redaction.of(String.valueOf(e.getMessage()), credentials) + "; container removed", true, null);
+        }
+    }
+}
