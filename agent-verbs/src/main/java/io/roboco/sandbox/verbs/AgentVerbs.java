@@ -112,7 +112,7 @@ public final class AgentVerbs {
             }
         }
         // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
-        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions());
+        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions(), request.labels());
         return Envelope.of(decision);
     }
 
@@ -207,6 +207,7 @@ public final class AgentVerbs {
         List<String> carriers = roles.rolesCarrying(verb);
         String reason = "role '" + Names.printable(agent.role()) + "' does not carry " + verb + "; only "
                 + humanList(carriers) + (carriers.size() == 1 ? " does" : " do");
+        plugin.tell(new SandboxDecision.Refused(reason, false, "role", List.of()), 0);
         return Optional.of(refuse(agent.slug(), agent.project(), verb, reason, services));
     }
 

@@ -20,8 +20,11 @@ final class Arguments {
     private Arguments() {
     }
 
-    /** {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object service → array of strings. */
-    record SandboxRequest(List<String> services, Map<String, List<String>> extensions) {
+    /**
+     * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
+     * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record.
+     */
+    record SandboxRequest(List<String> services, Map<String, List<String>> extensions, Map<String, String> labels) {
     }
 
     /** {@code give_me_work}: both required, non-blank strings. */
@@ -29,7 +32,7 @@ final class Arguments {
     }
 
     static SandboxRequest sandboxRequest(Map<String, Object> args) {
-        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions"));
+        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels"));
         List<String> services = null;
         Object rawServices = in.get("services");
         if (rawServices != null) {
@@ -57,7 +60,8 @@ final class Arguments {
                 extensions.put(service, names);
             }
         }
-        return new SandboxRequest(services, extensions);
+        Map<String, String> labels = in.containsKey("labels") ? io.roboco.sandbox.request.Labels.parse("labels", in.get("labels")) : null;
+        return new SandboxRequest(services, extensions, labels);
     }
 
     static Work work(Map<String, Object> args) {

@@ -48,22 +48,55 @@ public final class Envelope {
 
     /** The envelope for a {@code request_sandbox} decision. */
     public static Envelope of(SandboxDecision decision) {
-        if (decision instanceof SandboxDecision.Granted) {
+        if (decision instanceof SandboxDecision.Granted granted) {
             List<Object> sandboxes = new ArrayList<>();
-            for (SandboxDecision.Grant grant : ((SandboxDecision.Granted) decision).sandboxes()) {
+            for (SandboxDecision.Grant grant : granted.sandboxes()) {
                 sandboxes.add(sandbox(grant));
             }
-            return ok(VerbNames.REQUEST_SANDBOX, Map.of("sandboxes", Collections.unmodifiableList(sandboxes)));
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            evidence.put("sandboxes", Collections.unmodifiableList(sandboxes));
+            if (granted.sandboxId() != null && !granted.sandboxId().isEmpty()) {
+                evidence.put("sandbox_id", granted.sandboxId());
+            }
+            if (granted.expires() != null) {
+                evidence.put("expires", granted.expires().toString());
+            }
+            if (granted.expiredPrevious() != null) {
+                evidence.put("expired_sandbox", granted.expiredPrevious());
+                evidence.put("note", "your previous sandbox " + granted.expiredPrevious() + " had expired and was removed; "
+                        + "these are fresh services with new credentials (its data is gone)");
+            }
+            return ok(VerbNames.REQUEST_SANDBOX, evidence);
         }
-        if (decision instanceof SandboxDecision.Refused) {
-            SandboxDecision.Refused refused = (SandboxDecision.Refused) decision;
-            return refused(refused.reason(), refused.retryable());
+        if (decision instanceof SandboxDecision.Refused refused) {
+            Envelope envelope = refused(refused.reason(), refused.retryable());
+            if (refused.ownerSandboxes().isEmpty()) {
+                return envelope;
+            }
+            Map<String, Object> body = new LinkedHashMap<>(envelope.body);
+            body.put("owner_sandboxes", ownerSandboxes(refused.ownerSandboxes()));
+            return new Envelope(body);
         }
         if (decision instanceof SandboxDecision.InvalidState) {
             SandboxDecision.InvalidState invalid = (SandboxDecision.InvalidState) decision;
             return invalidState(invalid.reason(), invalid.retryable());
         }
         throw new IllegalArgumentException("unknown decision type " + decision.getClass().getName());
+    }
+
+    /** The owner's live sandboxes as a quota refusal lists them: id, name, project, labels, expiry. */
+    public static List<Object> ownerSandboxes(List<io.roboco.sandbox.manager.Admission.OwnedSandbox> owned) {
+        List<Object> out = new ArrayList<>();
+        for (io.roboco.sandbox.manager.Admission.OwnedSandbox o : owned) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("id", o.id());
+            entry.put("name", o.name());
+            entry.put("project", o.project());
+            entry.put("labels", new TreeMap<>(o.labels()));
+            entry.put("expires", o.expires().toString());
+            out.add(Collections.unmodifiableMap(entry));
+        }
+        return Collections.unmodifiableList(out);
     }
 
     /** One service entry: service, env, and the features list under the engine's key (omitted when it has none). */

@@ -75,7 +75,10 @@ final class ProjectPages {
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions()));
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions())
+                .withLifecycle(lifecycle(p.ttlDefault() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlDefault()),
+                        p.ttlMax() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlMax()),
+                        p.maxLive() == null ? "" : p.maxLive().toString())));
     }
 
     private void save(Context ctx) {
@@ -105,12 +108,19 @@ final class ProjectPages {
         body.put("sandbox_services", services);
         body.put("sandbox_extensions", features);
         body.put("sandbox_versions", versions);
+        String ttlDefault = trimmed(ctx.formParam("sandbox_ttl_default"));
+        String ttlMax = trimmed(ctx.formParam("sandbox_ttl_max"));
+        String maxLive = trimmed(ctx.formParam("sandbox_max_live"));
+        body.put("sandbox_ttl_default", ttlDefault.isEmpty() ? null : ttlDefault);
+        body.put("sandbox_ttl_max", ttlMax.isEmpty() ? null : ttlMax);
+        body.put("sandbox_max_live", maxLive.isEmpty() ? null : maxLive);
         ProjectForm.Check check = console.checkProject(current.id(), body);
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions));
+            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions)
+                    .withLifecycle(lifecycle(ttlDefault, ttlMax, maxLive)));
             return;
         }
         Project saved = ((ProjectForm.Check.Valid) check).project();
@@ -119,6 +129,12 @@ final class ProjectPages {
                 ? "Saved. The project's next request_sandbox provisions " + String.join(", ", saved.services()) + "."
                 : "Saved. The project is not opted in: its agents see no change.", false);
         ctx.redirect("/projects/" + URLEncoder.encode(current.id(), StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
+    }
+
+    private SandboxCard.Lifecycle lifecycle(String ttlDefault, String ttlMax, String maxLive) {
+        OperatorConsole.Limits limits = console.limits();
+        return new SandboxCard.Lifecycle(ttlDefault, ttlMax, maxLive, io.roboco.sandbox.request.DurationText.format(limits.ttlDefault()),
+                io.roboco.sandbox.request.DurationText.format(limits.ttlMax()), limits.maxPerOwner());
     }
 
     private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {

@@ -15,7 +15,25 @@ import java.util.TreeSet;
  * registered engine and, under an engine with an allowlist, one per extension or module. A new
  * engine in the registry appears here with no change to the page.
  */
-public record SandboxCard(List<EngineOption> engines) {
+public record SandboxCard(List<EngineOption> engines, Lifecycle lifecycle) {
+
+    /**
+     * The card's lifecycle fields as the form shows them (empty: the server's setting).
+     *
+     * @param serverTtlDefault the server's TTL default and max, shown as what an empty field means
+     */
+    public record Lifecycle(String ttlDefault, String ttlMax, String maxLive, String serverTtlDefault, String serverTtlMax,
+                            int serverMaxPerOwner) {
+    }
+
+    public SandboxCard(List<EngineOption> engines) {
+        this(engines, new Lifecycle("", "", "", "", "", 0));
+    }
+
+    /** The same card with its lifecycle fields filled. */
+    public SandboxCard withLifecycle(Lifecycle next) {
+        return new SandboxCard(engines, next);
+    }
 
     /**
      * @param majors  the majors a project may pick (empty: the engine offers no choice)

@@ -5,7 +5,13 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.plugin.OperatorConsole;
-import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
+import io.roboco.sandbox.request.Labels;
+import io.roboco.sandbox.settings.ContainerRef;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SandboxState;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -15,24 +21,25 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Live sandboxes. Loading the page never contacts a sandbox (it stays fast with many agents);
- * the state column is re-verified live on demand: "Verify" for one agent, "Verify all" for every
- * one, each running the same check the verb runs before it trusts a cached sandbox. "Release"
- * tears an agent's sandbox down through {@link OperatorConsole#release}, audited as
- * {@value #RELEASE_VERB}.
+ * Sandboxes: every record (an agent's verb set and named ones) with owner, name, labels and expiry,
+ * filters, the capacity gauge, and a cleanup preview of what has expired. Loading the page never contacts
+ * a sandbox; a verb set's state is re-verified live on demand ("Verify", "Verify all": the same check the
+ * verb runs). "Release" tears an agent's verb set down (audited {@value #RELEASE_VERB}); "Extend" and
+ * "Delete" act on one record; "Clean up now" removes exactly the expired ones the preview lists.
  */
 final class SandboxPages {
     static final String RELEASE_VERB = Dashboard.RELEASE_VERB;
     static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+    static final List<String> STATES = List.of("live", "expired", "all");
 
     private final OperatorConsole console;
     private final Templates templates;
@@ -53,19 +60,55 @@ final class SandboxPages {
         app.get("/", ctx -> ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER), Access.ADMIN);
         app.get("/sandboxes", this::show, Access.ADMIN);
         app.post("/sandboxes/verify", this::verifyAll, Access.ADMIN);
+        app.post("/sandboxes/cleanup", this::cleanup, Access.ADMIN);
         app.post("/sandboxes/{agent}/verify", this::verifyOne, Access.ADMIN);
         app.post("/sandboxes/{agent}/release", this::release, Access.ADMIN);
+        app.post("/sandboxes/id/{id}/extend", this::extend, Access.ADMIN);
+        app.post("/sandboxes/id/{id}/delete", this::delete, Access.ADMIN);
     }
 
     private void show(Context ctx) {
-        List<AgentSandbox> live = new ArrayList<>(console.liveSandboxes());
-        live.sort(Comparator.comparing(AgentSandbox::agent));
-        verified.keySet().retainAll(live.stream().map(AgentSandbox::agent).toList());
-        List<SandboxRow> rows = live.stream().map(this::row).toList();
-        templates.render(ctx, 200, "sandboxes.jte", Map.of(
-                "page", Page.of("Live sandboxes", "sandboxes", WebGate.session(ctx)),
-                "rows", rows,
-                "flagEffective", console.flagEffective()));
+        Page page = Page.of("Live sandboxes", "sandboxes", WebGate.session(ctx));
+        String owner = blank(ctx.queryParam("owner"));
+        String project = blank(ctx.queryParam("project"));
+        String label = blank(ctx.queryParam("label"));
+        String state = blank(ctx.queryParam("state"));
+        state = state == null || !STATES.contains(state) ? "live" : state;
+        Map<String, String> labels = new HashMap<>();
+        int status = 200;
+        if (label != null) {
+            try {
+                Map.Entry<String, String> e = Labels.parseFilter(label);
+                labels.put(e.getKey(), e.getValue());
+            } catch (BadRequest e) {
+                page = page.withMessage("Label filter ignored: " + e.getMessage(), true);
+                status = 400;
+            }
+        }
+        Set<SandboxState> states = switch (state) {
+            case "expired" -> EnumSet.of(SandboxState.EXPIRED);
+            case "all" -> EnumSet.of(SandboxState.LIVE, SandboxState.EXPIRED);
+            default -> EnumSet.of(SandboxState.LIVE);
+        };
+        Instant now = clock.instant();
+        List<SandboxRecord> records = console.sandboxRecords(new SandboxQuery(owner, project, labels, states, null, now));
+        verified.keySet().retainAll(console.liveSandboxes().stream().map(AgentSandbox::agent).toList());
+        List<SandboxRow> rows = records.stream().map(r -> row(r, now)).toList();
+        List<SandboxRow> expired = console.expiredSandboxes(null).stream().map(r -> row(r, now)).toList();
+        OperatorConsole.Limits limits = console.limits();
+        Map<String, Object> params = new HashMap<>();
+        params.put("page", page);
+        params.put("rows", rows);
+        params.put("expired", expired);
+        params.put("flagEffective", console.flagEffective());
+        params.put("owner", owner == null ? "" : owner);
+        params.put("project", project == null ? "" : project);
+        params.put("label", label == null ? "" : label);
+        params.put("state", state);
+        params.put("states", STATES);
+        params.put("gauge", CapacityGauge.of(limits));
+        params.put("ttlDefault", DurationText.format(limits.ttlDefault()));
+        templates.render(ctx, status, "sandboxes.jte", params);
     }
 
     private void verifyOne(Context ctx) {
@@ -108,6 +151,38 @@ final class SandboxPages {
         ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
 
+    private void extend(Context ctx) {
+        String id = ctx.pathParam("id");
+        Sessions.Session session = WebGate.session(ctx);
+        Optional<Duration> ttl = DurationText.parse(ctx.formParam("ttl"));
+        if (ttl.isEmpty()) {
+            session.flash("Not extended: the TTL must be " + DurationText.RULE + ".", true);
+        } else {
+            try {
+                SandboxRecord next = console.extend(id, ttl.get());
+                session.flash("Extended " + id + ": it now expires " + TIME.format(next.expires()) + ".", false);
+            } catch (RuntimeException e) {
+                session.flash("Not extended: " + e.getMessage(), true);
+            }
+        }
+        ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
+    }
+
+    private void delete(Context ctx) {
+        String id = ctx.pathParam("id");
+        boolean deleted = console.delete(id);
+        WebGate.session(ctx).flash(deleted ? "Deleted " + id + ": its containers are removed." : "Sandbox " + id
+                + " was not deleted: it is unknown, already deleted, or another server's.", !deleted);
+        ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
+    }
+
+    private void cleanup(Context ctx) {
+        List<String> removed = console.cleanup(null);
+        WebGate.session(ctx).flash(removed.isEmpty() ? "Nothing to clean up: no sandbox has expired."
+                : "Cleaned up " + removed.size() + " expired sandbox(es): " + String.join(", ", removed) + ".", false);
+        ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
+    }
+
     private Verification verify(AgentSandbox sandbox) {
         Verification v = new Verification(sandbox.created(), clock.instant(), console.verify(sandbox.agent()));
         verified.put(sandbox.agent(), v);
@@ -121,19 +196,26 @@ final class SandboxPages {
                 + ". Its next request_sandbox re-provisions the set; or release it.";
     }
 
-    private SandboxRow row(AgentSandbox sandbox) {
-        Verification v = verified.get(sandbox.agent());
-        if (v != null && !v.sandboxCreated().equals(sandbox.created())) {
+    private SandboxRow row(SandboxRecord r, Instant now) {
+        boolean verbSet = r.kind() == SandboxRecord.Kind.DEFAULT;
+        AgentSandbox cached = verbSet ? console.sandbox(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null) : null;
+        Verification v = cached == null ? null : verified.get(r.owner());
+        if (v != null && !v.sandboxCreated().equals(cached.created())) {
             v = null; // checked an earlier sandbox set of this agent
         }
         List<SandboxRow.Service> services = new ArrayList<>();
-        for (ServiceInstance instance : new TreeMap<>(sandbox.services()).values()) {
-            services.add(new SandboxRow.Service(instance.service(), shortId(instance.containerId()), instance.image(),
-                    List.copyOf(new TreeSet<>(instance.features())), v == null ? null : v.live().get(instance.service())));
+        for (ContainerRef c : r.containers()) {
+            List<String> features = cached != null && cached.services().containsKey(c.service())
+                    ? List.copyOf(new java.util.TreeSet<>(cached.services().get(c.service()).features())) : c.features();
+            services.add(new SandboxRow.Service(c.service(), shortId(c.containerId()), c.image(), features,
+                    v == null ? null : v.live().get(c.service())));
         }
         String state;
         String text;
-        if (v == null) {
+        if (!verbSet) {
+            state = "unchecked";
+            text = "named sandbox: its owner holds the credentials";
+        } else if (v == null) {
             state = "unchecked";
             text = "not re-verified since it was last served; press Verify";
         } else if (v.live().containsValue(false)) {
@@ -143,8 +225,13 @@ final class SandboxPages {
             state = "live";
             text = "every service answered at " + TIME.format(v.at());
         }
-        return new SandboxRow(path(sandbox.agent()), sandbox.agent(), sandbox.project(), services, age(Duration.between(sandbox.created(), clock.instant())),
-                TIME.format(sandbox.created()), state, text);
+        Instant expires = cached != null && cached.expires() != null ? cached.expires() : r.expires();
+        Duration left = Duration.between(now, expires);
+        String expiresIn = left.isNegative() || left.isZero() ? "expired " + age(left.negated()) + " ago" : "in " + age(left);
+        List<String> labels = r.labels().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        return new SandboxRow(path(r.owner()), "/sandboxes/id/" + URLEncoder.encode(r.id(), StandardCharsets.UTF_8), r.id(), r.owner(),
+                r.name(), r.kind().wire(), r.project(), labels, services, age(Duration.between(r.created(), now)), TIME.format(r.created()),
+                TIME.format(expires), expiresIn, r.state(now).wire(), state, text);
     }
 
     static String shortId(String id) {
@@ -167,5 +254,9 @@ final class SandboxPages {
 
     static String path(String agent) {
         return "/sandboxes/" + URLEncoder.encode(agent, StandardCharsets.UTF_8);
+    }
+
+    private static String blank(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
     }
 }

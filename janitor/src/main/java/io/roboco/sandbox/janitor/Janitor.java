@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -39,6 +40,10 @@ public final class Janitor implements AutoCloseable {
     private final Duration grace;
     private final AtomicBoolean firstSweep = new AtomicBoolean(true);
     private volatile ScheduledFuture<?> schedule;
+    /** Run on every tick, in order, before the orphan sweep. */
+    private final List<Map.Entry<String, Chore>> chores = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile java.util.function.IntConsumer orphansRemoved = n -> { };
+    private volatile Instant lastTick;
 
     /**
      * @param owned the containers this process keeps (its {@code ContainerLedger}: in flight, pending, pooled,
@@ -54,6 +59,57 @@ public final class Janitor implements AutoCloseable {
         this.audit = audit;
         this.clock = clock;
         this.grace = grace;
+    }
+
+    /** Adds a chore run on every tick, before the orphan sweep (add them before {@link #start}). */
+    public Janitor withChore(String name, Chore chore) {
+        chores.add(Map.entry(name, chore));
+        return this;
+    }
+
+    /** Told how many orphans each sweep removed (for metrics). */
+    public Janitor onOrphansRemoved(java.util.function.IntConsumer listener) {
+        this.orphansRemoved = listener;
+        return this;
+    }
+
+    /** When the last tick finished (chores and sweep), or null before the first. */
+    public Instant lastTick() {
+        return lastTick;
+    }
+
+    /** Runs every chore once, in order; each failure is logged and reported, never thrown. */
+    public List<String> runChores() {
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, Chore> chore : chores) {
+            try {
+                String line = chore.getValue().run(clock.instant());
+                if (line != null) {
+                    lines.add(chore.getKey() + ": " + line);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return lines;
+            } catch (Throwable t) {
+                log.warn("janitor chore '{}' failed: {}; will run again next tick", chore.getKey(), t.toString());
+                lines.add(chore.getKey() + ": failed: " + t.getClass().getSimpleName());
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * One whole tick now, as the schedule runs it: every chore, then {@link #sweepOnce()}. Returns the sweep's report.
+     */
+    public SweepReport tickOnce() {
+        try {
+            for (String line : runChores()) {
+                log.info("janitor {}", line);
+            }
+            return sweepOnce();
+        } finally {
+            lastTick = clock.instant();
+        }
     }
 
     /**
@@ -75,6 +131,13 @@ public final class Janitor implements AutoCloseable {
     public synchronized SweepReport sweepOnce() {
         SweepReport report = sweep(firstSweep.compareAndSet(true, false));
         report(report);
+        if (!report.removed().isEmpty()) {
+            try {
+                orphansRemoved.accept(report.removed().size());
+            } catch (RuntimeException e) {
+                log.debug("orphan-removal listener failed: {}", e.toString());
+            }
+        }
         return report;
     }
 
@@ -153,9 +216,11 @@ public final class Janitor implements AutoCloseable {
 
     private void tickSafely() {
         try {
-            sweepOnce();
+            tickOnce();
         } catch (Throwable t) {
             log.error("unexpected exception in janitor sweep; will run again next tick", t);
+        } finally {
+            lastTick = clock.instant();
         }
     }
 

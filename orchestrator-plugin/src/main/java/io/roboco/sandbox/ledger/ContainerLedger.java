@@ -33,7 +33,9 @@ public final class ContainerLedger implements OwnedContainers {
         /** Taken from the warm pool, being made the agent's (the owner). */
         CLAIMED,
         /** In an agent's cached sandbox set; the owner is the agent. */
-        HELD
+        HELD,
+        /** Behind a named sandbox's record (no cache holds it; its owner has the credentials); the owner is the sandbox id. */
+        RECORDED
     }
 
     /** One container's entry: why it is kept, for whom, and since when (the last move). */

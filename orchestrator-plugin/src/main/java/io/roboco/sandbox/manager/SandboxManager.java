@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,13 +22,18 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Owns the lifecycle of every agent's sandbox set: whole-set provisioning in parallel on first
  * call, a cache re-verified live before it is trusted, features activated in place, growth of the
  * project's set without touching running services, and release. Calls for one agent are
- * serialized; different agents proceed in parallel (no global lock).
+ * serialized; different agents proceed in parallel (no global lock). Every start of new containers
+ * is first put to the {@link Admission} (quotas, capacity, the sandbox record); an entry past its
+ * expiry is never served.
  */
 public final class SandboxManager implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SandboxManager.class);
@@ -40,6 +46,9 @@ public final class SandboxManager implements AutoCloseable {
     private final ContainerLedger ledger;
     private final SetOperations sets;
     private final WarmPool pool;
+    private volatile Admission admission = Admission.unlimited();
+    /** Per agent, the id of its set that expired, until a call makes the next one (that call's answer says so). */
+    private final ConcurrentHashMap<String, String> expiredSets = new ConcurrentHashMap<>();
 
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
         this(registry, provisioner, clock, null);
@@ -55,14 +64,37 @@ public final class SandboxManager implements AutoCloseable {
         this.sets = new SetOperations(registry, provisioner, pool);
     }
 
+    /** Puts every start of new containers to {@code next} (set once, before the first call). */
+    public SandboxManager admitWith(Admission next) {
+        this.admission = next;
+        return this;
+    }
+
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
     public EnsureOutcome ensure(SandboxRequest request) throws InterruptedException {
+        return ensure(request, null);
+    }
+
+    /**
+     * {@link #ensure(SandboxRequest)} with labels for the agent's sandbox record (already validated; null keeps the
+     * record's labels).
+     */
+    public EnsureOutcome ensure(SandboxRequest request, Map<String, String> labels) throws InterruptedException {
         ReentrantLock lock = locks.lockFor(request.agent());
         lock.lockInterruptibly();
+        Admission.Decision.Admitted admitted = null;
+        AgentSandbox growing = null;
         try {
+            expireCached(request.agent());
             AgentSandbox entry = liveEntry(request);
+            AtomicInteger cold = new AtomicInteger();
             boolean created = false;
             if (entry == null) {
+                Admission.Decision decision = admission.admit(request, labels, null, request.services().size());
+                if (decision instanceof Admission.Decision.Denied denied) {
+                    return new EnsureOutcome.Denied(denied);
+                }
+                admitted = (Admission.Decision.Admitted) decision;
                 // The agent's leftovers (a previous process's containers) are listed while the new set starts and
                 // removed after it is ready, off the answer's path: new containers have fresh names and ports, so
                 // nothing needs to go first, and those the listing caught are kept. (A daemon list costs 5-50 ms on
@@ -71,42 +103,127 @@ public final class SandboxManager implements AutoCloseable {
                         CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), sets.workers());
                 Map<String, ServiceInstance> started = Map.of();
                 try {
-                    started = startAll(request, request.services());
+                    started = startAll(request, request.services(), cold);
                 } finally {
                     Map<String, ServiceInstance> keep = started;
                     leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
                 }
-                entry = new AgentSandbox(request.agent(), request.projectId(), started, clock.instant());
+                entry = new AgentSandbox(request.agent(), request.projectId(), started, clock.instant(),
+                        admitted.sandboxId(), admitted.expires());
                 cache.put(request.agent(), entry);
                 hold(request.agent(), started);
+                admission.settled(admitted, entry);
+                admitted = null;
                 created = true;
             } else {
                 Set<String> have = entry.services().keySet();
                 List<String> missing = request.services().stream().filter(s -> !have.contains(s)).toList();
                 if (!missing.isEmpty()) {
-                    Map<String, ServiceInstance> added = startAll(request, missing);
+                    Admission.Decision decision = admission.admit(request, labels, entry, missing.size());
+                    if (decision instanceof Admission.Decision.Denied denied) {
+                        return new EnsureOutcome.Denied(denied);
+                    }
+                    admitted = (Admission.Decision.Admitted) decision;
+                    growing = entry;
+                    Map<String, ServiceInstance> added = startAll(request, missing, cold);
                     entry = entry.with(added);
                     cache.put(request.agent(), entry);
                     hold(request.agent(), added);
+                    admission.settled(admitted, entry);
+                    admitted = null;
                     created = true;
                 }
             }
             entry = activateRequested(request, entry);
+            if (!created) {
+                entry = served(request, labels, entry);
+            }
+            String expiredPrevious = created ? expiredSets.remove(request.agent()) : null;
+            EnsureOutcome.Path path = !created ? EnsureOutcome.Path.HIT : cold.get() > 0 ? EnsureOutcome.Path.COLD : EnsureOutcome.Path.POOL;
             List<ServiceInstance> granted = entry.select(request.asked());
             if (log.isDebugEnabled()) {
                 // Still inside the agent's lock: the moment the grant is decided (ReleaseRaceIT times grants by this line).
                 log.debug("agent {} granted {} ({})", request.agent(), granted.stream().map(ServiceInstance::containerName).toList(),
                         created ? "provisioned" : "cache hit");
             }
-            return new EnsureOutcome.Ready(granted, !created);
+            return new EnsureOutcome.Ready(granted, !created, path, entry.id(), entry.expires(), expiredPrevious);
         } catch (ProvisionException e) {
+            if (admitted != null) {
+                admission.failed(admitted, growing);
+            }
             return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
+        } catch (RuntimeException | InterruptedException e) {
+            if (admitted != null) {
+                admission.failed(admitted, growing);
+            }
+            throw e;
         } finally {
             // Everything this call started is now held or removed (calls for one agent are serialized); a container
             // still pending was neither, so it is the janitor's once the grace window has passed.
             ledger.strikeAll(ContainerLedger.Reason.PENDING, request.agent());
             lock.unlock();
         }
+    }
+
+    /**
+     * Starts the request's asked-for services as a new set that is not cached (a named sandbox: its credentials are
+     * answered once and never kept). Each ready container is pending in the ledger under {@code key}; {@code adopt} is
+     * told the started set and moves its containers to their lasting reason (the sandbox record's) before this returns,
+     * so the janitor never sees them unowned. All or nothing.
+     *
+     * @param key a ledger owner unique to this set (e.g. {@code named:<sandbox id>})
+     */
+    public Map<String, ServiceInstance> provisionDetached(SandboxRequest request, String key, Consumer<Map<String, ServiceInstance>> adopt)
+            throws ProvisionException, InterruptedException {
+        try {
+            Map<String, ServiceInstance> started = sets.startAll(request, request.asked(),
+                    id -> ledger.move(id, ContainerLedger.Reason.PENDING, key), new AtomicInteger());
+            try {
+                adopt.accept(started);
+            } catch (RuntimeException e) {
+                sets.removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+                throw e;
+            }
+            return started;
+        } finally {
+            ledger.strikeAll(ContainerLedger.Reason.PENDING, key);
+        }
+    }
+
+    /** Removes containers (of a detached set) in parallel; best-effort. */
+    public void removeContainers(Collection<String> ids) throws InterruptedException {
+        sets.removeAll(ids);
+    }
+
+    /**
+     * Ends the agent's set {@code sandboxId} if {@code commit} (run under the agent's lock, e.g. the store's
+     * conditional delete) says so: the cache entry (when it is that set) is dropped and its containers removed.
+     * With {@code expired} the agent's next call is told its set had expired. Returns what {@code commit} said.
+     */
+    public boolean endIf(String agent, String sandboxId, BooleanSupplier commit, boolean expired) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(agent);
+        lock.lockInterruptibly();
+        try {
+            if (!commit.getAsBoolean()) {
+                return false;
+            }
+            AgentSandbox entry = cache.get(agent);
+            if (entry != null && entry.id().equals(sandboxId)) {
+                cache.remove(agent, entry);
+                sets.removeAll(entry.containerIds());
+            }
+            if (expired) {
+                expiredSets.put(agent, sandboxId);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sets the expiry of the agent's cached set {@code sandboxId} (an operator extended it). */
+    public void reexpire(String agent, String sandboxId, java.time.Instant expires) {
+        cache.computeIfPresent(agent, (a, entry) -> entry.id().equals(sandboxId) ? entry.withExpires(expires) : entry);
     }
 
     /** Removes the agent's containers and cache entry. Idempotent; returns how many containers were removed. */
@@ -118,6 +235,7 @@ public final class SandboxManager implements AutoCloseable {
             Set<String> ids = new HashSet<>();
             if (entry != null) {
                 ids.addAll(entry.containerIds());
+                admission.ended(entry, "released");
             }
             listAgentContainers(agent).forEach(c -> ids.add(c.id()));
             sets.removeAll(ids);
@@ -194,13 +312,13 @@ public final class SandboxManager implements AutoCloseable {
         }
         if (!entry.project().equals(request.projectId())) {
             log.info("agent {} moved from project {} to {}; replacing its sandbox", request.agent(), entry.project(), request.projectId());
-            evict(entry);
+            evict(entry, "replaced: the agent moved to project " + request.projectId());
             return null;
         }
         String moved = movedImage(request, entry);
         if (moved != null) {
             log.info("agent {}'s project {} now runs {}; replacing its sandbox", request.agent(), request.projectId(), moved);
-            evict(entry);
+            evict(entry, "replaced: the project's image changed");
             return null;
         }
         long t0 = System.nanoTime();
@@ -211,7 +329,7 @@ public final class SandboxManager implements AutoCloseable {
         }
         if (!live) {
             log.info("sandbox of agent {} failed re-verification; evicting and re-provisioning the whole set", request.agent());
-            evict(entry);
+            evict(entry, "replaced: a service failed re-verification");
             return null;
         }
         return entry;
@@ -232,16 +350,35 @@ public final class SandboxManager implements AutoCloseable {
         return null;
     }
 
-    private void evict(AgentSandbox entry) throws InterruptedException {
+    private void evict(AgentSandbox entry, String why) throws InterruptedException {
         cache.remove(entry.agent(), entry);
         sets.removeAll(entry.containerIds());
+        admission.ended(entry, why);
+    }
+
+    /** A cached set past its expiry is never served: it is removed, and the next set's answer says so. */
+    private void expireCached(String agent) throws InterruptedException {
+        AgentSandbox entry = cache.get(agent);
+        if (entry != null && entry.expiredAt(clock.instant())) {
+            log.info("sandbox {} of agent {} expired at {}; removing it and provisioning a fresh set", entry.id(), agent, entry.expires());
+            evict(entry, "expired");
+            expiredSets.put(agent, entry.id());
+        }
+    }
+
+    private AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry) {
+        AgentSandbox renewed = admission.served(request, labels, entry);
+        if (renewed != entry) {
+            cache.replace(entry.agent(), entry, renewed);
+        }
+        return renewed;
     }
 
 
     /** Starts the services; each ready container is pending in the ledger until the set is held or this call ends. */
-    private Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services)
+    private Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, AtomicInteger cold)
             throws ProvisionException, InterruptedException {
-        return sets.startAll(request, services, id -> ledger.move(id, ContainerLedger.Reason.PENDING, request.agent()));
+        return sets.startAll(request, services, id -> ledger.move(id, ContainerLedger.Reason.PENDING, request.agent()), cold);
     }
 
     private AgentSandbox activateRequested(SandboxRequest request, AgentSandbox entry) throws ProvisionException {

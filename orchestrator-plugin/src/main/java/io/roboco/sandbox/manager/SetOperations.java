@@ -49,9 +49,10 @@ final class SetOperations implements AutoCloseable {
      * (retryable only if all were).
      *
      * @param ready told each container id as soon as it is ready, before its siblings finish
+     * @param coldStarts counts the services that were started cold (not claimed from the pool)
      */
-    Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, Consumer<String> ready)
-            throws ProvisionException, InterruptedException {
+    Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, Consumer<String> ready,
+                                          AtomicInteger coldStarts) throws ProvisionException, InterruptedException {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
         for (String service : services) {
             ServicePlan plan = request.plan(service);
@@ -59,6 +60,7 @@ final class SetOperations implements AutoCloseable {
                 try {
                     ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent()).orElse(null);
                     if (instance == null) {
+                        coldStarts.incrementAndGet();
                         instance = provisioner.provision(plan, request.agent(), request.projectId());
                     }
                     ready.accept(instance.containerId());

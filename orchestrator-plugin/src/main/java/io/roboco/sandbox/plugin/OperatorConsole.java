@@ -2,11 +2,16 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.ProjectForm;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +35,24 @@ public interface OperatorConsole {
 
     /** Newest first; {@code agent} and {@code decision} are optional filters (null for all). */
     List<AuditRecord> audit(String agent, String decision, int limit);
+
+    /** One page of the audit trail, by cursor. */
+    AuditPage auditPage(AuditQuery query);
+
+    /** Sandbox records matching {@code query}, oldest first (empty when the plugin keeps no records). */
+    List<SandboxRecord> sandboxRecords(SandboxQuery query);
+
+    /** This server's expired sandboxes (optionally one owner's): what a cleanup would remove. */
+    List<SandboxRecord> expiredSandboxes(String owner);
+
+    /** The resolved server limits and the capacity gauge, for the pages. */
+    Limits limits();
+
+    /**
+     * @param capacityMax null when no capacity is configured
+     */
+    record Limits(Duration ttlDefault, Duration ttlMax, int maxPerOwner, int capacityUsed, Integer capacityMax) {
+    }
 
     /** Every agent the store knows, for the audit filter. */
     List<String> agentSlugs();
@@ -55,6 +78,15 @@ public interface OperatorConsole {
 
     /** Saves an already validated project (see {@link #checkProject}). */
     void saveProject(Project project);
+
+    /** Sets a live sandbox's expiry to now + {@code ttl} (see {@link Sandboxes#extend}). */
+    SandboxRecord extend(String id, Duration ttl);
+
+    /** Deletes one sandbox (its containers removed); false when it is unknown, already deleted, or another instance's. */
+    boolean delete(String id);
+
+    /** Removes this server's expired sandboxes now (optionally one owner's); the ids removed. */
+    List<String> cleanup(String owner);
 
     /** Stores the feature flag; it takes effect at the next start. */
     void storeFlag(boolean enabled);

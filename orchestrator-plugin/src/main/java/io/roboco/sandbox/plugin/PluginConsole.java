@@ -57,6 +57,63 @@ final class PluginConsole implements OperatorConsole {
     }
 
     @Override
+    public io.roboco.sandbox.settings.AuditPage auditPage(io.roboco.sandbox.settings.AuditQuery query) {
+        return plugin.store().page(query);
+    }
+
+    @Override
+    public List<io.roboco.sandbox.settings.SandboxRecord> sandboxRecords(io.roboco.sandbox.settings.SandboxQuery query) {
+        return plugin.sandboxes().map(s -> s.list(query)).orElse(List.of());
+    }
+
+    @Override
+    public List<io.roboco.sandbox.settings.SandboxRecord> expiredSandboxes(String owner) {
+        return plugin.sandboxes().map(s -> s.expired(owner)).orElse(List.of());
+    }
+
+    @Override
+    public Limits limits() {
+        return plugin.sandboxes().map(s -> {
+            io.roboco.sandbox.lifecycle.SandboxBook book = s.book();
+            return new Limits(book.lifetimes().ttlDefault(), book.lifetimes().ttlMax(), book.perOwner(), book.capacity().used(),
+                    book.capacity().limited() ? book.capacity().max() : null);
+        }).orElse(new Limits(io.roboco.sandbox.lifecycle.Lifetimes.DEFAULT_TTL, io.roboco.sandbox.lifecycle.Lifetimes.DEFAULT_MAX, 0, 0, null));
+    }
+
+    @Override
+    public io.roboco.sandbox.settings.SandboxRecord extend(String id, java.time.Duration ttl) {
+        return plugin.sandboxes().orElseThrow(() -> new Sandboxes.NotFound("this plugin keeps no sandbox records")).extend(id, ttl);
+    }
+
+    @Override
+    public boolean delete(String id) {
+        Sandboxes sandboxes = plugin.sandboxes().orElse(null);
+        if (sandboxes == null) {
+            return false;
+        }
+        try {
+            return sandboxes.delete(id, "deleted by an operator on the dashboard") == Sandboxes.Deletion.DELETED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public List<String> cleanup(String owner) {
+        Sandboxes sandboxes = plugin.sandboxes().orElse(null);
+        if (sandboxes == null) {
+            return List.of();
+        }
+        try {
+            return sandboxes.removeExpired(owner, Sandboxes.CLEANUP_VERB);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
+    @Override
     public List<String> agentSlugs() {
         return plugin.store().allAgents().stream().map(Agent::slug).toList();
     }

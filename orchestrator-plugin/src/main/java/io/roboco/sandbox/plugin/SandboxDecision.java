@@ -1,21 +1,56 @@
 package io.roboco.sandbox.plugin;
 
+import io.roboco.sandbox.manager.Admission;
+
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
 /** The outcome of one {@code request_sandbox} call: the verb layer switches on it to build an envelope. */
 public sealed interface SandboxDecision {
 
-    /** Working credentials for the services asked for. */
-    record Granted(List<Grant> sandboxes, boolean cacheHit) implements SandboxDecision {
+    /**
+     * Working credentials for the services asked for.
+     *
+     * @param sandboxId       the agent's sandbox record ({@code sbx_…}); empty without records
+     * @param expires         when it expires unless used again (null for never)
+     * @param expiredPrevious the agent's previous sandbox, when it had expired and this is a fresh set; else null
+     * @param path            {@code hit}, {@code pool} or {@code cold}
+     */
+    record Granted(List<Grant> sandboxes, boolean cacheHit, String sandboxId, Instant expires, String expiredPrevious,
+                   String path) implements SandboxDecision {
+        public Granted(List<Grant> sandboxes, boolean cacheHit) {
+            this(sandboxes, cacheHit, "", null, null, cacheHit ? "hit" : "cold");
+        }
     }
 
-    /** A guard said no. Only the unavailable-handle guard is retryable. */
-    record Refused(String reason, boolean retryable) implements SandboxDecision {
+    /**
+     * A guard or a quota said no. Only the unavailable-handle guard is retryable.
+     *
+     * @param code           a short fixed reason ({@code flag_off}, {@code no_task}, {@code owner_quota}, …) for metrics
+     * @param ownerSandboxes for a quota refusal, the owner's live sandboxes (delete one, then retry)
+     */
+    record Refused(String reason, boolean retryable, String code, List<Admission.OwnedSandbox> ownerSandboxes)
+            implements SandboxDecision {
+        public Refused {
+            ownerSandboxes = ownerSandboxes == null ? List.of() : List.copyOf(ownerSandboxes);
+        }
+
+        public Refused(String reason, boolean retryable) {
+            this(reason, retryable, "refused", List.of());
+        }
     }
 
-    /** Provisioning failed (image missing, daemon unreachable, readiness timeout); nothing was left behind. */
-    record InvalidState(String reason, boolean retryable) implements SandboxDecision {
+    /**
+     * Provisioning failed (image missing, daemon unreachable, readiness timeout) or the server is at
+     * capacity; nothing was left behind.
+     *
+     * @param code {@code capacity} or {@code provisioning}
+     */
+    record InvalidState(String reason, boolean retryable, String code) implements SandboxDecision {
+        public InvalidState(String reason, boolean retryable) {
+            this(reason, retryable, "provisioning");
+        }
     }
 
     /**

@@ -44,6 +44,8 @@ public final class SandboxPlugin implements AutoCloseable {
     private final OrchestratorHandle handle;
     private final Clock clock;
     private final Guards guards;
+    private volatile SandboxEvents events = SandboxEvents.none();
+    private volatile Sandboxes sandboxes;
     /** Set by the builder: release every live sandbox on close, recorded under this verb. */
     private volatile String releaseOnCloseVerb;
     /** Set by the builder: what it made for this plugin, closed after the manager. */
@@ -79,14 +81,21 @@ public final class SandboxPlugin implements AutoCloseable {
     /** The verb, for a caller that has already looked the agent up in this plugin's store (no second read). */
     public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
                                          Map<String, List<String>> extensions) throws InterruptedException {
+        return requestSandbox(slug, agent, services, extensions, null);
+    }
+
+    /** The verb with labels for the agent's sandbox record (already validated; null keeps the record's labels). */
+    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
+                                         Map<String, List<String>> extensions, Map<String, String> labels) throws InterruptedException {
         long start = System.nanoTime();
         List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
         Map<String, List<String>> perCall = extensions == null ? Map.of() : extensions;
         String projectId = agent.map(Agent::project).orElse("");
 
         long looked = System.nanoTime();
-        SandboxDecision decision = decide(slug, agent, asked, perCall);
+        SandboxDecision decision = decide(slug, agent, asked, perCall, labels);
         long decided = System.nanoTime();
+        tell(decision, decided - start);
         List<String> audited = decision instanceof SandboxDecision.Granted g
                 ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList() : asked;
         audit(slug, projectId, REQUEST_VERB, decision, audited, start);
@@ -97,34 +106,123 @@ public final class SandboxPlugin implements AutoCloseable {
         return decision;
     }
 
-    private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall)
-            throws InterruptedException {
+    private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall,
+                                   Map<String, String> labels) throws InterruptedException {
         Optional<String> refusal = Guards.flag(flagEffective);
+        String code = "flag_off";
         if (refusal.isEmpty()) {
             refusal = Guards.activeTask(slug, agent);
+            code = "no_task";
         }
         Optional<Project> project = agent.flatMap(a -> store.findProject(a.project()));
         if (refusal.isEmpty()) {
             refusal = Guards.optedIn(agent.get().project(), project);
+            code = "not_opted_in";
         }
         if (refusal.isPresent()) {
-            return new SandboxDecision.Refused(refusal.get(), false);
+            return new SandboxDecision.Refused(refusal.get(), false, code, List.of());
         }
         SandboxRequest.Validation validation = guards.allowed(slug, project.get(), asked, perCall);
         if (validation instanceof SandboxRequest.Validation.Invalid refused) {
-            return new SandboxDecision.Refused(refused.reason(), false);
+            return new SandboxDecision.Refused(refused.reason(), false, "not_allowed", List.of());
         }
         Optional<String> unavailable = Guards.handle(handle);
         if (unavailable.isPresent()) {
-            return new SandboxDecision.Refused(unavailable.get(), true);
+            return new SandboxDecision.Refused(unavailable.get(), true, "unavailable", List.of());
         }
         SandboxRequest request = ((SandboxRequest.Validation.Valid) validation).request();
-        EnsureOutcome outcome = manager.ensure(request);
+        return decision(manager.ensure(request, labels), this::grant);
+    }
+
+    /**
+     * The guards before any container starts, for named sandboxes (no agent task involved): flag, project opted in,
+     * services and features allowed, server running. The validated request, or the refusal.
+     */
+    sealed interface Guarded {
+        record Admitted(SandboxRequest request) implements Guarded {
+        }
+
+        record Refused(SandboxDecision.Refused refusal) implements Guarded {
+        }
+    }
+
+    Guarded guard(String owner, String projectId, Optional<Project> project, List<String> asked, Map<String, List<String>> perCall) {
+        Optional<String> refusal = Guards.flag(flagEffective);
+        String code = "flag_off";
+        if (refusal.isEmpty()) {
+            refusal = Guards.optedIn(projectId, project);
+            code = "not_opted_in";
+        }
+        if (refusal.isPresent()) {
+            return new Guarded.Refused(new SandboxDecision.Refused(refusal.get(), false, code, List.of()));
+        }
+        SandboxRequest.Validation validation = guards.allowed(owner, project.get(), asked, perCall);
+        if (validation instanceof SandboxRequest.Validation.Invalid invalid) {
+            return new Guarded.Refused(new SandboxDecision.Refused(invalid.reason(), false, "not_allowed", List.of()));
+        }
+        Optional<String> unavailable = Guards.handle(handle);
+        if (unavailable.isPresent()) {
+            return new Guarded.Refused(new SandboxDecision.Refused(unavailable.get(), true, "unavailable", List.of()));
+        }
+        return new Guarded.Admitted(((SandboxRequest.Validation.Valid) validation).request());
+    }
+
+    /** The decision for a manager outcome (shared with named sandboxes' creation). */
+    static SandboxDecision decision(EnsureOutcome outcome, java.util.function.Function<ServiceInstance, SandboxDecision.Grant> grant) {
         if (outcome instanceof EnsureOutcome.Ready ready) {
-            return new SandboxDecision.Granted(ready.services().stream().map(this::grant).toList(), ready.cacheHit());
+            return new SandboxDecision.Granted(ready.services().stream().map(grant).toList(), ready.cacheHit(), ready.sandboxId(),
+                    ready.expires(), ready.expiredPrevious(), ready.path().wire());
+        }
+        if (outcome instanceof EnsureOutcome.Denied denied) {
+            return denial(denied.denial());
         }
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
-        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable());
+        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning");
+    }
+
+    static SandboxDecision denial(io.roboco.sandbox.manager.Admission.Decision.Denied d) {
+        return d.refusal() ? new SandboxDecision.Refused(d.reason(), d.retryable(), d.code(), d.ownerSandboxes())
+                : new SandboxDecision.InvalidState(d.reason(), d.retryable(), d.code());
+    }
+
+    /** Counts what a decision was, for metrics (the verb layer tells its own role refusals here). */
+    public void tell(SandboxDecision decision, long nanos) {
+        try {
+            if (decision instanceof SandboxDecision.Granted g) {
+                events.granted(g.path(), Duration.ofNanos(nanos));
+            } else if (decision instanceof SandboxDecision.Refused r) {
+                events.refused(r.code());
+            } else if (decision instanceof SandboxDecision.InvalidState st) {
+                events.invalidState(st.code());
+            }
+        } catch (RuntimeException e) {
+            log.debug("sandbox event listener failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Keeps sandbox records through {@code book}: the manager admits every new set through it (quotas, capacity,
+     * TTL) and {@link #sandboxes()} offers named sandboxes, deletion, extension and cleanup. Set once, at wiring.
+     */
+    public Sandboxes keepRecords(io.roboco.sandbox.lifecycle.SandboxBook book) {
+        manager.admitWith(book);
+        this.sandboxes = new Sandboxes(this, book);
+        return sandboxes;
+    }
+
+    /** The record operations, when {@link #keepRecords} was called. */
+    public Optional<Sandboxes> sandboxes() {
+        return Optional.ofNullable(sandboxes);
+    }
+
+    /** Tells {@code listener} what happens from now on (set once, at wiring). */
+    public SandboxPlugin withEvents(SandboxEvents listener) {
+        this.events = listener;
+        return this;
+    }
+
+    public SandboxEvents events() {
+        return events;
     }
 
     /**
@@ -237,7 +335,7 @@ public final class SandboxPlugin implements AutoCloseable {
         owned.add(resource);
     }
 
-    private SandboxDecision.Grant grant(ServiceInstance instance) {
+    SandboxDecision.Grant grant(ServiceInstance instance) {
         Engine engine = registry.require(instance.service());
         return new SandboxDecision.Grant(instance.service(), engine.env(instance.endpoint(), instance.credentials()),
                 engine.featuresKey(), List.copyOf(new TreeSet<>(instance.features())));
@@ -245,7 +343,14 @@ public final class SandboxPlugin implements AutoCloseable {
 
     private void audit(String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {
         if (decision instanceof SandboxDecision.Granted g) {
-            record(slug, project, verb, "granted", g.cacheHit() ? "cache hit" : "provisioned", services, start);
+            String how = g.cacheHit() ? "cache hit" : "provisioned (" + g.path() + ")";
+            if (g.sandboxId() != null && !g.sandboxId().isEmpty()) {
+                how += ", sandbox " + g.sandboxId();
+            }
+            if (g.expiredPrevious() != null) {
+                how += "; the previous sandbox " + g.expiredPrevious() + " had expired";
+            }
+            record(slug, project, verb, "granted", how, services, start);
         } else if (decision instanceof SandboxDecision.Refused r) {
             record(slug, project, verb, "refused", r.reason(), services, start);
         } else if (decision instanceof SandboxDecision.InvalidState s) {
@@ -253,7 +358,8 @@ public final class SandboxPlugin implements AutoCloseable {
         }
     }
 
-    private void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
+    /** Appends an audit record; never throws (a store fault is logged). {@code start} is a System.nanoTime. */
+    void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
         long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
         audit.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
     }

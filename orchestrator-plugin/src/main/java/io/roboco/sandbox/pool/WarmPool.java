@@ -57,6 +57,8 @@ public final class WarmPool implements AutoCloseable {
     private final Map<String, ConcurrentLinkedDeque<Pooled>> idle = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Asked before each start: a release action when a container may start (capacity), or empty when not now. */
+    private volatile java.util.function.Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> { });
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
         this(registry, provisioner, sizes, Executors.newSingleThreadScheduledExecutor(r -> {
@@ -80,6 +82,15 @@ public final class WarmPool implements AutoCloseable {
             idle.put(choice.poolKey(), new ConcurrentLinkedDeque<>());
             starting.put(choice.poolKey(), new AtomicInteger());
         });
+    }
+
+    /**
+     * Refills only with a permit from {@code next} (the server's capacity: pool containers count towards it);
+     * without one the start is retried later. Set before {@link #start}.
+     */
+    public WarmPool limitedBy(java.util.function.Supplier<Optional<Runnable>> next) {
+        this.permits = next;
+        return this;
     }
 
     /** Begins filling every pool in the background. */
@@ -174,16 +185,24 @@ public final class WarmPool implements AutoCloseable {
         AtomicInteger inProgress = starting.get(key);
         ImageChoice choice = choices.get(key);
         Engine engine = registry.require(choice.engine());
+        Optional<Runnable> permit = permits.get();
+        if (permit.isEmpty()) {
+            log.debug("warm pool: no capacity for another {} container; retrying in {} s", choice.describe(), RETRY_AFTER_FAILURE.toSeconds());
+            submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
+            return;
+        }
         ServiceInstance instance;
         try {
             instance = provisioner.startPooled(engine, choice);
         } catch (ProvisionException | RuntimeException e) {
+            permit.get().run();
             log.warn("warm pool could not start a {} container ({}); retrying in {} s", choice.describe(), e.getMessage(),
                     RETRY_AFTER_FAILURE.toSeconds());
             submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
             return;
         }
         provisioner.ledger().move(instance.containerId(), ContainerLedger.Reason.POOLED, key);
+        permit.get().run();
         if (closed.get()) {
             provisioner.removeQuietly(instance.containerId());
             return;

@@ -45,6 +45,21 @@ public interface ContainerRuntime extends AutoCloseable {
     /** Containers (running or not) carrying every given label; a null value matches any value of that key. */
     List<ContainerState> list(Map<String, String> labels);
 
+    /** The host's versions, memory and CPUs; {@link RuntimeInfo#unknown()} where the runtime cannot tell. Throws like {@link #ping()}. */
+    default RuntimeInfo info() {
+        return RuntimeInfo.unknown();
+    }
+
+    /** True when {@code image} is present locally (images are never pulled). */
+    default boolean hasImage(String image) {
+        return true;
+    }
+
+    /** The image's labels (e.g. the local images' recipe hash), empty when it is absent. */
+    default Map<String, String> imageLabels(String image) {
+        return Map.of();
+    }
+
     @Override
     default void close() {
     }

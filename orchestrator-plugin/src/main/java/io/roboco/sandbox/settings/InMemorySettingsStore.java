@@ -5,6 +5,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,12 +17,13 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * A thread-safe settings store that lives and dies with the process: for embedding in a host
  * orchestrator that persists elsewhere, and for unit tests. Lists come back ordered by key; the
  * audit trail keeps the newest {@code auditCapacity} records (default {@value #DEFAULT_AUDIT_CAPACITY}).
+ * Sandbox reservations are atomic under the store's monitor.
  */
 public final class InMemorySettingsStore implements SettingsStore {
     public static final int DEFAULT_AUDIT_CAPACITY = 10_000;
 
     private static final Comparator<Entry> NEWEST_FIRST =
-            Comparator.comparing((Entry e) -> e.record().time()).thenComparingLong(Entry::seq).reversed();
+            Comparator.comparingLong(Entry::micros).thenComparingLong(Entry::seq).reversed();
 
     private final Map<String, Project> projects = new ConcurrentSkipListMap<>();
     private final Map<String, Boolean> flags = new ConcurrentSkipListMap<>();
@@ -28,6 +31,9 @@ public final class InMemorySettingsStore implements SettingsStore {
     /** agent → token digest. */
     private final Map<String, String> tokens = new ConcurrentSkipListMap<>();
     private final Deque<Entry> audit = new ArrayDeque<>();
+    /** Sandbox records by id, in insertion (creation) order; guarded by {@code this}. */
+    private final Map<String, SandboxRecord> sandboxes = new LinkedHashMap<>();
+    private final Map<String, Instant> heartbeats = new ConcurrentSkipListMap<>();
     private final int auditCapacity;
     private long nextSeq;
 
@@ -113,6 +119,126 @@ public final class InMemorySettingsStore implements SettingsStore {
 
     @Override
     public List<AuditRecord> recent(String agent, String decision, int limit) {
+        return newestFirst(agent, decision).stream().limit(Math.max(limit, 0)).map(Entry::record).toList();
+    }
+
+    @Override
+    public AuditPage page(AuditQuery query) {
+        AuditCursor after = query.cursor() == null ? null : AuditCursor.parse(query.cursor());
+        List<Entry> matching = newestFirst(query.agent(), query.decision()).stream()
+                .filter(e -> after == null || before(e, after))
+                .limit(query.limit() + 1L)
+                .toList();
+        boolean more = matching.size() > query.limit();
+        List<Entry> page = more ? matching.subList(0, query.limit()) : matching;
+        Entry last = page.isEmpty() ? null : page.get(page.size() - 1);
+        return new AuditPage(page.stream().map(Entry::record).toList(),
+                more ? AuditCursor.after(last.record().time(), last.seq()).toString() : null);
+    }
+
+    @Override
+    public synchronized int pruneAudit(Instant before, int batch) {
+        int removed = 0;
+        for (Iterator<Entry> it = audit.iterator(); it.hasNext() && removed < batch; ) {
+            if (it.next().record().time().isBefore(before)) {
+                it.remove();
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    // --- sandboxes ------------------------------------------------------------------------
+
+    @Override
+    public synchronized Reservation reserve(SandboxRecord draft, Quota quota) {
+        Instant now = draft.created();
+        if (sandboxes.containsKey(draft.id())) {
+            throw new SettingsStoreException("sandbox id " + draft.id() + " is already taken");
+        }
+        List<SandboxRecord> ownerLive = sandboxes.values().stream()
+                .filter(r -> r.owner().equals(draft.owner()) && r.isLive(now)).toList();
+        if (draft.kind() == SandboxRecord.Kind.NAMED && !draft.name().isEmpty()) {
+            Optional<SandboxRecord> taken = sandboxes.values().stream()
+                    .filter(r -> r.owner().equals(draft.owner()) && r.name().equals(draft.name()) && r.deleted() == null).findFirst();
+            if (taken.isPresent()) {
+                return new Reservation.NameTaken(taken.get());
+            }
+        }
+        if (ownerLive.size() >= quota.perOwner()) {
+            return new Reservation.OverQuota("owner", quota.perOwner(), ownerLive.size(), ownerLive);
+        }
+        if (quota.perProject() > 0) {
+            long projectLive = sandboxes.values().stream().filter(r -> r.project().equals(draft.project()) && r.isLive(now)).count();
+            if (projectLive >= quota.perProject()) {
+                return new Reservation.OverQuota("project", quota.perProject(), (int) projectLive, ownerLive);
+            }
+        }
+        sandboxes.put(draft.id(), draft);
+        return new Reservation.Reserved(draft);
+    }
+
+    @Override
+    public synchronized Optional<SandboxRecord> findSandbox(String id) {
+        return Optional.ofNullable(sandboxes.get(id));
+    }
+
+    @Override
+    public synchronized List<SandboxRecord> sandboxes(SandboxQuery query) {
+        return sandboxes.values().stream().filter(query::matches).toList();
+    }
+
+    @Override
+    public synchronized boolean updateSandbox(SandboxRecord record) {
+        SandboxRecord current = sandboxes.get(record.id());
+        if (current == null || current.deleted() != null) {
+            return false;
+        }
+        sandboxes.put(record.id(), new SandboxRecord(current.id(), current.owner(), current.project(), current.name(), current.kind(),
+                record.labels(), record.services(), record.containers(), current.instance(), current.created(), record.expires(),
+                current.maxExpires(), null, null));
+        return true;
+    }
+
+    @Override
+    public synchronized boolean markDeleted(String id, Instant when, String reason, boolean onlyIfExpired) {
+        SandboxRecord current = sandboxes.get(id);
+        if (current == null || current.deleted() != null || (onlyIfExpired && current.expires().isAfter(when))) {
+            return false;
+        }
+        sandboxes.put(id, current.deletedAt(when, reason));
+        return true;
+    }
+
+    @Override
+    public synchronized void forgetSandbox(String id) {
+        sandboxes.remove(id);
+    }
+
+    @Override
+    public synchronized int pruneSandboxes(Instant before, int batch) {
+        int removed = 0;
+        for (Iterator<SandboxRecord> it = sandboxes.values().iterator(); it.hasNext() && removed < batch; ) {
+            SandboxRecord r = it.next();
+            if (r.deleted() != null && r.deleted().isBefore(before)) {
+                it.remove();
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    @Override
+    public void heartbeat(String instance, Instant now) {
+        heartbeats.put(instance, now);
+    }
+
+    @Override
+    public Map<String, Instant> heartbeats() {
+        return Map.copyOf(heartbeats);
+    }
+
+    private List<Entry> newestFirst(String agent, String decision) {
         List<Entry> snapshot;
         synchronized (this) {
             snapshot = new ArrayList<>(audit);
@@ -121,15 +247,22 @@ public final class InMemorySettingsStore implements SettingsStore {
                 .filter(e -> blank(agent) || agent.equals(e.record().agent()))
                 .filter(e -> blank(decision) || decision.equals(e.record().decision()))
                 .sorted(NEWEST_FIRST)
-                .limit(Math.max(limit, 0))
-                .map(Entry::record)
                 .toList();
+    }
+
+    /** Whether {@code e} comes after {@code cursor} in newest-first order (older, or as old and appended earlier). */
+    private static boolean before(Entry e, AuditCursor cursor) {
+        return e.micros() < cursor.epochMicros() || (e.micros() == cursor.epochMicros() && e.seq() < cursor.id());
     }
 
     private static boolean blank(String s) {
         return s == null || s.isBlank();
     }
 
+    /** Ordered by time to the microsecond (as the JDBC store keeps it), then by append order. */
     private record Entry(long seq, AuditRecord record) {
+        long micros() {
+            return java.time.temporal.ChronoUnit.MICROS.between(Instant.EPOCH, record.time());
+        }
     }
 }

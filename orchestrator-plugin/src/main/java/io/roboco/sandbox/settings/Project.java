@@ -1,5 +1,6 @@
 package io.roboco.sandbox.settings;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,9 +13,12 @@ import java.util.TreeMap;
  * @param extensions the standing feature set per engine, e.g. {@code {postgres=[pg_trgm]}}
  * @param versions   the major per engine, e.g. {@code {postgres=17}}; an engine not named runs the server's
  *                   configured image
+ * @param ttlDefault {@code sandbox_ttl_default}: a new sandbox's TTL, or null for the server's
+ * @param ttlMax     {@code sandbox_ttl_max}: the longest a sandbox may live from its creation, or null for the server's
+ * @param maxLive    {@code sandbox_max_live}: live sandboxes the project may hold at once, or null for no limit
  */
 public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
-                      Map<String, String> versions) {
+                      Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive) {
     public Project {
         Objects.requireNonNull(id, "id");
         name = name == null || name.isBlank() ? id : name;
@@ -25,11 +29,25 @@ public record Project(String id, String name, List<String> services, Map<String,
         }
         extensions = Map.copyOf(copy);
         versions = versions == null ? Map.of() : Map.copyOf(new TreeMap<>(versions));
+        if (ttlDefault != null && (ttlDefault.isNegative() || ttlDefault.isZero())) {
+            throw new IllegalArgumentException("sandbox_ttl_default must be positive, was " + ttlDefault);
+        }
+        if (ttlMax != null && (ttlMax.isNegative() || ttlMax.isZero())) {
+            throw new IllegalArgumentException("sandbox_ttl_max must be positive, was " + ttlMax);
+        }
+        if (maxLive != null && maxLive < 1) {
+            throw new IllegalArgumentException("sandbox_max_live must be at least 1, was " + maxLive);
+        }
     }
 
-    /** A project on the server's configured images. */
+    /** A project on the server's configured images and TTLs, with no project limit on live sandboxes. */
     public Project(String id, String name, List<String> services, Map<String, List<String>> extensions) {
-        this(id, name, services, extensions, Map.of());
+        this(id, name, services, extensions, Map.of(), null, null, null);
+    }
+
+    /** A project with majors picked, on the server's TTLs. */
+    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions, Map<String, String> versions) {
+        this(id, name, services, extensions, versions, null, null, null);
     }
 
     public boolean optedIn() {
@@ -46,6 +64,10 @@ public record Project(String id, String name, List<String> services, Map<String,
     }
 
     public Project withVersions(Map<String, String> newVersions) {
-        return new Project(id, name, services, extensions, newVersions);
+        return new Project(id, name, services, extensions, newVersions, ttlDefault, ttlMax, maxLive);
+    }
+
+    public Project withLifecycle(Duration newTtlDefault, Duration newTtlMax, Integer newMaxLive) {
+        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive);
     }
 }

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.settings;
 
 import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
  * registry and the allowlists before anything is saved. Every error is a 400 naming what is allowed.
  */
 public final class ProjectForm {
-    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions");
+    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions",
+            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live");
 
     private ProjectForm() {
     }
@@ -66,7 +68,8 @@ public final class ProjectForm {
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {
                 throw new BadRequest("unknown field '" + Names.printable(key)
-                        + "'; a project takes: name, sandbox_services, sandbox_extensions, sandbox_versions");
+                        + "'; a project takes: name, sandbox_services, sandbox_extensions, sandbox_versions, sandbox_ttl_default,"
+                        + " sandbox_ttl_max, sandbox_max_live");
             }
         }
         Object name = body.get("name");
@@ -109,7 +112,35 @@ public final class ProjectForm {
         if (images != null) {
             requireOffered(extensions, versions, registry, images);
         }
-        return new Project(id, (String) name, services, extensions, versions);
+        java.time.Duration ttlDefault = ttl("sandbox_ttl_default", body.get("sandbox_ttl_default"));
+        java.time.Duration ttlMax = ttl("sandbox_ttl_max", body.get("sandbox_ttl_max"));
+        if (ttlDefault != null && ttlMax != null && ttlDefault.compareTo(ttlMax) > 0) {
+            throw new BadRequest("sandbox_ttl_default (" + DurationText.format(ttlDefault) + ") must not exceed sandbox_ttl_max ("
+                    + DurationText.format(ttlMax) + "); nothing saved");
+        }
+        Integer maxLive = maxLive(body.get("sandbox_max_live"));
+        return new Project(id, (String) name, services, extensions, versions, ttlDefault, ttlMax, maxLive);
+    }
+
+    /** A TTL field: absent, null or "" for the server's; else a duration such as 30m or 4h. */
+    private static java.time.Duration ttl(String field, Object raw) {
+        if (raw == null || (raw instanceof String s && s.isBlank())) {
+            return null;
+        }
+        return DurationText.require(field, raw);
+    }
+
+    private static Integer maxLive(Object raw) {
+        if (raw == null || (raw instanceof String s && s.isBlank())) {
+            return null;
+        }
+        if (raw instanceof String s && s.trim().matches("[0-9]{1,6}")) {
+            raw = Integer.parseInt(s.trim());
+        }
+        if (!(raw instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < 1 || n.longValue() > 100_000) {
+            throw new BadRequest("'sandbox_max_live' must be a whole number from 1 to 100000 (or null for no project limit)");
+        }
+        return n.intValue();
     }
 
     /** {@code sandbox_versions}: service → major, each service opted in, each major one its engine knows. */
@@ -168,6 +199,9 @@ public final class ProjectForm {
         out.put("sandbox_services", project.services());
         out.put("sandbox_extensions", new TreeMap<>(project.extensions()));
         out.put("sandbox_versions", new TreeMap<>(project.versions()));
+        out.put("sandbox_ttl_default", project.ttlDefault() == null ? null : DurationText.format(project.ttlDefault()));
+        out.put("sandbox_ttl_max", project.ttlMax() == null ? null : DurationText.format(project.ttlMax()));
+        out.put("sandbox_max_live", project.maxLive());
         return out;
     }
 

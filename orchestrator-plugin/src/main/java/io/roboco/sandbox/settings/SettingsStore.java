@@ -1,7 +1,8 @@
 package io.roboco.sandbox.settings;
 
 /** Everything the plugin persists, behind one store (one database, one transaction boundary per call). */
-public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AgentTokenStore, AuditLog, AutoCloseable {
+public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AgentTokenStore, AuditLog, AuditHistory, SandboxStore,
+        AutoCloseable {
     @Override
     default void close() {
     }

@@ -6,7 +6,6 @@ import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.plugin.SandboxPlugin;
-import io.roboco.sandbox.views.SandboxViews;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
@@ -43,7 +42,6 @@ final class AdminRoutes {
         app.put("/api/projects/{id}", this::putProject);
         app.get("/api/flags", ctx -> Json.write(ctx, 200, Map.of(FlagStore.SANDBOX_DB_ENABLED, flagView())));
         app.put("/api/flags/{name}", this::putFlag);
-        app.get("/api/sandboxes", ctx -> Json.write(ctx, 200, SandboxViews.listing(plugin.manager().live(), clock)));
         app.get("/api/audit", this::audit);
     }
 
@@ -86,8 +84,10 @@ final class AdminRoutes {
                 throw ApiError.badRequest("limit must be a whole number from 1 to " + MAX_AUDIT_LIMIT);
             }
         }
+        io.roboco.sandbox.settings.AuditPage page = store.page(new io.roboco.sandbox.settings.AuditQuery(ctx.queryParam("agent"),
+                ctx.queryParam("decision"), limit, ctx.queryParam("cursor")));
         List<Map<String, Object>> records = new ArrayList<>();
-        for (AuditRecord r : store.recent(ctx.queryParam("agent"), ctx.queryParam("decision"), limit)) {
+        for (AuditRecord r : page.records()) {
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("time", r.time().toString());
             json.put("agent", r.agent());
@@ -99,6 +99,9 @@ final class AdminRoutes {
             json.put("duration_ms", r.durationMillis());
             records.add(json);
         }
-        Json.write(ctx, 200, Map.of("records", records));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("records", records);
+        body.put("next_cursor", page.nextCursor());
+        Json.write(ctx, 200, body);
     }
 }

@@ -25,7 +25,7 @@ final class ApiApp {
     }
 
     /** {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). */
-    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents,
+    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents, SandboxRoutes sandboxes,
                           Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
@@ -36,6 +36,7 @@ final class ApiApp {
         app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
         admin.register(app);
         agents.register(app);
+        sandboxes.register(app);
 
         app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));
         app.exception(BadRequest.class, (e, ctx) -> answer(ctx, 400, "bad_request", e.getMessage()));

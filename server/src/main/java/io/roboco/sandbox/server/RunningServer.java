@@ -17,6 +17,9 @@ public interface RunningServer extends AutoCloseable {
      */
     io.roboco.sandbox.janitor.SweepReport sweepNow();
 
+    /** One whole janitor tick now (heartbeat, expiry, audit retention, then the orphan sweep); the sweep's report. */
+    io.roboco.sandbox.janitor.SweepReport tickNow();
+
     @Override
     void close();
 }

@@ -4,6 +4,10 @@ import io.javalin.Javalin;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.janitor.Janitor;
+import io.roboco.sandbox.lifecycle.Capacity;
+import io.roboco.sandbox.lifecycle.Lifetimes;
+import io.roboco.sandbox.lifecycle.SandboxBook;
+import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.mcp.AgentTokens;
 import io.roboco.sandbox.mcp.McpBridge;
@@ -130,7 +134,17 @@ public final class SandboxServer {
         PoolSizes poolSizes = new PoolSizes(config.poolKeys());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);
+        LifecycleConfig limits = config.lifecycle();
+        // Every container this process keeps (in flight, pending, pooled, claimed, held, recorded) counts.
+        Capacity capacity = new Capacity(capacityOf(limits, runtime, provisioning), () -> provisioner.ledger().ownedIds().size());
+        SandboxBook book = new SandboxBook(store, instanceId, new Lifetimes(limits.ttlDefault(), limits.ttlMax()), limits.maxPerOwner(),
+                capacity, clock, provisioner.ledger());
+        book.reconcileAtStart();
+        if (pool != null) {
+            pool.limitedBy(() -> capacity.tryReserve(1).map(hold -> (Runnable) hold));
+        }
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
+        Sandboxes sandboxes = plugin.keepRecords(book);
         AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
 
         try {
@@ -145,9 +159,15 @@ public final class SandboxServer {
                 config.mcp().allowedHosts(), version(), clock);
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
-                new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes, mcp::mount);
+                new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes,
+                new SandboxRoutes(sandboxes, new io.roboco.sandbox.plugin.ForeignOrphans(runtime, store, store, instanceId,
+                        aliveWindow(config.janitorTick()), clock), plugin, clock), mcp::mount);
         Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), adminToken.value(), clock);
-        app.start("127.0.0.1", config.port());
+        if (!config.loopbackOnly()) {
+            log.warn("ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "
+                    + "sandbox credentials cross the network in clear text. Put a TLS proxy in front, or bind 127.0.0.1", config.bind());
+        }
+        app.start(config.bind(), config.port());
         agentRoutes.listeningOn(app.port());
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -157,6 +177,8 @@ public final class SandboxServer {
         });
         // The ledger knows every container this process keeps (in flight, pending, pooled, claimed, held).
         Janitor janitor = new Janitor(runtime, instanceId, provisioner.ledger(), store, clock, config.janitorGrace());
+        JanitorChores.register(janitor, store, instanceId, sandboxes, limits.auditRetention());
+        janitor.onOrphansRemoved(n -> plugin.events().janitorRemoved("orphan", n));
         janitor.start(scheduler, config.janitorTick());
 
         if (pool != null) {
@@ -181,6 +203,41 @@ public final class SandboxServer {
     static String version() {
         String v = SandboxServer.class.getPackage().getImplementationVersion();
         return v == null ? "dev" : v;
+    }
+
+    /** The configured capacity, or one derived from the Docker host's memory: 3/4 of it over the per-container memory limit. */
+    static int capacityOf(LifecycleConfig limits, ContainerRuntime runtime, ProvisionSettings provisioning) {
+        if (limits.maxContainers() != null) {
+            log.info("capacity: {} sandbox containers (ROBOCO_SANDBOX_MAX_CONTAINERS)", limits.maxContainers());
+            return limits.maxContainers();
+        }
+        long perContainer = provisioning.limits().memoryBytes();
+        long memory;
+        try {
+            memory = runtime.info().memoryBytes();
+        } catch (RuntimeException e) {
+            memory = 0;
+        }
+        if (memory <= 0 || perContainer <= 0) {
+            log.warn("capacity: the container runtime did not say how much memory its host has; allowing {} sandbox containers"
+                    + " (set ROBOCO_SANDBOX_MAX_CONTAINERS to choose)", FALLBACK_CAPACITY);
+            return FALLBACK_CAPACITY;
+        }
+        int derived = (int) Math.max(1, Math.min(100_000, memory / 4 * 3 / perContainer));
+        log.info("capacity: {} sandbox containers, derived from the Docker host's memory ({} MiB x 3/4 / {} MiB per container);"
+                + " set ROBOCO_SANDBOX_MAX_CONTAINERS to choose", derived, memory >> 20, perContainer >> 20);
+        return derived;
+    }
+
+    static final int FALLBACK_CAPACITY = 32;
+
+    /**
+     * How recent another instance's heartbeat must be for it to count as alive (foreign cleanup never touches its
+     * containers): three of this server's janitor ticks, and at least two minutes.
+     */
+    static java.time.Duration aliveWindow(java.time.Duration tick) {
+        java.time.Duration three = tick.multipliedBy(3);
+        return three.compareTo(java.time.Duration.ofMinutes(2)) < 0 ? java.time.Duration.ofMinutes(2) : three;
     }
 
     private static final class Running implements RunningServer {
@@ -230,6 +287,11 @@ public final class SandboxServer {
         @Override
         public io.roboco.sandbox.janitor.SweepReport sweepNow() {
             return janitor.sweepOnce();
+        }
+
+        @Override
+        public io.roboco.sandbox.janitor.SweepReport tickNow() {
+            return janitor.tickOnce();
         }
 
         /** STOPPING; stop serving; stop the janitor; remove the warm pool; tear down every live sandbox (their credentials die with this process); close. */

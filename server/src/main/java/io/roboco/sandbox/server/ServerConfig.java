@@ -25,15 +25,20 @@ import java.util.TreeMap;
  * @param apiToken         orchestrator token, or null to use / generate the one in the state dir
  * @param adminToken       admin token, or null to use / generate the one in the state dir
  * @param poolSizes        warm-pool size per engine name (lower case); {@code postgres_17} keys a major
+ * @param bind             {@code ROBOCO_SANDBOX_BIND}: the listen address (default 127.0.0.1; anything else is plain
+ *                         HTTP on a reachable interface, and is warned about at start)
+ * @param lifecycle        TTLs, quotas, capacity and audit retention
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
-                           String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp) {
+                           String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
+                           LifecycleConfig lifecycle) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
     public static final int DEFAULT_PORT = 7070;
+    public static final String DEFAULT_BIND = "127.0.0.1";
     static final int MIN_TOKEN_LENGTH = 16;
 
     public ServerConfig {
@@ -50,6 +55,12 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
             }
         });
         Objects.requireNonNull(network, "network");
+        bind = bind == null || bind.isBlank() ? DEFAULT_BIND : bind.trim();
+        if (!bind.matches("[0-9A-Za-z.:%\\-\\[\\]]{1,255}")) {
+            throw new ConfigException("ROBOCO_SANDBOX_BIND='" + io.roboco.sandbox.request.Names.printable(bind)
+                    + "' is not an address; use an IP address such as 127.0.0.1 (default) or 0.0.0.0");
+        }
+        lifecycle = lifecycle == null ? LifecycleConfig.defaults() : lifecycle;
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         Objects.requireNonNull(janitorTick, "janitorTick");
         Objects.requireNonNull(janitorGrace, "janitorGrace");
@@ -78,7 +89,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     public static ServerConfig defaults(Path stateDir) {
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
                 Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
-                McpSettings.defaults());
+                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -124,13 +135,28 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
                 value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
-                McpSettings.fromEnv(env));
+                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env));
     }
 
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle);
+    }
+
+    public ServerConfig withLifecycle(LifecycleConfig next) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next);
+    }
+
+    public ServerConfig withJanitor(Duration tick, Duration grace) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
+    }
+
+    /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
+    public boolean loopbackOnly() {
+        return bind.equals("127.0.0.1") || bind.equals("::1") || bind.equals("localhost") || bind.startsWith("127.");
     }
 
     /** Refuses an image override or pool size for an engine the registry does not know, or a major it does not have. */
@@ -201,22 +227,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle);
     }
 
     /** Never prints the state password or the tokens. */
@@ -226,7 +252,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 + ", dbEnabledOverride=" + dbEnabledOverride + ", images=" + images + ", network=" + network
                 + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
                 + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
-                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp=" + mcp + "]";
+                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp=" + mcp
+                + ", bind=" + bind + ", lifecycle=" + lifecycle + "]";
     }
 
     private static void requireToken(String setting, String token) {

@@ -4,8 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditCursor;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.Quota;
+import io.roboco.sandbox.settings.Reservation;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 import java.nio.file.Files;
@@ -14,6 +21,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
@@ -45,6 +54,8 @@ public final class JdbcSettingsStore implements SettingsStore {
     @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
     private record ProjectData(Map<String, String> versions) {
     }
+    private static final String PROJECT_COLUMNS = "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
+    private static final String AUDIT_COLUMNS = "ts, agent, project, verb, decision, reason, services, duration_ms, id";
 
     private final SingleConnection db;
 
@@ -98,13 +109,13 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Project> findProject(String id) {
-        return db.transaction("read project " + id, c -> one(c, "SELECT id, name, services, extensions, data_settings FROM projects"
+        return db.transaction("read project " + id, c -> one(c, "SELECT " + PROJECT_COLUMNS + " FROM projects"
                 + " WHERE id = ?", JdbcSettingsStore::project, id));
     }
 
     @Override
     public List<Project> allProjects() {
-        return db.transaction("list projects", c -> all(c, "SELECT id, name, services, extensions, data_settings FROM projects"
+        return db.transaction("list projects", c -> all(c, "SELECT " + PROJECT_COLUMNS + " FROM projects"
                 + " ORDER BY id", JdbcSettingsStore::project));
     }
 
@@ -114,9 +125,12 @@ public final class JdbcSettingsStore implements SettingsStore {
         String extensions = write(project.extensions());
         String data = write(new ProjectData(project.versions()));
         db.transaction("save project " + project.id(), c -> upsert(c,
-                "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ? WHERE id = ?",
-                "INSERT INTO projects (name, services, extensions, data_settings, id) VALUES (?, ?, ?, ?, ?)",
-                project.name(), services, extensions, data, project.id()));
+                "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ?, ttl_default_ms = ?, ttl_max_ms = ?,"
+                        + " max_live = ? WHERE id = ?",
+                "INSERT INTO projects (name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live, id)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                project.name(), services, extensions, data, millis(project.ttlDefault()), millis(project.ttlMax()), project.maxLive(),
+                project.id()));
     }
 
     // --- flags ------------------------------------------------------------------------------
@@ -220,6 +234,100 @@ public final class JdbcSettingsStore implements SettingsStore {
     }
 
     @Override
+    public AuditPage page(AuditQuery q) {
+        AuditCursor after = q.cursor() == null ? null : AuditCursor.parse(q.cursor());
+        StringBuilder sql = new StringBuilder("SELECT " + AUDIT_COLUMNS + " FROM audit WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (q.agent() != null) {
+            sql.append(" AND agent = ?");
+            args.add(q.agent());
+        }
+        if (q.decision() != null) {
+            sql.append(" AND decision = ?");
+            args.add(q.decision());
+        }
+        if (after != null) {
+            OffsetDateTime ts = JdbcSandboxes.ts(after.time());
+            sql.append(" AND (ts < ? OR (ts = ? AND id < ?))");
+            args.add(ts);
+            args.add(ts);
+            args.add(after.id());
+        }
+        sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
+        args.add(q.limit() + 1);
+        List<Object[]> rows = db.transaction("read a page of the audit trail", c -> all(c, sql.toString(),
+                rs -> new Object[] {auditRecord(rs), rs.getLong(9)}, args.toArray()));
+        boolean more = rows.size() > q.limit();
+        List<Object[]> page = more ? rows.subList(0, q.limit()) : rows;
+        String next = null;
+        if (more) {
+            Object[] last = page.get(page.size() - 1);
+            next = AuditCursor.after(((AuditRecord) last[0]).time(), (Long) last[1]).toString();
+        }
+        return new AuditPage(page.stream().map(r -> (AuditRecord) r[0]).toList(), next);
+    }
+
+    @Override
+    public int pruneAudit(Instant before, int batch) {
+        return db.transaction("prune the audit trail", c -> update(c, "DELETE FROM audit WHERE id IN (SELECT id FROM audit"
+                + " WHERE ts < ? ORDER BY ts, id LIMIT ?)", JdbcSandboxes.ts(before), batch));
+    }
+
+    // --- sandboxes --------------------------------------------------------------------------
+
+    @Override
+    public Reservation reserve(SandboxRecord draft, Quota quota) {
+        return db.transaction("reserve sandbox " + draft.id() + " for owner " + draft.owner(),
+                c -> JdbcSandboxes.reserve(c, db.kind(), draft, quota));
+    }
+
+    @Override
+    public Optional<SandboxRecord> findSandbox(String id) {
+        return db.transaction("read sandbox " + id, c -> JdbcSandboxes.find(c, id));
+    }
+
+    @Override
+    public List<SandboxRecord> sandboxes(SandboxQuery query) {
+        return db.transaction("list sandboxes", c -> JdbcSandboxes.list(c, query));
+    }
+
+    @Override
+    public boolean updateSandbox(SandboxRecord record) {
+        return db.transaction("update sandbox " + record.id(), c -> JdbcSandboxes.updateRecord(c, record));
+    }
+
+    @Override
+    public boolean markDeleted(String id, Instant when, String reason, boolean onlyIfExpired) {
+        return db.transaction("mark sandbox " + id + " deleted", c -> JdbcSandboxes.markDeleted(c, id, when, reason, onlyIfExpired));
+    }
+
+    @Override
+    public void forgetSandbox(String id) {
+        db.transaction("forget sandbox " + id, c -> {
+            JdbcSandboxes.forget(c, id);
+            return null;
+        });
+    }
+
+    @Override
+    public int pruneSandboxes(Instant before, int batch) {
+        return db.transaction("prune deleted sandbox records", c -> JdbcSandboxes.prune(c, before, batch));
+    }
+
+    @Override
+    public void heartbeat(String instance, Instant now) {
+        db.transaction("record the heartbeat of instance " + instance, c -> {
+            JdbcSandboxes.heartbeat(c, db.kind(), instance, now);
+            return null;
+        });
+    }
+
+    @Override
+    public Map<String, Instant> heartbeats() {
+        return db.transaction("read instance heartbeats", JdbcSandboxes::heartbeats);
+    }
+
+    @Override
     public void close() {
         db.close();
     }
@@ -228,8 +336,18 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     private static Project project(ResultSet rs) throws SQLException {
         ProjectData data = read(rs.getString(5), DATA);
+        long ttlDefault = rs.getLong(6);
+        Duration def = rs.wasNull() ? null : Duration.ofMillis(ttlDefault);
+        long ttlMax = rs.getLong(7);
+        Duration max = rs.wasNull() ? null : Duration.ofMillis(ttlMax);
+        int maxLive = rs.getInt(8);
+        Integer live = rs.wasNull() ? null : maxLive;
         return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
-                read(rs.getString(4), EXTENSIONS), data.versions());
+                read(rs.getString(4), EXTENSIONS), data.versions(), def, max, live);
+    }
+
+    private static Long millis(Duration d) {
+        return d == null ? null : d.toMillis();
     }
 
     private static Agent agent(ResultSet rs) throws SQLException {
@@ -244,17 +362,17 @@ public final class JdbcSettingsStore implements SettingsStore {
     // --- plumbing ---------------------------------------------------------------------------
 
     @FunctionalInterface
-    private interface RowMapper<T> {
+    interface RowMapper<T> {
         T map(ResultSet rs) throws SQLException;
     }
 
-    private static <T> Optional<T> one(Connection c, String sql, RowMapper<T> mapper, Object... args)
+    static <T> Optional<T> one(Connection c, String sql, RowMapper<T> mapper, Object... args)
             throws SQLException {
         List<T> rows = all(c, sql, mapper, args);
         return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
     }
 
-    private static <T> List<T> all(Connection c, String sql, RowMapper<T> mapper, Object... args)
+    static <T> List<T> all(Connection c, String sql, RowMapper<T> mapper, Object... args)
             throws SQLException {
         try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
             List<T> rows = new ArrayList<>();
@@ -273,13 +391,13 @@ public final class JdbcSettingsStore implements SettingsStore {
         return null;
     }
 
-    private static Integer update(Connection c, String sql, Object... args) throws SQLException {
+    static Integer update(Connection c, String sql, Object... args) throws SQLException {
         try (PreparedStatement ps = prepare(c, sql, args)) {
             return ps.executeUpdate();
         }
     }
 
-    private static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
+    static PreparedStatement prepare(Connection c, String sql, Object... args) throws SQLException {
         PreparedStatement ps = c.prepareStatement(sql);
         try {
             for (int i = 0; i < args.length; i++) {
@@ -292,7 +410,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
     }
 
-    private static String write(Object value) {
+    static String write(Object value) {
         try {
             return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
@@ -300,7 +418,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
     }
 
-    private static <T> T read(String json, TypeReference<T> type) {
+    static <T> T read(String json, TypeReference<T> type) {
         try {
             return JSON.readValue(json, type);
         } catch (JsonProcessingException e) {

@@ -31,6 +31,10 @@ final class SingleConnection implements AutoCloseable {
         this.password = password;
     }
 
+    DatabaseUrl.Kind kind() {
+        return url.kind();
+    }
+
     /** Runs {@code work} in one transaction: committed when it returns, rolled back when it throws. */
     <T> T transaction(String what, Work<T> work) {
         lock.lock();

@@ -136,6 +136,21 @@ public final class RecordingRuntime implements ContainerRuntime {
     }
 
     @Override
+    public io.roboco.sandbox.runtime.RuntimeInfo info() {
+        return delegate.info();
+    }
+
+    @Override
+    public boolean hasImage(String image) {
+        return delegate.hasImage(image);
+    }
+
+    @Override
+    public Map<String, String> imageLabels(String image) {
+        return delegate.imageLabels(image);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -237,7 +237,7 @@ class DashboardPagesTest {
                 Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search"))));
         assertThat(web.json("GET", "/api/projects/shop", ADMIN, null).body())
                 .isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
-                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{}}");
+                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null}");
         String page = web.get("/projects/shop").body();
         assertThat(page).contains("next request_sandbox provisions postgres, redis");
         assertThat(checked(page, "svc-postgres")).isTrue();
@@ -321,6 +321,57 @@ class DashboardPagesTest {
         assertThat(runtime.runningCount()).isZero();
         assertThat(store.recent("dev-1", "released", 10)).singleElement()
                 .satisfies(r -> assertThat(r.verb()).isEqualTo(Dashboard.RELEASE_VERB));
+    }
+
+    @Test
+    void namedSandboxesShowOwnerNameLabelsExpiryAndCapacityAndAreExtendedAndCleanedUpFromThePage() throws Exception {
+        io.roboco.sandbox.testkit.MutableClock clock = io.roboco.sandbox.testkit.MutableClock.atNow();
+        ServerConfig config = ServerConfig.defaults(dir).withPort(0).withFlag(true).withTokens(API, ADMIN);
+        server = SandboxServer.start(config, runtime, StubEngine.registry(), store, clock);
+        WebClient web = new WebClient(server.port());
+        web.signIn(ADMIN);
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
+        WebClient.Reply made = web.json("POST", "/api/sandboxes", ADMIN,
+                "{\"owner\":\"ci-7\",\"project\":\"shop\",\"name\":\"before\",\"ttl\":\"10m\",\"labels\":{\"task\":\"T-9\"}}");
+        assertThat(made.status()).as(made.body()).isEqualTo(200);
+        String id = made.body().replaceAll(".*\"id\":\"(sbx_[0-9a-f]+)\".*", "$1");
+        WebClient.Reply page = web.get("/sandboxes");
+        assertThat(page.body()).contains("data-id=\"" + id + "\"").contains("ci-7").contains("before").contains("task=T-9")
+                .contains("in 10m").contains("1 of 32 sandbox containers live").contains("Nothing has expired");
+        assertThat(page.body()).doesNotContain("PASSWORD");
+
+        assertThat(web.post("/sandboxes/id/" + id + "/extend", "csrf", page.csrf(), "ttl", "1h").status()).isEqualTo(303);
+        assertThat(web.get("/sandboxes").body()).contains("Extended " + id).contains("in 1h");
+        assertThat(web.get("/sandboxes?owner=nobody").body()).contains("No live sandboxes match");
+        assertThat(web.get("/sandboxes?label=task=T-9").body()).contains("data-id=\"" + id + "\"");
+
+        clock.advance(java.time.Duration.ofHours(2));
+        String expired = web.get("/sandboxes").body();
+        assertThat(expired).doesNotContain("data-id=\"" + id + "\"").contains("Cleanup preview").contains("<code>" + id + "</code>");
+        assertThat(runtime.runningCount()).isEqualTo(1);
+        assertThat(web.post("/sandboxes/cleanup", "csrf", page.csrf()).status()).isEqualTo(303);
+        assertThat(web.get("/sandboxes").body()).contains("Cleaned up 1 expired sandbox(es): " + id);
+        assertThat(runtime.runningCount()).isZero();
+    }
+
+    @Test
+    void theProjectCardShowsAndSavesTheTtlsAndTheLiveLimit() throws Exception {
+        WebClient web = signedIn(true);
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
+        WebClient.Reply page = web.get("/projects/shop");
+        assertThat(page.body()).contains("TTL default").contains("TTL max").contains("Max live sandboxes").contains("placeholder=\"4h\"");
+        WebClient.Reply saved = web.post("/projects/shop", "csrf", page.csrf(), "service", "postgres", "sandbox_ttl_default", "30m",
+                "sandbox_ttl_max", "2h", "sandbox_max_live", "5");
+        assertThat(saved.status()).isEqualTo(303);
+        Project p = store.findProject("shop").orElseThrow();
+        assertThat(p.ttlDefault()).isEqualTo(java.time.Duration.ofMinutes(30));
+        assertThat(p.ttlMax()).isEqualTo(java.time.Duration.ofHours(2));
+        assertThat(p.maxLive()).isEqualTo(5);
+        assertThat(web.get("/projects/shop").body()).contains("value=\"30m\"").contains("value=\"2h\"").contains("value=\"5\"");
+        WebClient.Reply bad = web.post("/projects/shop", "csrf", page.csrf(), "service", "postgres", "sandbox_ttl_default", "3h",
+                "sandbox_ttl_max", "2h");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.body()).contains("must not exceed sandbox_ttl_max");
     }
 
     @Test

@@ -62,7 +62,8 @@ class SettingsTableTest {
             "ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL",
             "ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>", "unset means: the default image when it runs that major, else the official one",
             "ROBOCO_SANDBOX_MCP_URL", "unset means: http://127.0.0.1:<ROBOCO_SANDBOX_PORT>/mcp",
-            "ROBOCO_SANDBOX_MCP_TOKEN", "the stdio bridge's token; the server does not read it");
+            "ROBOCO_SANDBOX_MCP_TOKEN", "the stdio bridge's token; the server does not read it",
+            "ROBOCO_SANDBOX_MAX_CONTAINERS", "unset means: 3/4 of the Docker host's memory over the per-container memory limit");
 
     /** What an entry missing from one of ServerConfig's per-engine maps means, by record component. */
     private static final Map<String, java.util.function.Function<String, Object>> ABSENT_ENTRY = Map.of(

@@ -85,6 +85,11 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
     }
 
     @Override
+    protected SettingsStore openSecond() {
+        return JdbcSettingsStore.open(url, USER, password);
+    }
+
+    @Override
     protected SettingsStore reopen() {
         return JdbcSettingsStore.open(url, USER, password);
     }

@@ -1,14 +1,21 @@
 package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.Quota;
+import io.roboco.sandbox.settings.Reservation;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -126,6 +133,61 @@ public final class FakeSettingsStore implements SettingsStore {
     @Override
     public List<AuditRecord> recent(String agent, String decision, int limit) {
         return delegate.recent(agent, decision, limit);
+    }
+
+    @Override
+    public AuditPage page(AuditQuery query) {
+        return delegate.page(query);
+    }
+
+    @Override
+    public int pruneAudit(Instant before, int batch) {
+        return delegate.pruneAudit(before, batch);
+    }
+
+    @Override
+    public Reservation reserve(SandboxRecord draft, Quota quota) {
+        return delegate.reserve(draft, quota);
+    }
+
+    @Override
+    public Optional<SandboxRecord> findSandbox(String id) {
+        return delegate.findSandbox(id);
+    }
+
+    @Override
+    public List<SandboxRecord> sandboxes(SandboxQuery query) {
+        return delegate.sandboxes(query);
+    }
+
+    @Override
+    public boolean updateSandbox(SandboxRecord record) {
+        return delegate.updateSandbox(record);
+    }
+
+    @Override
+    public boolean markDeleted(String id, Instant when, String reason, boolean onlyIfExpired) {
+        return delegate.markDeleted(id, when, reason, onlyIfExpired);
+    }
+
+    @Override
+    public void forgetSandbox(String id) {
+        delegate.forgetSandbox(id);
+    }
+
+    @Override
+    public int pruneSandboxes(Instant before, int batch) {
+        return delegate.pruneSandboxes(before, batch);
+    }
+
+    @Override
+    public void heartbeat(String instance, Instant now) {
+        delegate.heartbeat(instance, now);
+    }
+
+    @Override
+    public Map<String, Instant> heartbeats() {
+        return delegate.heartbeats();
     }
 
     @Override

@@ -1,11 +1,20 @@
 package io.roboco.sandbox.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.Quota;
+import io.roboco.sandbox.settings.Reservation;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.settings.SettingsStore;
 
 import java.time.Instant;
@@ -37,6 +46,15 @@ public abstract class SettingsStoreContract {
 
     /** A new, empty store. */
     protected abstract SettingsStore createStore() throws Exception;
+
+    /**
+     * A second, independent store on the same database as {@link #store} (another server sharing it); aborts
+     * where a database cannot be shared.
+     */
+    protected SettingsStore openSecond() throws Exception {
+        Assumptions.abort("this store cannot be shared by two servers");
+        return null;
+    }
 
     /** The store created last, opened again after {@link SettingsStore#close()}; aborts where nothing persists. */
     protected SettingsStore reopen() throws Exception {
@@ -267,6 +285,258 @@ public abstract class SettingsStoreContract {
         assertThat(store.deleteToken("dev-1")).isTrue();
         assertThat(store.agentForToken("aa11")).isEmpty();
         assertThat(store.deleteToken("dev-1")).isFalse();
+    }
+
+    // --- project lifecycle fields -------------------------------------------------------------
+
+    @Test
+    void projectLifecycleFieldsRoundTrip() {
+        Project p = new Project("ci", "CI", List.of("postgres"), Map.of(), Map.of("postgres", "17"), java.time.Duration.ofMinutes(30),
+                java.time.Duration.ofHours(2), 5);
+        store.saveProject(p);
+        assertThat(store.findProject("ci")).contains(p);
+        store.saveProject(p.withLifecycle(null, null, null));
+        assertThat(store.findProject("ci").orElseThrow().ttlDefault()).isNull();
+        assertThat(store.findProject("ci").orElseThrow().maxLive()).isNull();
+    }
+
+    // --- sandbox records --------------------------------------------------------------------
+
+    private static final Quota THREE = new Quota(3, 0);
+
+    private static SandboxRecord draft(String id, String owner, String project, String name, Map<String, String> labels, Instant created) {
+        return new SandboxRecord(id, owner, project, name, name.equals(SandboxRecord.DEFAULT_NAME) ? SandboxRecord.Kind.DEFAULT
+                : SandboxRecord.Kind.NAMED, labels, List.of("postgres", "redis"),
+                List.of(new ContainerRef("postgres", "c-" + id, "roboco-sbx-" + id, "img:1", List.of("pg_trgm"))),
+                "inst-a", created, created.plusSeconds(3600), created.plusSeconds(86_400), null, null);
+    }
+
+    private static SandboxRecord draft(String id, String owner) {
+        return draft(id, owner, "shop", "", Map.of(), T0);
+    }
+
+    @Test
+    void reservedSandboxRoundTripsEveryField() {
+        SandboxRecord r = draft("sbx_1", "dev-1", "shop", "before", Map.of("task", "T-7", "branch", "feat/x"), T0);
+        assertThat(store.reserve(r, THREE)).isEqualTo(new Reservation.Reserved(r));
+        assertThat(store.findSandbox("sbx_1")).contains(r);
+        assertThat(store.findSandbox("sbx_nope")).isEmpty();
+    }
+
+    @Test
+    void reservationOverTheOwnerQuotaInsertsNothingAndListsTheOwnersLiveSandboxes() {
+        store.reserve(draft("sbx_1", "dev-1"), THREE);
+        store.reserve(draft("sbx_2", "dev-1"), THREE);
+        store.reserve(draft("sbx_3", "dev-1"), THREE);
+        store.reserve(draft("sbx_x", "dev-2"), THREE);
+        Reservation r = store.reserve(draft("sbx_4", "dev-1"), THREE);
+        assertThat(r).isInstanceOf(Reservation.OverQuota.class);
+        Reservation.OverQuota over = (Reservation.OverQuota) r;
+        assertThat(over.scope()).isEqualTo("owner");
+        assertThat(over.limit()).isEqualTo(3);
+        assertThat(over.ownerLive()).extracting(SandboxRecord::id).containsExactly("sbx_1", "sbx_2", "sbx_3");
+        assertThat(store.findSandbox("sbx_4")).isEmpty();
+    }
+
+    @Test
+    void expiredAndDeletedSandboxesDoNotCountAgainstTheQuota() {
+        store.reserve(draft("sbx_1", "dev-1", "shop", "", Map.of(), T0.minusSeconds(7200)), THREE); // expired at T0 - 3600
+        store.reserve(draft("sbx_2", "dev-1"), THREE);
+        store.reserve(draft("sbx_3", "dev-1"), THREE);
+        assertThat(store.markDeleted("sbx_3", T0, "released", false)).isTrue();
+        assertThat(store.reserve(draft("sbx_4", "dev-1"), THREE)).isInstanceOf(Reservation.Reserved.class);
+        assertThat(store.reserve(draft("sbx_5", "dev-1"), THREE)).isInstanceOf(Reservation.Reserved.class);
+        assertThat(store.reserve(draft("sbx_6", "dev-1"), THREE)).isInstanceOf(Reservation.OverQuota.class);
+    }
+
+    @Test
+    void projectQuotaCountsEveryOwnersLiveSandboxes() {
+        Quota q = new Quota(3, 2);
+        store.reserve(draft("sbx_1", "dev-1"), q);
+        store.reserve(draft("sbx_2", "dev-2"), q);
+        Reservation r = store.reserve(draft("sbx_3", "dev-3"), q);
+        assertThat(r).isInstanceOf(Reservation.OverQuota.class);
+        assertThat(((Reservation.OverQuota) r).scope()).isEqualTo("project");
+        assertThat(store.reserve(draft("sbx_4", "dev-3", "other", "", Map.of(), T0), q)).isInstanceOf(Reservation.Reserved.class);
+    }
+
+    @Test
+    void aNamedSandboxNameIsTakenUntilItIsDeleted() {
+        store.reserve(draft("sbx_1", "dev-1", "shop", "before", Map.of(), T0), THREE);
+        Reservation r = store.reserve(draft("sbx_2", "dev-1", "shop", "before", Map.of(), T0), THREE);
+        assertThat(r).isInstanceOf(Reservation.NameTaken.class);
+        assertThat(((Reservation.NameTaken) r).existing().id()).isEqualTo("sbx_1");
+        assertThat(store.reserve(draft("sbx_3", "dev-2", "shop", "before", Map.of(), T0), THREE)).isInstanceOf(Reservation.Reserved.class);
+        store.markDeleted("sbx_1", T0, "deleted", false);
+        assertThat(store.reserve(draft("sbx_4", "dev-1", "shop", "before", Map.of(), T0), THREE)).isInstanceOf(Reservation.Reserved.class);
+    }
+
+    @Test
+    void sixtyFourConcurrentReservationsForOneOwnerAtQuotaThreeGiveExactlyThree() throws Exception {
+        assertThat(reserveConcurrently(store, store, 64)).isEqualTo(3);
+        assertThat(store.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0))).hasSize(3);
+    }
+
+    @Test
+    void twoStoresOnOneDatabaseTogetherGiveExactlyThree() throws Exception {
+        try (SettingsStore second = openSecond()) {
+            assertThat(reserveConcurrently(store, second, 64)).isEqualTo(3);
+            assertThat(second.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0))).hasSize(3);
+        }
+    }
+
+    /** {@code n} reservations for owner dev-1 released at once by a latch, alternating between the two stores. */
+    private static int reserveConcurrently(SettingsStore a, SettingsStore b, int n) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<Reservation>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                SettingsStore target = i % 2 == 0 ? a : b;
+                SandboxRecord d = draft("sbx_c" + i, "dev-1");
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return target.reserve(d, THREE);
+                }));
+            }
+            go.countDown();
+            int reserved = 0;
+            for (Future<Reservation> f : futures) {
+                Reservation r = f.get(120, TimeUnit.SECONDS);
+                if (r instanceof Reservation.Reserved) {
+                    reserved++;
+                } else {
+                    assertThat(((Reservation.OverQuota) r).ownerLive()).hasSizeLessThanOrEqualTo(3);
+                }
+            }
+            return reserved;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void listFiltersByOwnerProjectLabelAndState() {
+        store.reserve(draft("sbx_1", "dev-1", "shop", "a", Map.of("task", "T-1"), T0), THREE);
+        store.reserve(draft("sbx_2", "dev-1", "geo", "b", Map.of("task", "T-2"), T0), THREE);
+        store.reserve(draft("sbx_3", "dev-2", "shop", "c", Map.of("task", "T-1", "run", "9"), T0), THREE);
+        store.reserve(draft("sbx_4", "dev-2", "shop", "d", Map.of(), T0.minusSeconds(7200)), THREE);
+        store.reserve(draft("sbx_5", "dev-3", "shop", "e", Map.of(), T0), THREE);
+        store.markDeleted("sbx_5", T0, "deleted", false);
+        assertThat(ids(new SandboxQuery("dev-1", null, Map.of(), null, null, T0))).containsExactly("sbx_1", "sbx_2");
+        assertThat(ids(new SandboxQuery(null, "shop", Map.of(), Set.of(SandboxState.LIVE), null, T0))).containsExactly("sbx_1", "sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1"), null, null, T0))).containsExactly("sbx_1", "sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1", "run", "9"), null, null, T0))).containsExactly("sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.EXPIRED), null, T0))).containsExactly("sbx_4");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.DELETED), null, T0))).containsExactly("sbx_5");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-a", T0))).hasSize(5);
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-b", T0))).isEmpty();
+    }
+
+    private List<String> ids(SandboxQuery q) {
+        return store.sandboxes(q).stream().map(SandboxRecord::id).toList();
+    }
+
+    @Test
+    void updateWritesTheMutableFieldsOfAnUndeletedRecordOnly() {
+        SandboxRecord r = draft("sbx_1", "dev-1");
+        store.reserve(r, THREE);
+        SandboxRecord next = r.withExpires(T0.plusSeconds(7200)).withLabels(Map.of("run", "2"))
+                .withContainers(List.of("postgres"), List.of(new ContainerRef("postgres", "c2", "n2", "img:2", List.of())));
+        assertThat(store.updateSandbox(next)).isTrue();
+        assertThat(store.findSandbox("sbx_1")).contains(next);
+        store.markDeleted("sbx_1", T0, "deleted", false);
+        assertThat(store.updateSandbox(r)).isFalse();
+        assertThat(store.findSandbox("sbx_1").orElseThrow().deletedReason()).isEqualTo("deleted");
+        assertThat(store.updateSandbox(draft("sbx_nope", "dev-1"))).isFalse();
+    }
+
+    @Test
+    void markDeletedOnlyIfExpiredLosesToARenewal() {
+        store.reserve(draft("sbx_1", "dev-1"), THREE); // expires T0 + 1h
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(60), "expired", true)).isFalse();
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3600), "expired", true)).isTrue();
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3601), "expired", true)).isFalse();
+        SandboxRecord found = store.findSandbox("sbx_1").orElseThrow();
+        assertThat(found.deleted()).isEqualTo(T0.plusSeconds(3600));
+        assertThat(found.state(T0)).isEqualTo(SandboxState.DELETED);
+    }
+
+    @Test
+    void forgottenAndPrunedRecordsAreGone() {
+        store.reserve(draft("sbx_1", "dev-1"), THREE);
+        store.reserve(draft("sbx_2", "dev-1"), THREE);
+        store.reserve(draft("sbx_3", "dev-1"), THREE);
+        store.forgetSandbox("sbx_1");
+        store.markDeleted("sbx_2", T0, "released", false);
+        store.markDeleted("sbx_3", T0.plusSeconds(100), "released", false);
+        assertThat(store.findSandbox("sbx_1")).isEmpty();
+        assertThat(store.pruneSandboxes(T0.plusSeconds(50), 10)).isEqualTo(1);
+        assertThat(store.findSandbox("sbx_2")).isEmpty();
+        assertThat(store.findSandbox("sbx_3")).isPresent();
+    }
+
+    @Test
+    void heartbeatsAreKeptPerInstance() {
+        store.heartbeat("inst-a", T0);
+        store.heartbeat("inst-b", T0.plusSeconds(1));
+        store.heartbeat("inst-a", T0.plusSeconds(5));
+        assertThat(store.heartbeats()).isEqualTo(Map.of("inst-a", T0.plusSeconds(5), "inst-b", T0.plusSeconds(1)));
+    }
+
+    // --- audit pages and retention -----------------------------------------------------------
+
+    @Test
+    void pagingThroughTenThousandRecordsWithTheCursorReturnsEachExactlyOnce() {
+        int n = 10_000;
+        for (int i = 0; i < n; i++) {
+            // Ten records share each millisecond, so the order inside a tie is exercised on every page boundary.
+            store.append(new AuditRecord(T0.plusMillis(i / 10), "dev-" + (i % 7), "shop", "request_sandbox", "granted", "",
+                    List.of(), i));
+        }
+        Set<Long> seen = new java.util.HashSet<>();
+        List<Long> order = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            AuditPage page = store.page(new AuditQuery(null, null, 777, cursor));
+            page.records().forEach(r -> {
+                assertThat(seen.add(r.durationMillis())).as("record %d returned twice", r.durationMillis()).isTrue();
+                order.add(r.durationMillis());
+            });
+            cursor = page.nextCursor();
+            pages++;
+        } while (cursor != null && pages < 100);
+        assertThat(seen).hasSize(n);
+        assertThat(pages).isEqualTo((n + 776) / 777);
+        assertThat(order.get(0)).isEqualTo(n - 1L);
+        assertThat(order.get(n - 1)).isEqualTo(0L);
+    }
+
+    @Test
+    void pagesFilterAndEndWithoutACursor() {
+        for (int i = 0; i < 5; i++) {
+            store.append(record(i, i % 2 == 0 ? "dev-1" : "dev-2", "granted", List.of()));
+        }
+        AuditPage first = store.page(new AuditQuery("dev-1", null, 2, null));
+        assertThat(first.records()).extracting(AuditRecord::durationMillis).containsExactly(44L, 42L);
+        AuditPage second = store.page(new AuditQuery("dev-1", null, 2, first.nextCursor()));
+        assertThat(second.records()).extracting(AuditRecord::durationMillis).containsExactly(40L);
+        assertThat(second.nextCursor()).isNull();
+        assertThatThrownBy(() -> store.page(new AuditQuery(null, null, 2, "not-a-cursor")))
+                .isInstanceOf(io.roboco.sandbox.request.BadRequest.class).hasMessageContaining("cursor");
+    }
+
+    @Test
+    void pruneRemovesOnlyOlderRecordsAtMostOneBatchAtATime() {
+        for (int i = 0; i < 10; i++) {
+            store.append(record(i, "dev-1", "granted", List.of()));
+        }
+        Instant cut = T0.plusSeconds(6); // records 0..5 are older
+        assertThat(store.pruneAudit(cut, 4)).isEqualTo(4);
+        assertThat(store.pruneAudit(cut, 4)).isEqualTo(2);
+        assertThat(store.pruneAudit(cut, 4)).isZero();
+        assertThat(store.recent(null, null, 100)).extracting(AuditRecord::durationMillis).containsExactly(49L, 48L, 47L, 46L);
     }
 
     // --- persistence ------------------------------------------------------------------------

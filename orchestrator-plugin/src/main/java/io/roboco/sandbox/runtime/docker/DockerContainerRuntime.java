@@ -103,6 +103,41 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     }
 
     @Override
+    public io.roboco.sandbox.runtime.RuntimeInfo info() {
+        try {
+            com.github.dockerjava.api.model.Info info = client.infoCmd().exec();
+            com.github.dockerjava.api.model.Version version = client.versionCmd().exec();
+            return new io.roboco.sandbox.runtime.RuntimeInfo(version.getVersion(), version.getApiVersion(),
+                    info.getMemTotal() == null ? 0 : info.getMemTotal(), info.getNCPU() == null ? 0 : info.getNCPU());
+        } catch (RuntimeException e) {
+            throw DockerFailures.unreachable(dockerHost, e);
+        }
+    }
+
+    @Override
+    public boolean hasImage(String image) {
+        return inspectImageLabels(image).isPresent();
+    }
+
+    @Override
+    public Map<String, String> imageLabels(String image) {
+        return inspectImageLabels(image).orElse(Map.of());
+    }
+
+    /** The image's labels, or empty when the image is absent. */
+    private Optional<Map<String, String>> inspectImageLabels(String image) {
+        try {
+            com.github.dockerjava.api.command.InspectImageResponse r = client.inspectImageCmd(image).exec();
+            Map<String, String> labels = r.getConfig() == null || r.getConfig().getLabels() == null ? Map.of() : r.getConfig().getLabels();
+            return Optional.of(Map.copyOf(labels));
+        } catch (NotFoundException e) {
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            throw DockerFailures.unreachable(dockerHost, e);
+        }
+    }
+
+    @Override
     public StartedContainer start(RunRequest request) {
         ContainerSpec spec = request.spec();
         long t0 = System.nanoTime();

@@ -1,0 +1,361 @@
+package io.roboco.sandbox.lifecycle;
+
+import io.roboco.sandbox.ledger.ContainerLedger;
+import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.manager.SandboxRequest;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.settings.ContainerRef;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.Quota;
+import io.roboco.sandbox.settings.Reservation;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SandboxStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The sandbox records of one server instance: reservations against the quotas (atomic in the store)
+ * and the capacity (atomic here), the verb sets' sliding expiry, and the containers of named sandboxes
+ * (which no cache holds, so the janitor and the capacity learn of them here).
+ *
+ * <p>Order of a reservation: the store's quota check and insert (one transaction), then the capacity
+ * hold; when the capacity refuses, the record is forgotten again. So an over-quota owner is told so
+ * (not retryable) even on a full host, and a refused reservation never leaves a container or a live record.
+ */
+public final class SandboxBook implements Admission {
+    private static final Logger log = LoggerFactory.getLogger(SandboxBook.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** A verb set's expiry is written again once it would slide by more than this share of its TTL. */
+    static final int RENEW_FRACTION = 10;
+    static final Duration RENEW_SLACK_CAP = Duration.ofMinutes(1);
+
+    private final SandboxStore store;
+    private final String instance;
+    private final Lifetimes lifetimes;
+    private final int perOwner;
+    private final Capacity capacity;
+    private final Clock clock;
+    private final ContainerLedger ledger;
+    /** The verb sets' records of this instance by id, as last written. */
+    private final Map<String, SandboxRecord> verbSets = new ConcurrentHashMap<>();
+    /** Containers of this instance's undeleted named sandboxes: container id → service (the ledger has them as RECORDED). */
+    private final Map<String, String> namedContainers = new ConcurrentHashMap<>();
+
+    /** @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED} */
+    public SandboxBook(SandboxStore store, String instance, Lifetimes lifetimes, int perOwner, Capacity capacity, Clock clock,
+                       ContainerLedger ledger) {
+        if (perOwner < 1) {
+            throw new IllegalArgumentException("ROBOCO_SANDBOX_MAX_PER_OWNER must be at least 1, was " + perOwner);
+        }
+        this.store = Objects.requireNonNull(store, "store");
+        this.instance = Objects.requireNonNull(instance, "instance");
+        this.lifetimes = Objects.requireNonNull(lifetimes, "lifetimes");
+        this.perOwner = perOwner;
+        this.capacity = Objects.requireNonNull(capacity, "capacity");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
+    }
+
+    /**
+     * At start: this instance's verb sets from an earlier process are ended (their credentials were held in
+     * that process's memory only, so their containers are orphans for the janitor); its named sandboxes are
+     * taken on (their owners hold the credentials), so the janitor leaves their containers alone.
+     * Returns how many verb sets were ended.
+     */
+    public int reconcileAtStart() {
+        Instant now = clock.instant();
+        int ended = 0;
+        for (SandboxRecord r : store.sandboxes(SandboxQuery.undeletedOf(instance, now))) {
+            if (r.kind() == SandboxRecord.Kind.DEFAULT) {
+                if (store.markDeleted(r.id(), now, "server restarted: the set's credentials were held by the previous process", false)) {
+                    ended++;
+                }
+            } else {
+                r.containers().forEach(c -> {
+                    namedContainers.put(c.containerId(), c.service());
+                    ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id());
+                });
+            }
+        }
+        if (ended > 0) {
+            log.info("ended {} verb sandbox record(s) of instance {} left by the previous process; the janitor removes their containers",
+                    ended, instance);
+        }
+        return ended;
+    }
+
+    // --- verb sets (the manager's admission) -------------------------------------------------
+
+    @Override
+    public Decision admit(SandboxRequest request, Map<String, String> labels, AgentSandbox current, int containers) {
+        if (current != null) {
+            return hold(containers, verbSets.get(current.id()), current.id(), current.expires(), null);
+        }
+        Project project = request.project();
+        Lifetimes.Resolved ttl = lifetimes.resolve(project);
+        Instant now = clock.instant();
+        SandboxRecord draft = new SandboxRecord(newId(), request.agent(), project.id(), SandboxRecord.DEFAULT_NAME,
+                SandboxRecord.Kind.DEFAULT, labels, project.services(), List.of(), instance, now,
+                now.plus(ttl.ttlDefault()), now.plus(ttl.ttlMax()), null, null);
+        Reservation reservation = store.reserve(draft, quotaFor(project));
+        if (!(reservation instanceof Reservation.Reserved reserved)) {
+            return denial(reservation, request.agent(), project.id());
+        }
+        return hold(containers, reserved.record(), draft.id(), draft.expires(), draft.id());
+    }
+
+    @Override
+    public void settled(Decision.Admitted admitted, AgentSandbox entry) {
+        admitted.release().run();
+        SandboxRecord record = verbSets.get(entry.id());
+        if (record == null) {
+            record = store.findSandbox(entry.id()).orElse(null);
+        }
+        if (record == null) {
+            return;
+        }
+        SandboxRecord next = record.withContainers(List.copyOf(new TreeSet<>(entry.services().keySet())), refs(entry.services().values()));
+        if (!store.updateSandbox(next)) {
+            log.warn("sandbox record {} of agent {} was deleted while its set started", entry.id(), entry.agent());
+        }
+        verbSets.put(entry.id(), next);
+    }
+
+    @Override
+    public void failed(Decision.Admitted admitted, AgentSandbox current) {
+        admitted.release().run();
+        if (current == null && !admitted.sandboxId().isEmpty()) {
+            store.forgetSandbox(admitted.sandboxId());
+            verbSets.remove(admitted.sandboxId());
+        }
+    }
+
+    @Override
+    public AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry) {
+        SandboxRecord record = verbSets.get(entry.id());
+        if (record == null || entry.expires() == null) {
+            return entry;
+        }
+        Instant now = clock.instant();
+        Duration ttl = lifetimes.resolve(request.project()).ttlDefault();
+        Instant target = min(now.plus(ttl), record.maxExpires());
+        Duration slack = min(ttl.dividedBy(RENEW_FRACTION), RENEW_SLACK_CAP);
+        boolean renew = Duration.between(entry.expires(), target).compareTo(slack) > 0;
+        boolean relabel = labels != null && !labels.equals(record.labels());
+        List<ContainerRef> refs = refs(entry.services().values());
+        boolean refeature = !refs.equals(record.containers());
+        if (!renew && !relabel && !refeature) {
+            return entry;
+        }
+        SandboxRecord next = record.withExpires(renew ? target : record.expires())
+                .withLabels(relabel ? labels : record.labels())
+                .withContainers(record.services(), refs);
+        if (!store.updateSandbox(next)) {
+            return entry;
+        }
+        verbSets.put(next.id(), next);
+        return renew ? entry.withExpires(target) : entry;
+    }
+
+    @Override
+    public void ended(AgentSandbox entry, String why) {
+        verbSets.remove(entry.id());
+        if (!entry.id().isEmpty()) {
+            store.markDeleted(entry.id(), clock.instant(), why, false);
+        }
+    }
+
+    /** An operator changed a verb set's record (extended it). */
+    public void updated(SandboxRecord record) {
+        verbSets.computeIfPresent(record.id(), (id, old) -> record);
+    }
+
+    /** A verb set's record was ended outside the manager's eviction (expired, deleted). */
+    public void forgetVerbSet(String id) {
+        verbSets.remove(id);
+    }
+
+    // --- named sandboxes ---------------------------------------------------------------------
+
+    /**
+     * Reserves a named sandbox: quotas (in the store), then capacity. On {@link Decision.Admitted} the record
+     * is inserted; call {@link #adoptNamed} once its containers run, or {@link #abandonNamed} if they failed.
+     *
+     * @param ttl the requested TTL (null for the project's default), already checked against its max
+     */
+    public Decision reserveNamed(String owner, Project project, List<String> services, String name, Map<String, String> labels,
+                                 Duration ttl) {
+        Lifetimes.Resolved resolved = lifetimes.resolve(project);
+        Instant now = clock.instant();
+        SandboxRecord draft = new SandboxRecord(newId(), owner, project.id(), name, SandboxRecord.Kind.NAMED, labels, services,
+                List.of(), instance, now, now.plus(ttl == null ? resolved.ttlDefault() : ttl), now.plus(resolved.ttlMax()), null, null);
+        Reservation reservation = store.reserve(draft, quotaFor(project));
+        if (!(reservation instanceof Reservation.Reserved reserved)) {
+            return denial(reservation, owner, project.id());
+        }
+        return hold(services.size(), reserved.record(), draft.id(), draft.expires(), draft.id());
+    }
+
+    /** The named sandbox's containers run: recorded, and claimed for the janitor and the capacity, before they settle. */
+    public SandboxRecord adoptNamed(Decision.Admitted admitted, Map<String, ServiceInstance> started) {
+        started.values().forEach(i -> {
+            namedContainers.put(i.containerId(), i.service());
+            ledger.move(i.containerId(), ContainerLedger.Reason.RECORDED, admitted.sandboxId());
+        });
+        admitted.release().run();
+        SandboxRecord record = store.findSandbox(admitted.sandboxId()).orElseThrow(
+                () -> new IllegalStateException("sandbox record " + admitted.sandboxId() + " vanished while it started"));
+        SandboxRecord next = record.withContainers(record.services(), refs(started.values()));
+        store.updateSandbox(next);
+        return next;
+    }
+
+    public void abandonNamed(Decision.Admitted admitted) {
+        admitted.release().run();
+        store.forgetSandbox(admitted.sandboxId());
+    }
+
+    /** A named sandbox's containers are gone; they no longer count. */
+    public void forgetContainers(SandboxRecord record) {
+        record.containerIds().forEach(id -> {
+            namedContainers.remove(id);
+            ledger.strike(id);
+        });
+    }
+
+    /** Container ids of this instance's undeleted named sandboxes (the janitor must not take them). */
+    public Set<String> namedContainerIds() {
+        return Set.copyOf(namedContainers.keySet());
+    }
+
+    /** Named containers per service, for metrics. */
+    public Map<String, Integer> namedContainersByService() {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        namedContainers.values().forEach(s -> counts.merge(s, 1, Integer::sum));
+        return counts;
+    }
+
+    // --- reads -------------------------------------------------------------------------------
+
+    public Optional<SandboxRecord> find(String id) {
+        return store.findSandbox(id);
+    }
+
+    public List<SandboxRecord> list(SandboxQuery query) {
+        return store.sandboxes(query);
+    }
+
+    public Lifetimes lifetimes() {
+        return lifetimes;
+    }
+
+    public int perOwner() {
+        return perOwner;
+    }
+
+    public Capacity capacity() {
+        return capacity;
+    }
+
+    public String instance() {
+        return instance;
+    }
+
+    public SandboxStore store() {
+        return store;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public Quota quotaFor(Project project) {
+        return new Quota(perOwner, project.maxLive() == null ? 0 : project.maxLive());
+    }
+
+    public static List<OwnedSandbox> owned(List<SandboxRecord> records) {
+        return records.stream().map(r -> new OwnedSandbox(r.id(), r.name(), r.project(), r.labels(), r.expires())).toList();
+    }
+
+    // --- internals ---------------------------------------------------------------------------
+
+    private Decision hold(int containers, SandboxRecord record, String id, Instant expires, String forgetOnRefusal) {
+        Optional<Capacity.Hold> hold = capacity.tryReserve(containers);
+        if (hold.isEmpty()) {
+            if (forgetOnRefusal != null) {
+                store.forgetSandbox(forgetOnRefusal);
+            }
+            return new Decision.Denied(capacity.refusal(containers), true, false, "capacity", List.of());
+        }
+        if (record != null && record.kind() == SandboxRecord.Kind.DEFAULT) {
+            verbSets.put(record.id(), record);
+        }
+        return new Decision.Admitted(id, expires, hold.get());
+    }
+
+    private Decision denial(Reservation reservation, String owner, String project) {
+        if (reservation instanceof Reservation.OverQuota over) {
+            String whose = over.scope().equals("owner") ? "owner '" + owner + "'" : "project '" + project + "'";
+            String setting = over.scope().equals("owner") ? "ROBOCO_SANDBOX_MAX_PER_OWNER" : "the project's sandbox_max_live";
+            return new Decision.Denied(whose + " has " + over.live() + " live sandbox(es), its quota of " + over.limit()
+                    + " (" + setting + "); delete one of the owner's live sandboxes and retry: " + describe(over.ownerLive()),
+                    false, true, over.scope() + "_quota", owned(over.ownerLive()));
+        }
+        Reservation.NameTaken taken = (Reservation.NameTaken) reservation;
+        return new Decision.Denied("owner '" + owner + "' already has a sandbox named '" + taken.existing().name() + "' ("
+                + taken.existing().id() + "); choose another name or delete that one first", false, true, "name_taken",
+                owned(List.of(taken.existing())));
+    }
+
+    /** "sbx_1 (default, expires 2026-…), sbx_2 (before, task=T-7, expires …)". */
+    static String describe(List<SandboxRecord> records) {
+        if (records.isEmpty()) {
+            return "(none)";
+        }
+        List<String> parts = new ArrayList<>();
+        for (SandboxRecord r : records) {
+            StringBuilder sb = new StringBuilder(r.id()).append(" (").append(r.name().isEmpty() ? "unnamed" : r.name());
+            r.labels().forEach((k, v) -> sb.append(", ").append(k).append('=').append(v));
+            sb.append(", project ").append(r.project()).append(", expires ").append(r.expires()).append(')');
+            parts.add(sb.toString());
+        }
+        return String.join("; ", parts);
+    }
+
+    static List<ContainerRef> refs(java.util.Collection<ServiceInstance> instances) {
+        return instances.stream()
+                .sorted(java.util.Comparator.comparing(ServiceInstance::service))
+                .map(i -> new ContainerRef(i.service(), i.containerId(), i.containerName(), i.image(), List.copyOf(new TreeSet<>(i.features()))))
+                .toList();
+    }
+
+    static String newId() {
+        byte[] b = new byte[10];
+        RANDOM.nextBytes(b);
+        return "sbx_" + HexFormat.of().formatHex(b);
+    }
+
+    private static Instant min(Instant a, Instant b) {
+        return a.isBefore(b) ? a : b;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

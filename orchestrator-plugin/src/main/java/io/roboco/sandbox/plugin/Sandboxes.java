@@ -1,0 +1,248 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.lifecycle.Lifetimes;
+import io.roboco.sandbox.lifecycle.SandboxBook;
+import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.manager.SandboxRequest;
+import io.roboco.sandbox.provision.ProvisionException;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SandboxState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Sandboxes as records, besides the verb: create a named one (its credentials answered once), delete,
+ * extend, list, and remove what has expired (the janitor's chore and the operator's cleanup). Every
+ * state change is one conditional step in the store, so an expiry and an extension (or a deletion)
+ * that race never both win.
+ */
+public final class Sandboxes {
+    private static final Logger log = LoggerFactory.getLogger(Sandboxes.class);
+    public static final String CREATE_VERB = "create_sandbox";
+    public static final String DELETE_VERB = "delete_sandbox";
+    public static final String EXTEND_VERB = "extend_sandbox";
+    public static final String EXPIRE_VERB = "janitor_sweep";
+    public static final String CLEANUP_VERB = "cleanup";
+
+    private final SandboxPlugin plugin;
+    private final SandboxBook book;
+
+    public Sandboxes(SandboxPlugin plugin, SandboxBook book) {
+        this.plugin = plugin;
+        this.book = book;
+    }
+
+    /** A named sandbox to create, its shapes already validated (see the HTTP route). */
+    public record CreateRequest(String owner, String project, List<String> services, Map<String, List<String>> extensions,
+                                String name, Duration ttl, Map<String, String> labels) {
+        public CreateRequest {
+            services = services == null ? List.of() : List.copyOf(services);
+            extensions = extensions == null ? Map.of() : Map.copyOf(extensions);
+            name = name == null ? "" : name;
+            labels = labels == null ? Map.of() : Map.copyOf(labels);
+        }
+    }
+
+    /** What a create did. */
+    public sealed interface CreateOutcome {
+        /** The credentials are in {@code services} and nowhere else, ever. */
+        record Created(SandboxRecord record, List<SandboxDecision.Grant> services) implements CreateOutcome {
+        }
+
+        /** Refused (a guard, a quota, a name in use) or invalid_state (capacity, provisioning); nothing was left behind. */
+        record NotCreated(SandboxDecision decision) implements CreateOutcome {
+        }
+    }
+
+    public CreateOutcome create(CreateRequest r) throws InterruptedException {
+        long start = System.nanoTime();
+        if (SandboxRecord.DEFAULT_NAME.equals(r.name())) {
+            throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME + "': that is the name of an agent's request_sandbox set");
+        }
+        Optional<Project> found = plugin.store().findProject(r.project());
+        SandboxPlugin.Guarded guarded = plugin.guard(r.owner(), r.project(), found, r.services(), r.extensions());
+        if (guarded instanceof SandboxPlugin.Guarded.Refused refused) {
+            return notCreated(r, refused.refusal(), start);
+        }
+        SandboxRequest request = ((SandboxPlugin.Guarded.Admitted) guarded).request();
+        Project project = found.get();
+        Lifetimes.Resolved ttl = book.lifetimes().resolve(project);
+        if (r.ttl() != null && r.ttl().compareTo(ttl.ttlMax()) > 0) {
+            throw new BadRequest("'ttl' " + DurationText.format(r.ttl()) + " exceeds the longest a sandbox of project " + project.id()
+                    + " may live, " + DurationText.format(ttl.ttlMax()) + " (sandbox_ttl_max / ROBOCO_SANDBOX_TTL_MAX)");
+        }
+        List<String> services = request.asked();
+        Admission.Decision decision = book.reserveNamed(r.owner(), project, services, r.name(), r.labels(), r.ttl());
+        if (decision instanceof Admission.Decision.Denied denied) {
+            return notCreated(r, SandboxPlugin.denial(denied), start);
+        }
+        Admission.Decision.Admitted admitted = (Admission.Decision.Admitted) decision;
+        AtomicReference<SandboxRecord> adopted = new AtomicReference<>();
+        Map<String, ServiceInstance> started;
+        try {
+            started = plugin.manager().provisionDetached(request, "named:" + admitted.sandboxId(),
+                    set -> adopted.set(book.adoptNamed(admitted, set)));
+        } catch (ProvisionException e) {
+            book.abandonNamed(admitted);
+            return notCreated(r, new SandboxDecision.InvalidState(e.getMessage(), e.retryable(), "provisioning"), start);
+        } catch (InterruptedException | RuntimeException e) {
+            if (adopted.get() == null) {
+                book.abandonNamed(admitted);
+            }
+            throw e;
+        }
+        SandboxRecord record = adopted.get();
+        List<SandboxDecision.Grant> grants = services.stream().map(started::get).map(plugin::grant).toList();
+        plugin.tell(new SandboxDecision.Granted(grants, false, record.id(), record.expires(), null, "cold"), System.nanoTime() - start);
+        plugin.record(r.owner(), project.id(), CREATE_VERB, "granted", "sandbox " + record.id()
+                + (record.name().isEmpty() ? "" : " '" + record.name() + "'") + " created, expires " + record.expires(), services, start);
+        return new CreateOutcome.Created(record, grants);
+    }
+
+    /** What a delete found. */
+    public enum Deletion { DELETED, ALREADY_DELETED, NOT_FOUND, OTHER_INSTANCE }
+
+    /** Removes a sandbox's containers and marks it deleted; a verb set is dropped from the cache too (its next call gets a new one). */
+    public Deletion delete(String id, String why) throws InterruptedException {
+        long start = System.nanoTime();
+        Optional<SandboxRecord> found = book.find(id);
+        if (found.isEmpty()) {
+            return Deletion.NOT_FOUND;
+        }
+        SandboxRecord record = found.get();
+        if (record.deleted() != null) {
+            return Deletion.ALREADY_DELETED;
+        }
+        if (!record.instance().equals(book.instance())) {
+            return Deletion.OTHER_INSTANCE;
+        }
+        boolean done = end(record, why, false);
+        if (done) {
+            plugin.record(record.owner(), record.project(), DELETE_VERB, "deleted", "sandbox " + record.id() + " deleted ("
+                    + why + "); " + record.containers().size() + " container(s) removed", record.services(), start);
+        }
+        return done ? Deletion.DELETED : Deletion.ALREADY_DELETED;
+    }
+
+    /** Sets a live sandbox's expiry to now + {@code ttl}, never past its max from creation. */
+    public SandboxRecord extend(String id, Duration ttl) {
+        long start = System.nanoTime();
+        SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
+        Instant now = book.clock().instant();
+        if (record.state(now) != SandboxState.LIVE) {
+            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since " + (record.deleted() != null
+                    ? record.deleted() : record.expires()) + "); it cannot be extended. Create a new one");
+        }
+        Instant expires = now.plus(ttl);
+        if (expires.isAfter(record.maxExpires())) {
+            Duration most = Duration.between(now, record.maxExpires());
+            throw new BadRequest("'ttl' " + DurationText.format(ttl) + " would end past this sandbox's max lifetime (until "
+                    + record.maxExpires() + ", sandbox_ttl_max / ROBOCO_SANDBOX_TTL_MAX from its creation); at most "
+                    + DurationText.format(Duration.ofSeconds(Math.max(1, most.toSeconds()))) + " is left");
+        }
+        SandboxRecord next = record.withExpires(expires);
+        if (!book.store().updateSandbox(next)) {
+            throw new Conflict("sandbox " + id + " was deleted meanwhile");
+        }
+        if (record.kind() == SandboxRecord.Kind.DEFAULT) {
+            book.updated(next);
+            plugin.manager().reexpire(record.owner(), id, expires);
+        }
+        plugin.record(record.owner(), record.project(), EXTEND_VERB, "extended", "sandbox " + id + " now expires " + expires,
+                record.services(), start);
+        return next;
+    }
+
+    public List<SandboxRecord> list(SandboxQuery query) {
+        return book.list(query);
+    }
+
+    public Optional<SandboxRecord> find(String id) {
+        return book.find(id);
+    }
+
+    /** This instance's expired sandboxes (optionally one owner's), oldest first. */
+    public List<SandboxRecord> expired(String owner) {
+        return book.list(new SandboxQuery(owner, null, Map.of(), EnumSet.of(SandboxState.EXPIRED), book.instance(), book.clock().instant()));
+    }
+
+    /**
+     * Removes every expired sandbox of this instance (the janitor's chore) — or one owner's (cleanup) —
+     * each with an {@code expired} audit record. Returns the ids removed.
+     */
+    public List<String> removeExpired(String owner, String verb) throws InterruptedException {
+        List<String> removed = new ArrayList<>();
+        for (SandboxRecord record : expired(owner)) {
+            long start = System.nanoTime();
+            if (end(record, "expired", true)) {
+                removed.add(record.id());
+                plugin.events().janitorRemoved("expired", record.containers().size());
+                plugin.record(record.owner(), record.project(), verb, "expired", "sandbox " + record.id() + " expired at "
+                        + record.expires() + "; " + record.containers().size() + " container(s) removed", record.services(), start);
+                log.info("sandbox {} of owner {} expired at {}; {} container(s) removed", record.id(), record.owner(),
+                        record.expires(), record.containers().size());
+            }
+        }
+        return removed;
+    }
+
+    public SandboxBook book() {
+        return book;
+    }
+
+    /** Marks the record deleted (conditionally on its expiry when {@code onlyIfExpired}) and removes its containers. */
+    private boolean end(SandboxRecord record, String why, boolean onlyIfExpired) throws InterruptedException {
+        Instant now = book.clock().instant();
+        boolean ended;
+        if (record.kind() == SandboxRecord.Kind.DEFAULT) {
+            ended = plugin.manager().endIf(record.owner(), record.id(),
+                    () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired), onlyIfExpired);
+            if (ended) {
+                book.forgetVerbSet(record.id());
+            }
+        } else {
+            ended = book.store().markDeleted(record.id(), now, why, onlyIfExpired);
+        }
+        if (ended) {
+            plugin.manager().removeContainers(record.containerIds());
+            book.forgetContainers(record);
+        }
+        return ended;
+    }
+
+    private CreateOutcome notCreated(CreateRequest r, SandboxDecision decision, long start) {
+        plugin.tell(decision, System.nanoTime() - start);
+        String reason = decision instanceof SandboxDecision.Refused f ? f.reason() : ((SandboxDecision.InvalidState) decision).reason();
+        plugin.record(r.owner(), r.project(), CREATE_VERB, decision instanceof SandboxDecision.Refused ? "refused" : "invalid_state",
+                reason, r.services(), start);
+        return new CreateOutcome.NotCreated(decision);
+    }
+
+    /** No sandbox by that id: HTTP 404. */
+    public static final class NotFound extends RuntimeException {
+        public NotFound(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The sandbox is not in a state that allows this: HTTP 409. */
+    public static final class Conflict extends RuntimeException {
+        public Conflict(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

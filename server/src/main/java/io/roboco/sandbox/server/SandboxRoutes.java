@@ -1,0 +1,262 @@
+package io.roboco.sandbox.server;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.roboco.sandbox.plugin.ForeignOrphans;
+import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
+import io.roboco.sandbox.request.Labels;
+import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SandboxState;
+import io.roboco.sandbox.verbs.Envelope;
+import io.roboco.sandbox.views.SandboxViews;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Sandboxes as records (admin): create a named one, list with filters, show, delete, extend, clean up
+ * expired ones (or, in the operator's foreign mode, other instances' leftovers) and release an agent's
+ * verb set. Only a create's answer carries credentials.
+ */
+final class SandboxRoutes {
+    private static final Set<String> CREATE_FIELDS = Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels");
+    private static final Set<String> CLEANUP_FIELDS = Set.of("dry_run", "owner", "foreign", "older_than", "force");
+    static final String NAME_RULE = "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
+    static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+
+    private final Sandboxes sandboxes;
+    private final ForeignOrphans foreign;
+    private final io.roboco.sandbox.plugin.SandboxPlugin plugin;
+    private final Clock clock;
+
+    SandboxRoutes(Sandboxes sandboxes, ForeignOrphans foreign, io.roboco.sandbox.plugin.SandboxPlugin plugin, Clock clock) {
+        this.sandboxes = sandboxes;
+        this.foreign = foreign;
+        this.plugin = plugin;
+        this.clock = clock;
+    }
+
+    void register(Javalin app) {
+        app.get("/api/sandboxes", this::list);
+        app.post("/api/sandboxes", this::create);
+        app.post("/api/sandboxes/cleanup", this::cleanup);
+        app.post("/api/sandboxes/release", this::release);
+        app.get("/api/sandboxes/{id}", ctx -> Json.write(ctx, 200, Map.of("sandbox",
+                SandboxViews.record(found(ctx.pathParam("id")), clock.instant(), plugin.manager()))));
+        app.delete("/api/sandboxes/{id}", this::delete);
+        app.post("/api/sandboxes/{id}/extend", this::extend);
+        app.exception(Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
+        app.exception(Sandboxes.Conflict.class, (e, ctx) -> Json.write(ctx, 409, Json.error("conflict", e.getMessage())));
+    }
+
+    private void list(Context ctx) {
+        String state = ctx.queryParam("state");
+        Set<SandboxState> states = switch (state == null || state.isBlank() ? "live" : state) {
+            case "live" -> EnumSet.of(SandboxState.LIVE);
+            case "expired" -> EnumSet.of(SandboxState.EXPIRED);
+            case "deleted" -> EnumSet.of(SandboxState.DELETED);
+            case "all" -> EnumSet.allOf(SandboxState.class);
+            default -> throw new BadRequest("state must be live, expired, deleted or all; got '" + Names.printable(state) + "'");
+        };
+        Map<String, String> labels = new TreeMap<>();
+        for (String filter : ctx.queryParams("label")) {
+            Map.Entry<String, String> e = Labels.parseFilter(filter);
+            labels.put(e.getKey(), e.getValue());
+        }
+        String owner = blankToNull(ctx.queryParam("owner"));
+        String project = blankToNull(ctx.queryParam("project"));
+        if (owner != null) {
+            Names.requireAgentSlug(owner);
+        }
+        if (project != null) {
+            Names.requireProjectId(project);
+        }
+        java.time.Instant now = clock.instant();
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (SandboxRecord r : sandboxes.list(new SandboxQuery(owner, project, labels, states, null, now))) {
+            out.add(SandboxViews.record(r, now, plugin.manager()));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("sandboxes", out);
+        body.put("capacity", SandboxViews.capacity(sandboxes.book().capacity()));
+        Json.write(ctx, 200, body);
+    }
+
+    private void create(Context ctx) throws InterruptedException {
+        Map<String, Object> body = Json.body(ctx);
+        for (String key : body.keySet()) {
+            if (!CREATE_FIELDS.contains(key)) {
+                throw new BadRequest("unknown field '" + Names.printable(key) + "'; a sandbox takes: " + String.join(", ", new java.util.TreeSet<>(CREATE_FIELDS)));
+            }
+        }
+        String owner = Names.requireAgentSlug(requiredString(body, "owner"));
+        String project = Names.requireProjectId(requiredString(body, "project"));
+        List<String> services = new ArrayList<>();
+        for (String s : strings("services", body.get("services"))) {
+            services.add(Names.requireService(s));
+        }
+        Map<String, List<String>> extensions = new LinkedHashMap<>();
+        Object raw = body.get("extensions");
+        if (raw != null) {
+            if (!(raw instanceof Map<?, ?> map)) {
+                throw new BadRequest("'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
+            }
+            map.forEach((k, v) -> extensions.put(Names.requireService(String.valueOf(k)), strings("extensions." + k, v)));
+        }
+        String name = "";
+        if (body.get("name") != null) {
+            if (!(body.get("name") instanceof String n) || !NAME.matcher(n).matches()) {
+                throw new BadRequest("'name' must be " + NAME_RULE);
+            }
+            name = n;
+        }
+        Duration ttl = body.get("ttl") == null ? null : DurationText.require("ttl", body.get("ttl"));
+        Map<String, String> labels = Labels.parse("labels", body.get("labels"));
+        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl, labels));
+        if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("ok", true);
+            answer.put("sandbox", SandboxViews.created(created.record(), created.services()));
+            Json.write(ctx, 200, answer);
+            return;
+        }
+        Json.write(ctx, 200, Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision()).asMap());
+    }
+
+    private void delete(Context ctx) throws InterruptedException {
+        String id = ctx.pathParam("id");
+        Sandboxes.Deletion deletion = sandboxes.delete(id, "deleted by an operator");
+        switch (deletion) {
+            case NOT_FOUND -> throw new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'");
+            case OTHER_INSTANCE -> throw new Sandboxes.Conflict("sandbox " + id + " belongs to instance "
+                    + found(id).instance() + "; delete it through that server (its containers run on its Docker host)");
+            default -> {
+                Map<String, Object> answer = new LinkedHashMap<>();
+                answer.put("ok", true);
+                answer.put("id", id);
+                answer.put("deleted", deletion == Sandboxes.Deletion.DELETED);
+                answer.put("state", "deleted");
+                Json.write(ctx, 200, answer);
+            }
+        }
+    }
+
+    private void extend(Context ctx) {
+        Map<String, Object> body = Json.body(ctx);
+        if (!body.keySet().equals(Set.of("ttl"))) {
+            throw new BadRequest("body must be {\"ttl\": \"<duration>\"}, e.g. {\"ttl\":\"2h\"}");
+        }
+        SandboxRecord next = sandboxes.extend(ctx.pathParam("id"), DurationText.require("ttl", body.get("ttl")));
+        Json.write(ctx, 200, Map.of("ok", true, "sandbox", SandboxViews.record(next, clock.instant(), plugin.manager())));
+    }
+
+    private void cleanup(Context ctx) throws InterruptedException {
+        Map<String, Object> body = Json.body(ctx);
+        for (String key : body.keySet()) {
+            if (!CLEANUP_FIELDS.contains(key)) {
+                throw new BadRequest("unknown field '" + Names.printable(key) + "'; cleanup takes: dry_run, owner, foreign, older_than, force");
+            }
+        }
+        boolean dryRun = bool(body, "dry_run", true);
+        boolean foreignMode = bool(body, "foreign", false);
+        boolean force = bool(body, "force", false);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("ok", true);
+        answer.put("dry_run", dryRun);
+        if (foreignMode) {
+            if (body.get("owner") != null) {
+                throw new BadRequest("'owner' does not apply to foreign cleanup (other instances' containers have no records here)");
+            }
+            Duration olderThan = DurationText.require("older_than", body.get("older_than"));
+            List<Map<String, Object>> found = new ArrayList<>();
+            for (ForeignOrphans.Found f : foreign.run(olderThan, dryRun, force)) {
+                Map<String, Object> v = new LinkedHashMap<>();
+                v.put("container_id", f.containerId());
+                v.put("container_name", f.containerName());
+                v.put("instance", f.instance());
+                v.put("instance_state", f.instanceState().name().toLowerCase());
+                v.put("service", f.service());
+                v.put("agent", f.agent());
+                v.put("age_seconds", f.ageSeconds());
+                v.put("action", f.action());
+                found.add(v);
+            }
+            answer.put("foreign", found);
+            Json.write(ctx, 200, answer);
+            return;
+        }
+        if (force || body.get("older_than") != null) {
+            throw new BadRequest("'force' and 'older_than' apply only with \"foreign\": true");
+        }
+        String owner = body.get("owner") == null ? null : Names.requireAgentSlug(String.valueOf(body.get("owner")));
+        java.time.Instant now = clock.instant();
+        List<Map<String, Object>> expired = new ArrayList<>();
+        for (SandboxRecord r : sandboxes.expired(owner)) {
+            expired.add(SandboxViews.record(r, now, plugin.manager()));
+        }
+        answer.put("expired", expired);
+        answer.put("removed", dryRun ? List.of() : sandboxes.removeExpired(owner, Sandboxes.CLEANUP_VERB));
+        Json.write(ctx, 200, answer);
+    }
+
+    private void release(Context ctx) {
+        Map<String, Object> body = Json.body(ctx);
+        if (!body.keySet().equals(Set.of("agent"))) {
+            throw new BadRequest("body must be {\"agent\": \"<slug>\"}");
+        }
+        String agent = Names.requireAgentSlug(String.valueOf(body.get("agent")));
+        int removed = plugin.releaseSandbox(agent, "operator_release");
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("ok", true);
+        answer.put("agent", agent);
+        answer.put("removed", removed);
+        Json.write(ctx, 200, answer);
+    }
+
+    private SandboxRecord found(String id) {
+        return sandboxes.find(id).orElseThrow(() -> new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'"));
+    }
+
+    private static boolean bool(Map<String, Object> body, String field, boolean fallback) {
+        Object v = body.get(field);
+        if (v == null) {
+            return fallback;
+        }
+        if (!(v instanceof Boolean b)) {
+            throw new BadRequest("'" + field + "' must be true or false");
+        }
+        return b;
+    }
+
+    private static String requiredString(Map<String, Object> body, String field) {
+        if (!(body.get(field) instanceof String s) || s.isBlank()) {
+            throw new BadRequest("'" + field + "' is required and must be a non-empty string");
+        }
+        return s;
+    }
+
+    private static List<String> strings(String field, Object raw) {
+        if (raw == null) {
+            return List.of();
+        }
+        if (!(raw instanceof List<?> list) || list.stream().anyMatch(o -> !(o instanceof String))) {
+            throw new BadRequest("'" + field + "' must be an array of strings");
+        }
+        return list.stream().map(String.class::cast).toList();
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}
