@@ -72,7 +72,13 @@ class DockerRestartIT {
                     wrongWhileDown.add(agent + ": " + r);
                 }
             }
-            Thread.sleep(4500); // two janitor ticks against a missing daemon
+            // Two janitor sweeps against the missing daemon, run as its ticks run them: each must report the failure.
+            for (int i = 0; i < 2; i++) {
+                io.roboco.sandbox.janitor.SweepReport sweep = server.sweepNow();
+                if (sweep.ok()) {
+                    wrongWhileDown.add("a janitor sweep while the daemon was down reported ok: " + sweep.summary());
+                }
+            }
         } finally {
             DockerDaemon.start(90);
         }
