@@ -44,6 +44,16 @@ public final class EngineRegistry {
         return new EngineRegistry(map);
     }
 
+    /**
+     * This registry plus {@code more}, e.g. an embedding's own engine on top of {@link #defaults()}: the same one
+     * line a shipped engine takes. Duplicates are refused as in {@link #of}.
+     */
+    public EngineRegistry with(Engine... more) {
+        List<Engine> all = new java.util.ArrayList<>(engines.values());
+        all.addAll(List.of(more));
+        return of(all);
+    }
+
     /** The engine called {@code name}, or an {@link UnknownNameException} listing the known ones. */
     public Engine require(String name) {
         Engine engine = engines.get(name);

@@ -111,7 +111,12 @@ final class RequestChecks {
         return engine.name() + " " + featureWord(engine) + " '" + feature + "' is not available in " + where + "; " + fix;
     }
 
+    /** What the engine calls a feature, from its envelope key: {@code available_modules} → module; extension by default. */
     private static String featureWord(Engine engine) {
-        return "available_modules".equals(engine.featuresKey()) ? "module" : "extension";
+        String key = engine.featuresKey();
+        if (key == null || !key.startsWith("available_") || !key.endsWith("s") || key.length() <= "available_s".length()) {
+            return "extension";
+        }
+        return key.substring("available_".length(), key.length() - 1).replace('_', ' ');
     }
 }

@@ -15,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** A browser without a browser: keeps cookies, never follows redirects, posts forms. */
-final class WebClient {
+public final class WebClient {
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
 
     private final int port;
@@ -23,12 +23,12 @@ final class WebClient {
             .connectTimeout(Duration.ofSeconds(5)).build();
     final Map<String, String> cookies = new LinkedHashMap<>();
 
-    WebClient(int port) {
+    public WebClient(int port) {
         this.port = port;
     }
 
-    record Reply(int status, String body, HttpResponse<String> raw) {
-        String header(String name) {
+    public record Reply(int status, String body, HttpResponse<String> raw) {
+        public String header(String name) {
             return raw.headers().firstValue(name).orElse(null);
         }
 
@@ -37,7 +37,7 @@ final class WebClient {
         }
 
         /** The CSRF token in the page's first form. */
-        String csrf() {
+        public String csrf() {
             Matcher m = CSRF.matcher(body);
             if (!m.find()) {
                 throw new AssertionError("no csrf field in page: " + body);
@@ -46,7 +46,7 @@ final class WebClient {
         }
     }
 
-    Reply get(String path) {
+    public Reply get(String path) {
         return send(HttpRequest.newBuilder(uri(path)).GET());
     }
 
@@ -75,7 +75,7 @@ final class WebClient {
     }
 
     /** Signs in through the form; returns the page the redirect lands on. */
-    Reply signIn(String token) {
+    public Reply signIn(String token) {
         Reply form = get("/login");
         Reply r = post("/login", "csrf", form.csrf(), "token", token);
         if (r.status() != 303) {

@@ -55,7 +55,7 @@ class SandboxRequestTest {
     @Test
     void refusesAPerCallFeatureOffTheAllowlistNamingTheAllowlist() {
         assertThat(refusal(validate(shop, List.of(), Map.of("redis", List.of("json"))))).isEqualTo(
-                "redis extension 'json' is not allowed; allowed: search");
+                "redis feature 'json' is not allowed; allowed: search");
     }
 
     @Test
@@ -69,6 +69,6 @@ class SandboxRequestTest {
     void refusesAStoredStandingFeatureOffTheAllowlist() {
         Project stale = new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u")));
         assertThat(refusal(validate(stale, List.of(), Map.of()))).contains("sandbox_extensions")
-                .contains("postgres extension 'plpython3u' is not allowed; allowed: pg_trgm, vector");
+                .contains("postgres feature 'plpython3u' is not allowed; allowed: pg_trgm, vector");
     }
 }
