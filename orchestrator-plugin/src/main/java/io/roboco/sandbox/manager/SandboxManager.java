@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -49,6 +50,8 @@ public final class SandboxManager implements AutoCloseable {
     private volatile Admission admission = Admission.unlimited();
     /** Per agent, the id of its set that expired, until a call makes the next one (that call's answer says so). */
     private final ConcurrentHashMap<String, String> expiredSets = new ConcurrentHashMap<>();
+    /** Provisioning calls under way; shut at shutdown ({@link #drain}). */
+    private final ActiveCalls calls = new ActiveCalls();
 
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock) {
         this(registry, provisioner, clock, null);
@@ -80,6 +83,17 @@ public final class SandboxManager implements AutoCloseable {
      * record's labels).
      */
     public EnsureOutcome ensure(SandboxRequest request, Map<String, String> labels) throws InterruptedException {
+        if (!calls.enter()) {
+            return new EnsureOutcome.Failed("the sandbox service is stopping; try again in a few seconds", true);
+        }
+        try {
+            return ensureEntered(request, labels);
+        } finally {
+            calls.exit();
+        }
+    }
+
+    private EnsureOutcome ensureEntered(SandboxRequest request, Map<String, String> labels) throws InterruptedException {
         ReentrantLock lock = locks.lockFor(request.agent());
         lock.lockInterruptibly();
         Admission.Decision.Admitted admitted = null;
@@ -175,6 +189,9 @@ public final class SandboxManager implements AutoCloseable {
      */
     public Map<String, ServiceInstance> provisionDetached(SandboxRequest request, String key, Consumer<Map<String, ServiceInstance>> adopt)
             throws ProvisionException, InterruptedException {
+        if (!calls.enter()) {
+            throw new ProvisionException("the sandbox service is stopping; try again in a few seconds", true, null);
+        }
         try {
             Map<String, ServiceInstance> started = sets.startAll(request, request.asked(),
                     id -> ledger.move(id, ContainerLedger.Reason.PENDING, key), new AtomicInteger());
@@ -187,6 +204,7 @@ public final class SandboxManager implements AutoCloseable {
             return started;
         } finally {
             ledger.strikeAll(ContainerLedger.Reason.PENDING, key);
+            calls.exit();
         }
     }
 
@@ -275,6 +293,42 @@ public final class SandboxManager implements AutoCloseable {
     /** Every container this process owns and why (the provisioner's ledger): what the janitor asks. */
     public ContainerLedger ledger() {
         return ledger;
+    }
+
+    /**
+     * Shutdown, first step: no new provisioning starts (a call from now on fails retryably), and the calls under way
+     * are waited for, up to {@code timeout}, so that each ends with its containers held or removed. Returns how many
+     * calls were still under way when the wait ended.
+     */
+    public int drain(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int calling = calls.shutAndAwait(timeout);
+        // A call interrupted while waiting for its starts leaves them running on the workers; they end on their own.
+        int starting = sets.awaitStarts(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        return calling + starting;
+    }
+
+    /** True once {@link #drain} has begun: no new provisioning starts. */
+    public boolean draining() {
+        return calls.shut();
+    }
+
+    /**
+     * Shutdown, once {@link #drain} and the warm pool's close are done: removes every container the ledger still
+     * holds as in flight, pending or claimed (started for a call that will not be answered, or a refill that did not
+     * finish), so none outlives the process unaccounted for. Returns how many were removed.
+     */
+    public int removeUnsettled() {
+        Set<String> unsettled = new HashSet<>();
+        for (ContainerLedger.Reason reason : List.of(ContainerLedger.Reason.IN_FLIGHT, ContainerLedger.Reason.PENDING,
+                ContainerLedger.Reason.CLAIMED)) {
+            unsettled.addAll(ledger.ids(reason));
+        }
+        if (!unsettled.isEmpty()) {
+            log.info("removing {} sandbox container(s) that were still being started or claimed at shutdown", unsettled.size());
+            unsettled.forEach(provisioner::removeQuietly);
+        }
+        return unsettled.size();
     }
 
     /** The warm pool, when one is configured. */

@@ -32,6 +32,8 @@ final class SetOperations implements AutoCloseable {
     private final ServiceProvisioner provisioner;
     private final WarmPool pool;
     private final ExecutorService workers = Executors.newCachedThreadPool(daemonThreads("sandbox-worker-"));
+    /** Starts and claims under way on the workers, counted until each has its container handed on or removed. */
+    private final ActiveCalls starts = new ActiveCalls();
 
     SetOperations(EngineRegistry registry, ServiceProvisioner provisioner, WarmPool pool) {
         this.registry = registry;
@@ -56,39 +58,48 @@ final class SetOperations implements AutoCloseable {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
         for (String service : services) {
             ServicePlan plan = request.plan(service);
-            futures.put(service, CompletableFuture.supplyAsync(() -> {
-                try {
-                    ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent()).orElse(null);
-                    if (instance == null) {
-                        coldStarts.incrementAndGet();
-                        instance = provisioner.provision(plan, request.agent(), request.projectId());
+            starts.enterAnyway();
+            CompletableFuture<ServiceInstance> start;
+            try {
+                start = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent()).orElse(null);
+                        if (instance == null) {
+                            coldStarts.incrementAndGet();
+                            instance = provisioner.provision(plan, request.agent(), request.projectId());
+                        }
+                        ready.accept(instance.containerId());
+                        return instance;
+                    } catch (ProvisionException e) {
+                        throw new CompletionException(e);
                     }
-                    ready.accept(instance.containerId());
-                    return instance;
-                } catch (ProvisionException e) {
-                    throw new CompletionException(e);
-                }
-            }, workers));
+                }, workers);
+            } catch (RuntimeException e) {
+                starts.exit();
+                throw e;
+            }
+            futures.put(service, start);
         }
         Map<String, ServiceInstance> started = new TreeMap<>();
         List<ProvisionException> failures = new ArrayList<>();
-        for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
-            try {
-                started.put(f.getKey(), f.getValue().get());
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                failures.add(cause instanceof ProvisionException pe ? pe
-                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
-            } catch (InterruptedException e) {
-                // Siblings still starting finish on their own; whatever they made is removed when they do.
-                futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
+        try {
+            collect(futures, started, failures);
+        } catch (InterruptedException e) {
+            // Siblings still starting finish on their own; whatever they made is removed when they do, and only then
+            // do they stop counting as starts under way.
+            futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
+                try {
                     if (instance != null) {
                         provisioner.removeQuietly(instance.containerId());
                     }
-                }));
-                throw e;
-            }
+                } finally {
+                    starts.exit();
+                }
+            }));
+            throw e;
         }
+        // Every start has ended (each future was waited for): its container is handed on below, or removed.
+        futures.values().forEach(f -> starts.exit());
         if (!failures.isEmpty()) {
             removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
             String reason = String.join("; ", failures.stream().map(Throwable::getMessage).toList());
@@ -96,6 +107,24 @@ final class SetOperations implements AutoCloseable {
             throw new ProvisionException(reason, retryable, null);
         }
         return started;
+    }
+
+    private void collect(Map<String, CompletableFuture<ServiceInstance>> futures, Map<String, ServiceInstance> started,
+                         List<ProvisionException> failures) throws InterruptedException {
+        for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
+            try {
+                started.put(f.getKey(), f.getValue().get());
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                failures.add(cause instanceof ProvisionException pe ? pe
+                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
+            }
+        }
+    }
+
+    /** Waits up to {@code timeout} for the starts and claims under way on the workers; returns how many still are. */
+    int awaitStarts(java.time.Duration timeout) throws InterruptedException {
+        return starts.awaitNone(timeout);
     }
 
     /** Whether every service runs and answers on its agent credential; checked in parallel. */

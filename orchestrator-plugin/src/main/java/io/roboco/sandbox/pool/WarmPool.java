@@ -20,9 +20,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
     static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(5);
+    /** How long {@link #close} lets a refill under way finish. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
 
     private final EngineRegistry registry;
     private final ServiceProvisioner provisioner;
@@ -59,13 +61,22 @@ public final class WarmPool implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Asked before each start: a release action when a container may start (capacity), or empty when not now. */
     private volatile java.util.function.Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> { });
+    /** Pool keys whose first fill has been logged. */
+    private final Set<String> filled = ConcurrentHashMap.newKeySet();
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
-        this(registry, provisioner, sizes, Executors.newSingleThreadScheduledExecutor(r -> {
+        this(registry, provisioner, sizes, refillExecutor());
+    }
+
+    /** One refill thread; a retry still waiting when the pool closes is dropped, not run. */
+    private static ScheduledExecutorService refillExecutor() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "sandbox-pool-refill");
             t.setDaemon(true);
             return t;
-        }));
+        });
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return executor;
     }
 
     /** With an injected refill executor (tests); the pool shuts it down on {@link #close}. */
@@ -144,15 +155,24 @@ public final class WarmPool implements AutoCloseable {
         return sizes;
     }
 
-    /** Stops refilling and removes every idle container. Claimed containers belong to their agents' sandboxes. */
+    /**
+     * Stops refilling and removes every idle container. Claimed containers belong to their agents' sandboxes. A refill
+     * under way is let finish (not interrupted: an interrupted Docker call can leave a container the daemon made but
+     * never named to us) and its container removed, waiting up to {@link #CLOSE_WAIT}; past that the refill is
+     * interrupted, and whatever it started stays in the ledger for the caller to remove.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        refiller.shutdownNow();
+        refiller.shutdown();
         try {
-            refiller.awaitTermination(10, TimeUnit.SECONDS);
+            if (!refiller.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("warm pool refill still starting a container after {} s; interrupting it", CLOSE_WAIT.toSeconds());
+                refiller.shutdownNow();
+                refiller.awaitTermination(5, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -183,6 +203,10 @@ public final class WarmPool implements AutoCloseable {
 
     private void startOne(String key) {
         AtomicInteger inProgress = starting.get(key);
+        if (closed.get()) {
+            inProgress.set(0);
+            return;
+        }
         ImageChoice choice = choices.get(key);
         Engine engine = registry.require(choice.engine());
         Optional<Runnable> permit = permits.get();
@@ -209,6 +233,9 @@ public final class WarmPool implements AutoCloseable {
         }
         idle.get(key).addLast(new Pooled(instance, provisioner.openClaimSession(engine, instance)));
         inProgress.set(0);
+        if (idle.get(key).size() >= targets.getOrDefault(key, 0) && filled.add(key)) {
+            log.info("warm pool {} filled: {} ready container(s)", choice.describe(), idle.get(key).size());
+        }
         refill(key);
     }
 

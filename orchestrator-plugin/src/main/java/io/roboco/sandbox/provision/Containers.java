@@ -38,13 +38,20 @@ final class Containers {
         return (command, env) -> runtime.exec(containerId, command, env);
     }
 
-    /** Removes the container; a runtime failure propagates, but the container is no longer in the ledger either way. */
+    /**
+     * Removes the container; a runtime failure propagates, but the container is no longer in the ledger either way.
+     * An interrupt (a shutdown's, a cancelled call's) is held back meanwhile, so the removal is still sent.
+     */
     void remove(String containerId) {
         liveness.drop(containerId);
+        boolean interrupted = Thread.interrupted();
         try {
             runtime.remove(containerId);
         } finally {
             ledger.strike(containerId);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

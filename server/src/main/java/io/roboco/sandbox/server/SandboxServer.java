@@ -45,6 +45,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class SandboxServer {
     private static final Logger log = LoggerFactory.getLogger(SandboxServer.class);
     public static final String SHUTDOWN_VERB = "server_shutdown";
+    /** How long shutdown waits for provisioning calls under way before removing what they started. */
+    static final java.time.Duration DRAIN_TIMEOUT = java.time.Duration.ofSeconds(20);
 
     private SandboxServer() {
     }
@@ -294,24 +296,46 @@ public final class SandboxServer {
             return janitor.tickOnce();
         }
 
-        /** STOPPING; stop serving; stop the janitor; remove the warm pool; tear down every live sandbox (their credentials die with this process); close. */
+        /**
+         * STOPPING; stop serving; stop the janitor; let the provisioning calls under way end (bounded) and refuse new
+         * ones; stop the warm pool's refills and remove it; tear down every live sandbox (their credentials die with
+         * this process); remove whatever the ledger still holds as being started or claimed; close the plugin, the
+         * runtime, and the store last (a release's audit record kept while the store refused it is written then).
+         */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
             lifecycle.moveTo(OrchestratorHandle.State.STOPPING);
+            log.info("stopping: new requests are refused as retryable; {} live sandbox(es) will be released",
+                    plugin.manager().live().size());
             quietly("close MCP sessions", mcp::close);
             quietly("stop HTTP", app::stop);
             quietly("stop janitor", janitor::close);
             quietly("stop scheduler", scheduler::shutdownNow);
+            quietly("wait for provisioning under way", this::drain);
             plugin.manager().pool().ifPresent(pool -> quietly("remove warm pool", pool::close));
             for (AgentSandbox sandbox : plugin.manager().live()) {
                 quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
             }
+            quietly("remove containers still starting", () -> plugin.manager().removeUnsettled());
+            log.info("stopped: sandboxes released, warm pool removed");
             quietly("close plugin", plugin::close);
             quietly("close runtime", runtime::close);
             quietly("close store", store::close);
+        }
+
+        private void drain() {
+            try {
+                int left = plugin.manager().drain(DRAIN_TIMEOUT);
+                if (left > 0) {
+                    log.warn("{} provisioning call(s) still under way after {} s; their containers are removed", left,
+                            DRAIN_TIMEOUT.toSeconds());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         private static void quietly(String what, Runnable step) {

@@ -81,6 +81,27 @@ public final class ChildServer implements AutoCloseable {
         }
     }
 
+    /** SIGTERM, and wait up to {@code seconds} for the shutdown hook to finish; true when the process exited by itself. */
+    public boolean sigterm(int seconds) throws InterruptedException {
+        process.destroy();
+        return process.waitFor(seconds, TimeUnit.SECONDS);
+    }
+
+    /** Waits (bounded) until the log holds {@code text} {@code times} times; false when the deadline passed first. */
+    public boolean awaitLog(String text, int times, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (logText().split(java.util.regex.Pattern.quote(text), -1).length - 1 >= times) {
+                return true;
+            }
+            if (!process.isAlive()) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
     /** SIGTERM (the shutdown hook releases every sandbox); SIGKILL after 30 s. */
     @Override
     public void close() throws InterruptedException {

@@ -165,6 +165,49 @@ class SandboxManagerTest {
     }
 
     @Test
+    void drainWaitsForTheCallUnderWayAndRefusesNewOnesRetryably() throws Exception {
+        postgres.holdReadinessWhen(c -> true);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<EnsureOutcome.Ready> underWay = pool.submit(() -> ensure("dev-1", shop));
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("the call is provisioning").isTrue();
+            Future<Integer> draining = pool.submit(() -> manager.drain(Duration.ofSeconds(10)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!manager.draining() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            EnsureOutcome late = manager.ensure(request("dev-2", shop, List.of(), Map.of()));
+
+            assertThat(late).isInstanceOfSatisfying(EnsureOutcome.Failed.class, f -> {
+                assertThat(f.retryable()).isTrue();
+                assertThat(f.reason()).contains("stopping");
+            });
+            assertThat(draining.isDone()).as("drain waits for the call under way").isFalse();
+            postgres.releaseHeld();
+            assertThat(draining.get(10, TimeUnit.SECONDS)).as("calls still under way").isZero();
+            assertThat(underWay.get(10, TimeUnit.SECONDS).services()).hasSize(3);
+            assertThat(manager.removeUnsettled()).as("the finished call's set is held, nothing is left unsettled").isZero();
+            assertThat(manager.ledger().ids(ContainerLedger.Reason.HELD)).hasSize(3);
+        } finally {
+            postgres.releaseHeld();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void removeUnsettledRemovesWhatTheLedgerHoldsAsStartingOrClaimed() throws Exception {
+        ensure("dev-1", shop);
+        String stray = runtime.start(new RunRequest("stray", new ContainerSpec("stub/postgres:1", Map.of(), List.of(), "/data", 1),
+                Map.of(), settings.limits(), settings.network(), Set.of())).id();
+        manager.ledger().enter(stray, ContainerLedger.Reason.IN_FLIGHT, "dev-2");
+
+        assertThat(manager.removeUnsettled()).isEqualTo(1);
+
+        assertThat(runtime.containerIds()).doesNotContain(stray).hasSize(3);
+        assertThat(manager.ledger().ownedIds()).hasSize(3);
+    }
+
+    @Test
     void leftoverContainersOfTheAgentAreRemovedWhenAFreshSetIsProvisioned() throws Exception {
         SandboxManager before = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
                 new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());

@@ -177,6 +177,24 @@ class WarmPoolTest {
     }
 
     @Test
+    void closeWhileARefillIsStillBecomingReadyLetsItFinishAndRemovesItsContainer() throws Exception {
+        postgres.holdReadinessWhen(c -> true);
+        pool(Map.of("postgres", 1));
+        assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("the refill is inside its readiness wait").isTrue();
+        assertThat(runtime.containerIds()).hasSize(1);
+
+        Thread closing = new Thread(pool::close, "close-pool");
+        closing.start();
+        eventually("close waits for the refill", () -> closing.getState() == Thread.State.TIMED_WAITING);
+        postgres.releaseHeld();
+        closing.join(10_000);
+
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(runtime.containerIds()).as("the refill's container, started while closing").isEmpty();
+        assertThat(ledger().ownedIds()).isEmpty();
+    }
+
+    @Test
     void closeRemovesIdleContainersAndStopsRefilling() throws Exception {
         pool(Map.of("postgres", 2));
         eventually("pool filled", () -> pool.idle("postgres") == 2);

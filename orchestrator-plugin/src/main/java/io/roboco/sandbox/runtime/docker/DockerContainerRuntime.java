@@ -297,11 +297,17 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         }
     }
 
+    /** Removes a container whose start failed; an interrupt (a shutdown's) is held back meanwhile, so the removal is still sent. */
     private void removeQuietly(String id) {
+        boolean interrupted = Thread.interrupted();
         try {
             remove(id);
         } catch (RuntimeException e) {
             log.warn("could not remove container {} after a failed start: {}", id, e.getMessage());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
