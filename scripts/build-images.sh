@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# build-images.sh [--force] [NAME...]
+# build-images.sh [--force | --check] [NAME...]
 #
 # Builds the local sandbox images (no container registry needed); tags in scripts/lib/images.sh:
 #   roboco-sandbox/base:bookworm      debootstrap rootfs + packages, `docker import`ed
@@ -12,8 +12,9 @@
 #
 # An image is (re)built only when it is absent or its recipe changed. The recipe hash is
 # a sha256 over its images/<dir>/ files, its build args and its suite's base recipe, stored
-# as the image label io.roboco.sandbox.recipe. --force rebuilds everything. NAME restricts
-# the thin images built (with only the bases they need): postgres postgres-17 redis mongo-compat
+# as the image label io.roboco.sandbox.recipe. --force rebuilds everything. --check builds
+# nothing and prints one line per thin image, "<tag> current|stale|missing" (what doctor reads).
+# NAME restricts the thin images built (with only the bases they need): postgres postgres-17 redis mongo-compat
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
@@ -28,7 +29,7 @@ readonly LOCK_FILE="${ROBOCO_BUILD_LOCK:-/var/lock/roboco-sandbox-images.lock}"
 
 FORCE=""
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # --- recipe hashing ----------------------------------------------------------------------
 
@@ -154,10 +155,11 @@ build_thin() {
 # --- main --------------------------------------------------------------------------------
 
 main() {
-  local names=()
+  local names=() check=""
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --force) FORCE=1 ;;
+      --check) check=1 ;;
       -h|--help) usage; exit 0 ;;
       -*) die "unknown option: $1 (try --help)" ;;
       *) [[ -n "${THIN_TAGS[$1]:-}" ]] || die "unknown image '$1' (known: ${THIN_ORDER[*]})"
@@ -169,6 +171,17 @@ main() {
 
   command -v docker >/dev/null 2>&1 || die "docker not found; run scripts/test.sh (installs prerequisites)"
   docker_answers || die "docker daemon not reachable; run scripts/test.sh or start dockerd"
+
+  if [[ -n "$check" ]]; then
+    local n have
+    for n in "${names[@]}"; do
+      have="$(image_recipe "${THIN_TAGS[$n]}")"
+      if [[ -z "$have" ]]; then echo "${THIN_TAGS[$n]} missing"
+      elif [[ "$have" == "$(recipe_hash "$n")" ]]; then echo "${THIN_TAGS[$n]} current"
+      else echo "${THIN_TAGS[$n]} stale"; fi
+    done
+    return 0
+  fi
 
   # Serialise concurrent builds (several worktrees may share this docker daemon).
   as_root mkdir -p "$(dirname "$LOCK_FILE")"

@@ -37,4 +37,4 @@ if [[ ! -f "$SERVER_JAR" ]]; then
 fi
 
 step "starting the server on 127.0.0.1:${ROBOCO_SANDBOX_PORT:-7070} (mongo is the mongo-compat stand-in: wire protocol and SCRAM authentication, data in memory)"
-exec java -jar "$SERVER_JAR" "$@"
+exec java -jar "$SERVER_JAR" serve "$@"

@@ -244,6 +244,12 @@ public final class SandboxBook implements Admission {
         return Set.copyOf(namedContainers.keySet());
     }
 
+    /** Live (or expired, not yet removed) named sandboxes of this instance, for metrics. */
+    public int namedSandboxCount() {
+        return (int) ledger.entries().stream().filter(e -> e.reason() == ContainerLedger.Reason.RECORDED)
+                .map(ContainerLedger.Entry::owner).distinct().count();
+    }
+
     /** Named containers per service, for metrics. */
     public Map<String, Integer> namedContainersByService() {
         Map<String, Integer> counts = new java.util.TreeMap<>();

@@ -26,7 +26,7 @@ final class ApiApp {
 
     /** {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). */
     static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents, SandboxRoutes sandboxes,
-                          Consumer<ServletContextHandler> servlets) {
+                          OpsRoutes ops, Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.defaultContentType = "application/json";
@@ -37,6 +37,7 @@ final class ApiApp {
         admin.register(app);
         agents.register(app);
         sandboxes.register(app);
+        ops.register(app);
 
         app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));
         app.exception(BadRequest.class, (e, ctx) -> answer(ctx, 400, "bad_request", e.getMessage()));

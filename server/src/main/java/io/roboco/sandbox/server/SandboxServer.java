@@ -51,37 +51,47 @@ public final class SandboxServer {
     private SandboxServer() {
     }
 
+    /** The jar's old entry point; {@code io.roboco.sandbox.cli.Cli} is the main class now (serve, doctor, list, …). */
     public static void main(String[] args) {
         if (args.length > 0 && "mcp".equals(args[0])) {
-            System.exit(bridge());
+            System.exit(mcpBridge());
         }
+        int code = serve(System.getenv());
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    /**
+     * {@code roboco-sandbox serve}: the production server from {@code env}. Returns 0 once it listens (it keeps running
+     * on its own threads, and closes on JVM shutdown), 2 for a refused configuration, 1 when it could not start.
+     */
+    public static int serve(Map<String, String> env) {
         ServerConfig config;
         try {
-            config = ServerConfig.fromEnv(System.getenv());
+            config = ServerConfig.fromEnv(env);
         } catch (ConfigException e) {
             System.err.println("roboco-sandbox: refusing to start: " + e.getMessage());
-            System.exit(2);
-            return;
+            return 2;
         }
         RunningServer server;
         try {
             server = Production.start(config);
         } catch (ConfigException e) {
             System.err.println("roboco-sandbox: refusing to start: " + e.getMessage());
-            System.exit(2);
-            return;
+            return 2;
         } catch (RuntimeException e) {
             // Store and runtime faults carry operator-safe messages (URLs redacted, what to check).
             System.err.println("roboco-sandbox: could not start: " + e.getMessage());
-            System.exit(1);
-            return;
+            return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "roboco-sandbox-shutdown"));
-        log.info("roboco-sandbox listening on http://127.0.0.1:{} (instance {})", server.port(), server.instanceId());
+        log.info("roboco-sandbox listening on http://{}:{} (instance {})", config.bind(), server.port(), server.instanceId());
+        return 0;
     }
 
     /** {@code roboco-sandbox mcp}: MCP on stdio, bridged to the running server's /mcp. Stdout carries MCP only. */
-    private static int bridge() {
+    public static int mcpBridge() {
         BridgeSettings settings;
         try {
             settings = BridgeSettings.fromEnv(System.getenv());
@@ -129,9 +139,7 @@ public final class SandboxServer {
                 : store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(false);
 
         ServerLifecycle lifecycle = new ServerLifecycle();
-        ProvisionSettings provisioning = ProvisionSettings.defaults(instanceId).withImages(config.defaultImages())
-                .withMajorImages(config.majorImages())
-                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
+        ProvisionSettings provisioning = provisioning(config, instanceId);
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
         PoolSizes poolSizes = new PoolSizes(config.poolKeys());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
@@ -148,6 +156,17 @@ public final class SandboxServer {
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
         Sandboxes sandboxes = plugin.keepRecords(book);
         AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
+        SandboxMetrics metrics = new SandboxMetrics(registry, manager, book, capacity);
+        plugin.withEvents(metrics);
+        // The ledger knows every container this process keeps (in flight, pending, pooled, claimed, held, recorded).
+        Janitor janitor = new Janitor(runtime, instanceId, provisioner.ledger(), store, clock, config.janitorGrace());
+        JanitorChores.register(janitor, store, instanceId, sandboxes, limits.auditRetention());
+        janitor.onOrphansRemoved(n -> plugin.events().janitorRemoved("orphan", n));
+        java.time.Instant started = clock.instant();
+        java.util.function.Supplier<Doctor> doctor = () -> new Doctor(config, registry, provisioning, () -> runtime, () -> store,
+                new Doctor.Live(plugin.flagEffective(), poolSizes.sizes(), poolIdle(manager), capacity.used(),
+                        capacity.limited() ? capacity.max() : Integer.MAX_VALUE, janitor.lastTick(), started, config.janitorTick()),
+                clock, Doctor.findRepoRoot(System.getenv()));
 
         try {
             runtime.ping();
@@ -163,7 +182,7 @@ public final class SandboxServer {
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes,
                 new SandboxRoutes(sandboxes, new io.roboco.sandbox.plugin.ForeignOrphans(runtime, store, store, instanceId,
-                        aliveWindow(config.janitorTick()), clock), plugin, clock), mcp::mount);
+                        aliveWindow(config.janitorTick()), clock), plugin, clock), new OpsRoutes(doctor, metrics), mcp::mount);
         Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), adminToken.value(), clock);
         if (!config.loopbackOnly()) {
             log.warn("ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "
@@ -177,10 +196,6 @@ public final class SandboxServer {
             t.setDaemon(true);
             return t;
         });
-        // The ledger knows every container this process keeps (in flight, pending, pooled, claimed, held).
-        Janitor janitor = new Janitor(runtime, instanceId, provisioner.ledger(), store, clock, config.janitorGrace());
-        JanitorChores.register(janitor, store, instanceId, sandboxes, limits.auditRetention());
-        janitor.onOrphansRemoved(n -> plugin.events().janitorRemoved("orphan", n));
         janitor.start(scheduler, config.janitorTick());
 
         if (pool != null) {
@@ -232,6 +247,19 @@ public final class SandboxServer {
     }
 
     static final int FALLBACK_CAPACITY = 32;
+
+    /** How sandboxes are started, from the configuration. */
+    static ProvisionSettings provisioning(ServerConfig config, String instanceId) {
+        return ProvisionSettings.defaults(instanceId).withImages(config.defaultImages()).withMajorImages(config.majorImages())
+                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
+    }
+
+    /** Ready warm-pool containers per pool key. */
+    static Map<String, Integer> poolIdle(SandboxManager manager) {
+        Map<String, Integer> idle = new TreeMap<>();
+        manager.pool().ifPresent(pool -> pool.sizes().sizes().keySet().forEach(key -> idle.put(key, pool.idle(key))));
+        return idle;
+    }
 
     /**
      * How recent another instance's heartbeat must be for it to count as alive (foreign cleanup never touches its

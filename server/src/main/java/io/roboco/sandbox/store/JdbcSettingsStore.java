@@ -327,6 +327,22 @@ public final class JdbcSettingsStore implements SettingsStore {
         return db.transaction("read instance heartbeats", JdbcSandboxes::heartbeats);
     }
 
+    /** The schema version the database records now. */
+    public int schemaVersion() {
+        return db.transaction("read the schema version", c -> one(c, "SELECT MAX(version) FROM schema_version", rs -> rs.getInt(1))
+                .orElse(0));
+    }
+
+    /** The schema version this code writes. */
+    public static int currentSchemaVersion() {
+        return Schema.CURRENT;
+    }
+
+    /** Where the store is, without a password (for messages and the doctor). */
+    public String where() {
+        return db.where();
+    }
+
     @Override
     public void close() {
         db.close();

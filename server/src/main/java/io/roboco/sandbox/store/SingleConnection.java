@@ -31,6 +31,10 @@ final class SingleConnection implements AutoCloseable {
         this.password = password;
     }
 
+    String where() {
+        return url.redacted();
+    }
+
     DatabaseUrl.Kind kind() {
         return url.kind();
     }
