@@ -75,7 +75,7 @@ final class ProjectPages {
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions())
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions(), seedLines(p))
                 .withLifecycle(lifecycle(p.ttlDefault() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlDefault()),
                         p.ttlMax() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlMax()),
                         p.maxLive() == null ? "" : p.maxLive().toString())));
@@ -114,12 +114,16 @@ final class ProjectPages {
         body.put("sandbox_ttl_default", ttlDefault.isEmpty() ? null : ttlDefault);
         body.put("sandbox_ttl_max", ttlMax.isEmpty() ? null : ttlMax);
         body.put("sandbox_max_live", maxLive.isEmpty() ? null : maxLive);
+        // The seed is set through the API (it may hold a script); the card keeps it for the services still checked.
+        Map<String, Object> seeds = new TreeMap<>(io.roboco.sandbox.settings.SeedForm.toJson(current.seeds()));
+        seeds.keySet().retainAll(services);
+        body.put("sandbox_seed", seeds);
         ProjectForm.Check check = console.checkProject(current.id(), body);
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions)
+            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions, seedLines(current))
                     .withLifecycle(lifecycle(ttlDefault, ttlMax, maxLive)));
             return;
         }
@@ -150,5 +154,11 @@ final class ProjectPages {
 
     private static String trimmed(String s) {
         return s == null ? "" : s.trim();
+    }
+
+    private static Map<String, String> seedLines(Project project) {
+        Map<String, String> lines = new TreeMap<>();
+        project.seeds().forEach((service, seed) -> lines.put(service, seed.describe()));
+        return lines;
     }
 }

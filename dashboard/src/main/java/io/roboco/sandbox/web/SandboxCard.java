@@ -38,9 +38,10 @@ public record SandboxCard(List<EngineOption> engines, Lifecycle lifecycle) {
     /**
      * @param majors  the majors a project may pick (empty: the engine offers no choice)
      * @param version the picked major, or empty for the server's configured image
+     * @param seed    how the project's seed for this engine reads ({@code sql (120 bytes)}, {@code clone of $SHOP_DB_URL …}), or empty
      */
     public record EngineOption(String name, String displayName, boolean checked, String featuresLabel, List<FeatureOption> features,
-                               List<String> majors, String version) {
+                               List<String> majors, String version, String seed) {
     }
 
     public record FeatureOption(String name, boolean checked) {
@@ -48,12 +49,12 @@ public record SandboxCard(List<EngineOption> engines, Lifecycle lifecycle) {
 
     /** The card with {@code services} and {@code features} (engine → names) checked, on no picked major. */
     static SandboxCard of(EngineRegistry registry, Collection<String> services, Map<String, ? extends Collection<String>> features) {
-        return of(registry, services, features, Map.of());
+        return of(registry, services, features, Map.of(), Map.of());
     }
 
     /** The card with {@code services} and {@code features} checked and {@code versions} (engine → major) picked. */
     static SandboxCard of(EngineRegistry registry, Collection<String> services, Map<String, ? extends Collection<String>> features,
-                          Map<String, String> versions) {
+                          Map<String, String> versions, Map<String, String> seeds) {
         List<EngineOption> engines = new ArrayList<>();
         for (Engine engine : registry.all()) {
             Collection<String> chosen = features.containsKey(engine.name()) ? features.get(engine.name()) : List.of();
@@ -62,7 +63,8 @@ public record SandboxCard(List<EngineOption> engines, Lifecycle lifecycle) {
                 options.add(new FeatureOption(feature, chosen.contains(feature)));
             }
             engines.add(new EngineOption(engine.name(), engine.displayName(), services.contains(engine.name()),
-                    label(engine.featuresKey()), options, engine.majors(), versions.getOrDefault(engine.name(), "")));
+                    label(engine.featuresKey()), options, engine.majors(), versions.getOrDefault(engine.name(), ""),
+                    seeds.getOrDefault(engine.name(), "")));
         }
         return new SandboxCard(engines);
     }

@@ -86,7 +86,7 @@ final class RequestChecks {
                     return refused(notOffered(engine, choice, feature.name()));
                 }
             }
-            plans.put(engine.name(), new ServicePlan(engine, choice, wanted));
+            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, project.seedFor(engine.name())));
         }
         return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
     }

@@ -11,9 +11,16 @@ import java.util.TreeSet;
 /** Allowlisted features switched on inside a running container, through the engine's exec (never a mount or init script). */
 final class Activation {
     private final Containers containers;
+    private final Seeding seeding;
 
-    Activation(Containers containers) {
+    Activation(Containers containers, Seeding seeding) {
         this.containers = containers;
+        this.seeding = seeding;
+    }
+
+    /** The plan's seed (none: nothing), after the features, as the agent of {@code target}: a failure is the caller's to diagnose. */
+    void seed(ServicePlan plan, io.roboco.sandbox.engine.ProbeTarget target, String containerId) throws Exception {
+        seeding.apply(plan, target, containers.exec(containerId));
     }
 
     /** Every feature, in name order, during a start or a claim: a failure is the caller's to diagnose. */

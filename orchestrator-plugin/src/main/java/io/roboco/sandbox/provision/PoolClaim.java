@@ -67,6 +67,7 @@ final class PoolClaim {
             }
             long prepared = System.nanoTime();
             activation.all(engine, id, credentials, pooled.image(), plan.features());
+            activation.seed(plan, target, id);
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
                     pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major());
             liveness.openLater(engine, instance);

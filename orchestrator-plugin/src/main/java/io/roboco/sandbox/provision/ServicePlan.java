@@ -13,8 +13,14 @@ import java.util.TreeSet;
  * The guard chain made it ({@code SandboxRequest}) and checked that the image offers those features; the
  * provisioner, the warm pool and the engines take it as it is and never re-check it. (An image the engine knows
  * nothing about may still lack one: activation then fails with {@code FeatureUnavailableException}.)
+ * {@code seed} (null: none) is what the new database starts with, applied after activation as the agent.
  */
-public record ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features) {
+public record ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features, Seed seed) {
+    /** A plan without a seed. */
+    public ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features) {
+        this(engine, image, features, null);
+    }
+
     public ServicePlan {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(image, "image");

@@ -44,6 +44,21 @@ public final class ServiceProvisioner {
     /** With the ledger this process keeps its containers in (the manager, the pool and the janitor share it). */
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
                               ContainerLedger ledger) {
+        this(runtime, settings, secrets, clock, ledger, System::getenv);
+    }
+
+    /**
+     * @param environment where a clone seed's source URL is read ({@code sandbox_seed.clone.url_env}); the server's
+     *                    process environment in production
+     */
+    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
+                              java.util.function.Function<String, String> environment) {
+        this(runtime, settings, secrets, clock, new ContainerLedger(clock), environment);
+    }
+
+    /** With both the ledger and the environment clone seeds read their source URLs from. */
+    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
+                              ContainerLedger ledger, java.util.function.Function<String, String> environment) {
         this.runtime = runtime;
         this.settings = settings;
         this.ledger = ledger;
@@ -51,7 +66,7 @@ public final class ServiceProvisioner {
         this.containers = new Containers(runtime, ledger, liveness);
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
-        this.activation = new Activation(containers);
+        this.activation = new Activation(containers, new Seeding(environment));
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
     }
 
@@ -81,6 +96,7 @@ public final class ServiceProvisioner {
             engine.prepareAgent(s.target());
             long prepared = System.nanoTime();
             activation.all(engine, s.container().id(), s.credentials(), s.image(), plan.features());
+            activation.seed(plan, s.target(), s.container().id());
             ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
                     s.endpoint(), s.credentials(), plan.featureNames(), s.created(), plan.image().major());
             liveness.openLater(engine, instance);

@@ -38,6 +38,10 @@ final class StartDiagnosis {
                     + "; container removed", true, null);
         }
         containers.removeQuietly(id);
+        if (failure instanceof io.roboco.sandbox.engine.postgres.SeedException) {
+            return new ProvisionException(what(engine, agent) + ": the project's seed failed: "
+                    + Redaction.of(failure.getMessage(), credentials) + "; container removed", true, null);
+        }
         if (failure instanceof FeatureUnavailableException) {
             return new ProvisionException(failure.getMessage() + "; container removed", false, null);
         }

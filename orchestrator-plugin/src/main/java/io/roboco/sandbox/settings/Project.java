@@ -1,5 +1,7 @@
 package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.provision.Seed;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +18,11 @@ import java.util.TreeMap;
  * @param ttlDefault {@code sandbox_ttl_default}: a new sandbox's TTL, or null for the server's
  * @param ttlMax     {@code sandbox_ttl_max}: the longest a sandbox may live from its creation, or null for the server's
  * @param maxLive    {@code sandbox_max_live}: live sandboxes the project may hold at once, or null for no limit
+ * @param seeds      what a new sandbox starts with, per engine ({@code sandbox_seed}); none when absent
  */
 public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
-                      Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive) {
+                      Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive,
+                      Map<String, Seed> seeds) {
     public Project {
         Objects.requireNonNull(id, "id");
         name = name == null || name.isBlank() ? id : name;
@@ -38,16 +42,29 @@ public record Project(String id, String name, List<String> services, Map<String,
         if (maxLive != null && maxLive < 1) {
             throw new IllegalArgumentException("sandbox_max_live must be at least 1, was " + maxLive);
         }
+        seeds = seeds == null ? Map.of() : Map.copyOf(new TreeMap<>(seeds));
+    }
+
+    /** A project without seeds. */
+    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
+                   Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive) {
+        this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, Map.of());
     }
 
     /** A project on the server's configured images and TTLs, with no project limit on live sandboxes. */
     public Project(String id, String name, List<String> services, Map<String, List<String>> extensions) {
-        this(id, name, services, extensions, Map.of(), null, null, null);
+        this(id, name, services, extensions, Map.of(), null, null, null, Map.of());
     }
 
     /** A project with majors picked, on the server's TTLs. */
     public Project(String id, String name, List<String> services, Map<String, List<String>> extensions, Map<String, String> versions) {
-        this(id, name, services, extensions, versions, null, null, null);
+        this(id, name, services, extensions, versions, null, null, null, Map.of());
+    }
+
+    /** A project with majors and seeds, on the server's TTLs. */
+    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions, Map<String, String> versions,
+                   Map<String, Seed> seeds) {
+        this(id, name, services, extensions, versions, null, null, null, seeds);
     }
 
     public boolean optedIn() {
@@ -64,10 +81,19 @@ public record Project(String id, String name, List<String> services, Map<String,
     }
 
     public Project withVersions(Map<String, String> newVersions) {
-        return new Project(id, name, services, extensions, newVersions, ttlDefault, ttlMax, maxLive);
+        return new Project(id, name, services, extensions, newVersions, ttlDefault, ttlMax, maxLive, seeds);
     }
 
     public Project withLifecycle(Duration newTtlDefault, Duration newTtlMax, Integer newMaxLive) {
-        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive);
+        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive, seeds);
+    }
+
+    public Project withSeeds(Map<String, Seed> newSeeds) {
+        return new Project(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, newSeeds);
+    }
+
+    /** The seed of {@code service}, or null for none. */
+    public Seed seedFor(String service) {
+        return seeds.get(service);
     }
 }

@@ -23,7 +23,7 @@ import java.util.TreeMap;
  */
 public final class ProjectForm {
     private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions",
-            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live");
+            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live", "sandbox_seed");
 
     private ProjectForm() {
     }
@@ -69,7 +69,7 @@ public final class ProjectForm {
             if (!FIELDS.contains(key)) {
                 throw new BadRequest("unknown field '" + Names.printable(key)
                         + "'; a project takes: name, sandbox_services, sandbox_extensions, sandbox_versions, sandbox_ttl_default,"
-                        + " sandbox_ttl_max, sandbox_max_live");
+                        + " sandbox_ttl_max, sandbox_max_live, sandbox_seed");
             }
         }
         Object name = body.get("name");
@@ -119,7 +119,8 @@ public final class ProjectForm {
                     + DurationText.format(ttlMax) + "); nothing saved");
         }
         Integer maxLive = maxLive(body.get("sandbox_max_live"));
-        return new Project(id, (String) name, services, extensions, versions, ttlDefault, ttlMax, maxLive);
+        return new Project(id, (String) name, services, extensions, versions, ttlDefault, ttlMax, maxLive,
+                SeedForm.parseAll(body.get("sandbox_seed"), services));
     }
 
     /** A TTL field: absent, null or "" for the server's; else a duration such as 30m or 4h. */
@@ -202,6 +203,7 @@ public final class ProjectForm {
         out.put("sandbox_ttl_default", project.ttlDefault() == null ? null : DurationText.format(project.ttlDefault()));
         out.put("sandbox_ttl_max", project.ttlMax() == null ? null : DurationText.format(project.ttlMax()));
         out.put("sandbox_max_live", project.maxLive());
+        out.put("sandbox_seed", SeedForm.toJson(project.seeds()));
         return out;
     }
 

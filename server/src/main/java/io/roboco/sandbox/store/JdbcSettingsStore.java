@@ -50,10 +50,11 @@ public final class JdbcSettingsStore implements SettingsStore {
     private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() { };
     private static final TypeReference<ProjectData> DATA = new TypeReference<>() { };
 
-    /** The {@code data_settings} column: the project's majors per engine (more data settings join it). */
+    /** The {@code data_settings} column: the project's majors and seeds per engine (seeds as the API's JSON). */
     @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
-    private record ProjectData(Map<String, String> versions) {
+    private record ProjectData(Map<String, String> versions, Map<String, Object> seed) {
     }
+
     private static final String PROJECT_COLUMNS = "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
     private static final String AUDIT_COLUMNS = "ts, agent, project, verb, decision, reason, services, duration_ms, id";
 
@@ -123,7 +124,7 @@ public final class JdbcSettingsStore implements SettingsStore {
     public void saveProject(Project project) {
         String services = write(project.services());
         String extensions = write(project.extensions());
-        String data = write(new ProjectData(project.versions()));
+        String data = write(new ProjectData(project.versions(), io.roboco.sandbox.settings.SeedForm.toJson(project.seeds())));
         db.transaction("save project " + project.id(), c -> upsert(c,
                 "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ?, ttl_default_ms = ?, ttl_max_ms = ?,"
                         + " max_live = ? WHERE id = ?",
@@ -359,7 +360,8 @@ public final class JdbcSettingsStore implements SettingsStore {
         int maxLive = rs.getInt(8);
         Integer live = rs.wasNull() ? null : maxLive;
         return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
-                read(rs.getString(4), EXTENSIONS), data.versions(), def, max, live);
+                read(rs.getString(4), EXTENSIONS), data.versions(), def, max, live,
+                io.roboco.sandbox.settings.SeedForm.fromStored(data.seed()));
     }
 
     private static Long millis(Duration d) {

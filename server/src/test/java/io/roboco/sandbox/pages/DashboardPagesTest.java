@@ -237,7 +237,7 @@ class DashboardPagesTest {
                 Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search"))));
         assertThat(web.json("GET", "/api/projects/shop", ADMIN, null).body())
                 .isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
-                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null}");
+                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null,\"sandbox_seed\":{}}");
         String page = web.get("/projects/shop").body();
         assertThat(page).contains("next request_sandbox provisions postgres, redis");
         assertThat(checked(page, "svc-postgres")).isTrue();

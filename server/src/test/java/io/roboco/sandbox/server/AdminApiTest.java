@@ -97,6 +97,40 @@ class AdminApiTest {
     }
 
     @Test
+    void sandboxSeedIsSavedShownAndValidatedNamingTheLimit() {
+        try (TestServer t = realEngines()) {
+            ApiClient.Reply clone = t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":[\"postgres\"],"
+                    + "\"sandbox_seed\":{\"postgres\":{\"clone\":{\"url_env\":\"SHOP_DB_URL\",\"data\":{\"max_rows_per_table\":100}}}}}");
+            assertThat(clone.status()).as(clone.body()).isEqualTo(200);
+            assertThat(clone.json()).containsEntry("sandbox_seed",
+                    Map.of("postgres", Map.of("clone", Map.of("url_env", "SHOP_DB_URL", "data", Map.of("max_rows_per_table", 100)))));
+            ApiClient.Reply sql = t.api.admin("PUT", "/api/projects/shop",
+                    "{\"sandbox_services\":[\"postgres\"],\"sandbox_seed\":{\"postgres\":{\"sql\":\"create table t (id int)\"}}}");
+            assertThat(sql.status()).isEqualTo(200);
+            assertThat(t.store.findProject("shop").orElseThrow().seedFor("postgres"))
+                    .isEqualTo(new io.roboco.sandbox.provision.Seed.Sql("create table t (id int)"));
+
+            String big = "x".repeat(256 * 1024 + 1);
+            ApiClient.Reply tooBig = t.api.admin("PUT", "/api/projects/shop",
+                    "{\"sandbox_services\":[\"postgres\"],\"sandbox_seed\":{\"postgres\":{\"sql\":\"" + big + "\"}}}");
+            assertThat(tooBig.status()).isEqualTo(400);
+            assertThat((String) tooBig.json().get("message")).contains("the limit is 262144 bytes (256 KiB)");
+            ApiClient.Reply ownSecret = t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":[\"postgres\"],"
+                    + "\"sandbox_seed\":{\"postgres\":{\"clone\":{\"url_env\":\"ROBOCO_SANDBOX_ADMIN_TOKEN\"}}}}");
+            assertThat(ownSecret.status()).isEqualTo(400);
+            assertThat((String) ownSecret.json().get("message")).contains("may not name one of the server's own settings");
+            ApiClient.Reply redis = t.api.admin("PUT", "/api/projects/shop",
+                    "{\"sandbox_services\":[\"postgres\",\"redis\"],\"sandbox_seed\":{\"redis\":{\"sql\":\"x\"}}}");
+            assertThat((String) redis.json().get("message")).contains("only postgres sandboxes take a seed");
+            ApiClient.Reply two = t.api.admin("PUT", "/api/projects/shop",
+                    "{\"sandbox_services\":[\"postgres\"],\"sandbox_seed\":{\"postgres\":{\"sql\":\"x\",\"template\":\"t\"}}}");
+            assertThat((String) two.json().get("message")).contains("exactly one of");
+            assertThat(t.store.findProject("shop").orElseThrow().seedFor("postgres")).as("nothing saved")
+                    .isEqualTo(new io.roboco.sandbox.provision.Seed.Sql("create table t (id int)"));
+        }
+    }
+
+    @Test
     void malformedProjectBodiesAre400() {
         try (TestServer t = new TestServer(dir, true)) {
             assertThat(t.api.admin("PUT", "/api/projects/shop", "{not json").status()).isEqualTo(400);

@@ -78,7 +78,8 @@ public abstract class SettingsStoreContract {
 
     @Test
     void savedProjectIsFoundById() {
-        Project p = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")), Map.of("postgres", "17"));
+        Project p = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")), Map.of("postgres", "17"),
+                Map.of("postgres", new io.roboco.sandbox.provision.Seed.Clone("SHOP_DB_URL", 50)));
         store.saveProject(p);
         assertThat(store.findProject("shop")).contains(p);
     }

@@ -1,0 +1,47 @@
+package io.roboco.sandbox.provision;
+
+import java.util.Objects;
+
+/**
+ * What a new sandbox of a project starts with, per engine ({@code sandbox_seed}): applied after activation, as the
+ * agent's role, so every seeded object belongs to the agent.
+ */
+public sealed interface Seed {
+    /** How the seed reads on a page or in an audit record; never a secret. */
+    String describe();
+
+    /** A SQL script stored with the project (capped, see {@code PostgresSeeds.MAX_SQL_BYTES}). */
+    record Sql(String script) implements Seed {
+        public Sql {
+            Objects.requireNonNull(script, "script");
+        }
+
+        @Override
+        public String describe() {
+            return "sql (" + script.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + " bytes)";
+        }
+    }
+
+    /** A saved template, restored into each new sandbox. */
+    record Template(String name) implements Seed {
+        @Override
+        public String describe() {
+            return "template " + name;
+        }
+    }
+
+    /**
+     * The schema of a source database whose URL the server reads from its environment under {@code urlEnv} (never
+     * stored or echoed); with {@code maxRowsPerTable} (null: schema only) at most that many rows of each table.
+     */
+    record Clone(String urlEnv, Integer maxRowsPerTable) implements Seed {
+        public Clone {
+            Objects.requireNonNull(urlEnv, "urlEnv");
+        }
+
+        @Override
+        public String describe() {
+            return "clone of $" + urlEnv + (maxRowsPerTable == null ? " (schema only)" : " (at most " + maxRowsPerTable + " rows per table)");
+        }
+    }
+}

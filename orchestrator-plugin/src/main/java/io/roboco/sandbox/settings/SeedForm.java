@@ -1,0 +1,161 @@
+package io.roboco.sandbox.settings;
+
+import io.roboco.sandbox.engine.postgres.PostgresSeeds;
+import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * {@code sandbox_seed} as JSON, per engine: {@code {"sql": "…"}}, {@code {"template": "name"}} or
+ * {@code {"clone": {"url_env": "SHOP_DB_URL", "data": false | {"max_rows_per_table": N}}}}. The same shape is what the
+ * API answers and what the store keeps; a clone names an environment variable of the server, never a URL.
+ */
+public final class SeedForm {
+    /** An environment variable name; the server's own settings ({@code ROBOCO_SANDBOX_*}) may never be a clone source. */
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,63}");
+    private static final Pattern TEMPLATE_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
+    public static final int MAX_ROWS_PER_TABLE = 100_000;
+    static final String SHAPE = "{\"sql\":\"…\"} or {\"template\":\"name\"} or {\"clone\":{\"url_env\":\"SHOP_DB_URL\","
+            + "\"data\":false|{\"max_rows_per_table\":N}}}";
+
+    private SeedForm() {
+    }
+
+    /** {@code sandbox_seed}: service → seed, each service opted in and able to take one (postgres). */
+    static Map<String, Seed> parseAll(Object raw, List<String> services) {
+        Map<String, Seed> seeds = new TreeMap<>();
+        if (raw == null) {
+            return seeds;
+        }
+        if (!(raw instanceof Map)) {
+            throw new BadRequest("'sandbox_seed' must be an object mapping a service to its seed, e.g. {\"postgres\":" + SHAPE + "}");
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+            String service = String.valueOf(e.getKey());
+            if (!services.contains(service)) {
+                throw new BadRequest("sandbox_seed names service '" + Names.printable(service) + "', which is not in sandbox_services "
+                        + services + "; nothing saved");
+            }
+            if (!service.equals("postgres")) {
+                throw new BadRequest("sandbox_seed." + service + ": only postgres sandboxes take a seed; nothing saved");
+            }
+            if (e.getValue() != null) {
+                seeds.put(service, parse(service, e.getValue()));
+            }
+        }
+        return seeds;
+    }
+
+    /** One engine's seed. */
+    public static Seed parse(String service, Object raw) {
+        String field = "sandbox_seed." + service;
+        if (!(raw instanceof Map<?, ?> m) || m.size() != 1) {
+            throw new BadRequest("'" + field + "' must be exactly one of " + SHAPE);
+        }
+        Map.Entry<?, ?> only = m.entrySet().iterator().next();
+        String kind = String.valueOf(only.getKey());
+        Object value = only.getValue();
+        switch (kind) {
+            case "sql" -> {
+                if (!(value instanceof String script) || script.isBlank()) {
+                    throw new BadRequest("'" + field + ".sql' must be a non-empty string of SQL");
+                }
+                int bytes = script.getBytes(StandardCharsets.UTF_8).length;
+                if (bytes > PostgresSeeds.MAX_SQL_BYTES) {
+                    throw new BadRequest("'" + field + ".sql' is " + bytes + " bytes; the limit is " + PostgresSeeds.MAX_SQL_BYTES
+                            + " bytes (256 KiB); for a larger schema use a clone or a template; nothing saved");
+                }
+                return new Seed.Sql(script);
+            }
+            case "template" -> {
+                if (!(value instanceof String name) || !TEMPLATE_NAME.matcher(name).matches()) {
+                    throw new BadRequest("'" + field + ".template' must be a template name (1-30 of a-z 0-9 _ -)");
+                }
+                throw new BadRequest("'" + field + ".template': templates are not available on this server yet; use sql or clone;"
+                        + " nothing saved");
+            }
+            case "clone" -> {
+                return clone(field + ".clone", value);
+            }
+            default -> throw new BadRequest("'" + field + "' has unknown kind '" + Names.printable(kind) + "'; use " + SHAPE);
+        }
+    }
+
+    private static Seed clone(String field, Object value) {
+        if (!(value instanceof Map<?, ?> c)) {
+            throw new BadRequest("'" + field + "' must be {\"url_env\":\"NAME\",\"data\":false|{\"max_rows_per_table\":N}}");
+        }
+        for (Object key : c.keySet()) {
+            if (!"url_env".equals(key) && !"data".equals(key)) {
+                throw new BadRequest("'" + field + "' takes url_env and data, not '" + Names.printable(String.valueOf(key)) + "'");
+            }
+        }
+        if (!(c.get("url_env") instanceof String env) || !ENV_NAME.matcher(env).matches()) {
+            throw new BadRequest("'" + field + ".url_env' must name an environment variable of the server (A-Z, 0-9, _),"
+                    + " which holds the source's postgresql:// URL");
+        }
+        if (env.startsWith("ROBOCO_SANDBOX_")) {
+            throw new BadRequest("'" + field + ".url_env' may not name one of the server's own settings (ROBOCO_SANDBOX_*); nothing saved");
+        }
+        Object data = c.get("data");
+        if (data == null || Boolean.FALSE.equals(data)) {
+            return new Seed.Clone(env, null);
+        }
+        if (data instanceof Map<?, ?> d && d.size() == 1 && d.get("max_rows_per_table") instanceof Number n
+                && n.doubleValue() == Math.rint(n.doubleValue()) && n.longValue() >= 1 && n.longValue() <= MAX_ROWS_PER_TABLE) {
+            return new Seed.Clone(env, n.intValue());
+        }
+        throw new BadRequest("'" + field + ".data' must be false (schema only) or {\"max_rows_per_table\": N} with N 1-"
+                + MAX_ROWS_PER_TABLE + " (data is always capped)");
+    }
+
+    /** The JSON of a seed, as parsed. */
+    public static Map<String, Object> toJson(Seed seed) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (seed instanceof Seed.Sql sql) {
+            out.put("sql", sql.script());
+        } else if (seed instanceof Seed.Template t) {
+            out.put("template", t.name());
+        } else if (seed instanceof Seed.Clone c) {
+            Map<String, Object> clone = new LinkedHashMap<>();
+            clone.put("url_env", c.urlEnv());
+            clone.put("data", c.maxRowsPerTable() == null ? false : Map.of("max_rows_per_table", c.maxRowsPerTable()));
+            out.put("clone", clone);
+        }
+        return out;
+    }
+
+    /** Every seed of a project as JSON. */
+    public static Map<String, Object> toJson(Map<String, Seed> seeds) {
+        Map<String, Object> out = new TreeMap<>();
+        seeds.forEach((service, seed) -> out.put(service, toJson(seed)));
+        return out;
+    }
+
+    /** Seeds the store kept ({@link #toJson(Map)}), read back without the API's rules on new input. */
+    public static Map<String, Seed> fromStored(Map<String, Object> stored) {
+        Map<String, Seed> out = new TreeMap<>();
+        if (stored == null) {
+            return out;
+        }
+        stored.forEach((service, raw) -> {
+            if (raw instanceof Map<?, ?> m && m.get("sql") instanceof String script) {
+                out.put(service, new Seed.Sql(script));
+            } else if (raw instanceof Map<?, ?> m && m.get("template") instanceof String name) {
+                out.put(service, new Seed.Template(name));
+            } else if (raw instanceof Map<?, ?> m && m.get("clone") instanceof Map<?, ?> c) {
+                Object data = c.get("data");
+                Integer max = data instanceof Map<?, ?> d && d.get("max_rows_per_table") instanceof Number n ? n.intValue() : null;
+                out.put(service, new Seed.Clone(String.valueOf(c.get("url_env")), max));
+            }
+        });
+        return out;
+    }
+}
