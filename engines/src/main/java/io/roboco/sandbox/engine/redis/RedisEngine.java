@@ -8,7 +8,6 @@ import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
-import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.Printable;
