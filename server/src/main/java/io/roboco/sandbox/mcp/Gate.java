@@ -4,7 +4,6 @@ import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.inspect.InspectionPolicy;
-import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
@@ -51,11 +50,17 @@ public final class Gate {
     private final InspectionPolicy policy;
     private final Clock clock;
 
-    /** Finds the sandbox a call acts on, among the caller's own; empty when it has none (or names one it does not own). */
+    /**
+     * Finds the sandbox a call acts on: {@code sandboxId} null for the caller's own verb set, else a live sandbox the
+     * caller owns (the operator: any live one). Empty when there is none or it is not the caller's: one answer for both.
+     */
     @FunctionalInterface
     public interface SandboxScope {
-        Optional<AgentSandbox> resolve(Caller.Agent caller, Map<String, Object> arguments);
+        Optional<ScopedSandbox> resolve(Caller caller, String sandboxId);
     }
+
+    /** The argument naming a sandbox, on every tool that takes one. */
+    public static final String SANDBOX_ARGUMENT = "sandbox";
 
     /**
      * @param rowCap the most rows any tool answers ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}); the inspection policy's
@@ -117,16 +122,20 @@ public final class Gate {
             record(caller, "mcp:" + name, "invalid", why, args, List.of(), start);
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(why)).build();
         }
-        AgentSandbox sandbox = null;
-        if (spec.scope() == ToolSpec.Scope.OWN_SANDBOX) {
-            Optional<AgentSandbox> own;
+        ScopedSandbox sandbox = null;
+        String named = args.get(SANDBOX_ARGUMENT) instanceof String id ? id : null;
+        if (named != null || spec.scope() == ToolSpec.Scope.OWN_SANDBOX) {
+            Optional<ScopedSandbox> own;
             try {
-                own = scope.resolve((Caller.Agent) caller, args);
+                own = scope.resolve(caller, named);
             } catch (RuntimeException e) {
                 return fault(caller, name, args, e, start);
             }
             if (own.isEmpty()) {
-                String reason = "you have no live sandbox to " + name.replace('_', ' ') + "; call request_sandbox first";
+                String reason = named != null
+                        ? "no live sandbox '" + Names.printable(named) + "'" + (caller instanceof Caller.Agent ? " of yours" : "")
+                        + "; list_sandboxes shows " + (caller instanceof Caller.Agent ? "yours" : "them")
+                        : "you have no live sandbox to " + name.replace('_', ' ') + "; call request_sandbox first";
                 record(caller, "mcp:" + name, "denied", reason, args, List.of(), start);
                 return McpSchema.CallToolResult.builder().addTextContent(reason)
                         .structuredContent(failure("invalid_state", reason, false)).isError(true).build();

@@ -1,12 +1,10 @@
 package io.roboco.sandbox.mcp;
 
-import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.inspect.InspectionResult;
 import io.roboco.sandbox.inspect.MongoInspector;
 import io.roboco.sandbox.inspect.Outcome;
 import io.roboco.sandbox.inspect.PostgresInspector;
 import io.roboco.sandbox.inspect.RedisInspector;
-import io.roboco.sandbox.provision.ServiceInstance;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,17 +26,16 @@ final class InspectTools {
     private static final int MAX_SQL = 20_000;
 
     private final Inspectors inspectors;
-    private final EngineRegistry registry;
     private final int rowCap;
 
-    InspectTools(Inspectors inspectors, EngineRegistry registry, int rowCap) {
+    InspectTools(Inspectors inspectors, int rowCap) {
         this.inspectors = inspectors;
-        this.registry = registry;
         this.rowCap = rowCap;
     }
 
     List<ToolSpec> specs() {
         Map<String, Object> schema = McpTools.string("a schema name, e.g. public", null, 63);
+        Map<String, Object> sandbox = McpTools.string("a sandbox id of yours (list_sandboxes); default: your request_sandbox set", null, 64);
         Map<String, Object> sql = McpTools.string("one SELECT, WITH or EXPLAIN statement (read-only; never rewritten)", null, MAX_SQL);
         Map<String, Object> maxRows = new LinkedHashMap<>();
         maxRows.put("type", "integer");
@@ -51,18 +48,18 @@ final class InspectTools {
         service.put("description", "which service to describe (default: every Redis and Mongo service of your sandbox)");
         return List.of(
                 tool("list_schemas", "List schemas", "The schemas of your sandbox's Postgres database (system schemas left out).",
-                        McpTools.noArguments(), call -> pg(call).listSchemas()),
+                        McpTools.object(Map.of("sandbox", sandbox), List.of()), call -> pg(call).listSchemas()),
                 tool("list_tables", "List tables", "Tables, views and materialized views of your sandbox's Postgres, with"
                                 + " estimated rows and sizes; all user schemas, or one.",
-                        McpTools.object(Map.of("schema", schema), List.of()), call -> pg(call).listTables(call.string("schema"))),
+                        McpTools.object(Map.of("schema", schema, "sandbox", sandbox), List.of()), call -> pg(call).listTables(call.string("schema"))),
                 tool("describe_table", "Describe a table", "Columns (type, nullability, default), indexes and foreign keys of"
                                 + " one table or view of your sandbox's Postgres.",
-                        McpTools.object(Map.of("schema", schema, "table", McpTools.string("the table or view, as stored (case-sensitive)", null, 63)),
+                        McpTools.object(Map.of("schema", schema, "sandbox", sandbox, "table", McpTools.string("the table or view, as stored (case-sensitive)", null, 63)),
                                 List.of("table")), call -> pg(call).describeTable(call.string("schema"), call.string("table"))),
                 tool("run_readonly_query", "Run a read-only query", "Run one SELECT/WITH on your sandbox's Postgres in a read-only"
                                 + " transaction that is rolled back. Writes, DDL, row locks, settings and side-effect functions are"
                                 + " refused; denied columns (e.g. *password*, *token*) are refused or redacted; rows are capped.",
-                        McpTools.object(Map.of("sql", sql, "max_rows", maxRows), List.of("sql")), call -> {
+                        McpTools.object(Map.of("sql", sql, "max_rows", maxRows, "sandbox", sandbox), List.of("sql")), call -> {
                             Object n = call.arguments().get("max_rows");
                             return n instanceof Number rows ? pg(call).runReadonlyQuery(call.string("sql"), rows.intValue())
                                     : pg(call).runReadonlyQuery(call.string("sql"));
@@ -70,7 +67,7 @@ final class InspectTools {
                 tool("explain_query", "Explain a query", "EXPLAIN (FORMAT JSON) of one SELECT/WITH on your sandbox's Postgres,"
                                 + " summarised: total cost, node counts, sequential scans, warnings; the raw plan on request."
                                 + " ANALYZE only where the project allows it.",
-                        McpTools.object(Map.of("sql", sql,
+                        McpTools.object(Map.of("sql", sql, "sandbox", sandbox,
                                 "analyze", Map.of("type", "boolean", "description", "EXPLAIN ANALYZE (executes the statement); off unless the project allows it"),
                                 "include_raw_plan", Map.of("type", "boolean", "description", "also return the plan JSON (within the byte cap)")),
                                 List.of("sql")),
@@ -78,10 +75,10 @@ final class InspectTools {
                                 Boolean.TRUE.equals(call.arguments().get("include_raw_plan")))),
                 tool("suggest_indexes", "Suggest indexes", "Plan one SELECT/WITH (not executed) and suggest CREATE INDEX"
                                 + " CONCURRENTLY statements for its filtered sequential scans. Suggestions only: nothing is created.",
-                        McpTools.object(Map.of("sql", sql), List.of("sql")), call -> pg(call).suggestIndexes(call.string("sql"))),
+                        McpTools.object(Map.of("sql", sql, "sandbox", sandbox), List.of("sql")), call -> pg(call).suggestIndexes(call.string("sql"))),
                 new ToolSpec("describe_sandbox", "Describe Redis / Mongo", "Your sandbox's Redis (key count, modules, memory)"
                         + " and Mongo (collections and document counts). No values or documents are read.",
-                        McpTools.object(Map.of("service", service), List.of()), true, false, true, ToolSpec.Audience.AGENT,
+                        McpTools.object(Map.of("service", service, "sandbox", sandbox), List.of()), true, false, true, ToolSpec.Audience.AGENT,
                         ToolSpec.Scope.OWN_SANDBOX, this::describeSandbox));
     }
 
@@ -99,16 +96,34 @@ final class InspectTools {
 
     /** The inspector of the caller's sandbox's Postgres; {@link NoService} when the sandbox has none. */
     private PostgresInspector pg(ToolCall call) {
-        ServiceInstance postgres = call.sandbox().services().get("postgres");
+        ScopedSandbox.Access postgres = access(call).get("postgres");
         if (postgres == null) {
-            throw new NoService(call.tool(), "postgres", call.sandbox().services().keySet());
+            throw new NoService(call.tool(), "postgres", call.sandbox().services());
+        }
+        for (String key : List.of("HOST", "PORT", "NAME", "USER", "PASSWORD")) {
+            if (postgres.env().get("ROBOCO_TEST_DB_" + key) == null) {
+                throw new NoService(call.tool(), call.sandbox().id() + "'s postgres lacks ROBOCO_TEST_DB_" + key + " in its env", true);
+            }
         }
         return inspectors.of(postgres, call.policy());
     }
 
+    /** The sandbox's access; {@link NoService} when this server does not hold its credentials (a named one made elsewhere). */
+    private static Map<String, ScopedSandbox.Access> access(ToolCall call) {
+        if (!call.sandbox().held()) {
+            throw new NoService(call.tool(), call.sandbox().id());
+        }
+        return call.sandbox().access();
+    }
+
     private ToolResult describeSandbox(ToolCall call) {
         String only = call.string("service");
-        Map<String, ServiceInstance> services = new TreeMap<>(call.sandbox().services());
+        Map<String, ScopedSandbox.Access> services;
+        try {
+            services = new TreeMap<>(access(call));
+        } catch (NoService e) {
+            return e.result;
+        }
         List<String> wanted = (only != null ? List.of(only) : List.of("mongo", "redis")).stream().filter(services::containsKey).toList();
         if (wanted.isEmpty()) {
             String reason = "your sandbox has no " + (only != null ? only : "Redis or Mongo") + " (it has " + String.join(", ", services.keySet())
@@ -118,12 +133,11 @@ final class InspectTools {
         Map<String, Object> described = new LinkedHashMap<>();
         StringBuilder text = new StringBuilder();
         for (String name : wanted) {
-            ServiceInstance instance = services.get(name);
+            Map<String, String> env = services.get(name).env();
             Outcome<?> outcome = name.equals("redis")
-                    ? RedisInspector.describe(instance.endpoint().host(), instance.endpoint().port(), instance.credentials().user(),
-                    instance.credentials().password())
-                    : MongoInspector.describe(registry.require("mongo").env(instance.endpoint(), instance.credentials()).get("ROBOCO_TEST_MONGO_URL"),
-                    instance.credentials().database());
+                    ? RedisInspector.describe(env.get("ROBOCO_TEST_REDIS_HOST"), Integer.parseInt(env.get("ROBOCO_TEST_REDIS_PORT")),
+                    env.get("ROBOCO_TEST_REDIS_USER"), env.get("ROBOCO_TEST_REDIS_PASSWORD"))
+                    : MongoInspector.describe(env.get("ROBOCO_TEST_MONGO_URL"), env.get("ROBOCO_TEST_MONGO_NAME"));
             if (!(outcome instanceof Outcome.Ok<?>)) {
                 return result("describe_sandbox", outcome);
             }
@@ -158,6 +172,22 @@ final class InspectTools {
     /** The caller's sandbox lacks the service a tool needs: a tool error, not a fault. */
     static final class NoService extends RuntimeException {
         final ToolResult result;
+
+        /** The connection values are incomplete (an engine whose env this tool cannot read). */
+        NoService(String tool, String why, boolean incomplete) {
+            super(null, null, false, false);
+            String reason = tool + " cannot connect: " + why;
+            this.result = ToolResult.failed(Gate.failure("refused", reason, false), reason);
+        }
+
+        /** A named sandbox whose credentials this server does not hold. */
+        NoService(String tool, String sandboxId) {
+            super(null, null, false, false);
+            String reason = "this server does not hold the credentials of sandbox " + sandboxId + ": a named sandbox's are answered once,"
+                    + " when it is created, and kept only for those created through MCP since the server started; " + tool
+                    + " needs them. Use your own connection with the credentials you were given, or release it and request a new one";
+            this.result = ToolResult.failed(Gate.failure("refused", reason, false), reason);
+        }
 
         NoService(String tool, String service, java.util.Collection<String> has) {
             super(null, null, false, false);

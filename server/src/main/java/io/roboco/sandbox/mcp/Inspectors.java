@@ -3,7 +3,6 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.inspect.PostgresInspector;
 import io.roboco.sandbox.inspect.PostgresTarget;
-import io.roboco.sandbox.provision.ServiceInstance;
 
 import java.util.HashMap;
 import java.util.Iterator;
@@ -13,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * One {@link PostgresInspector} per live Postgres sandbox container (each holds one proven read-only connection
- * with the agent's own credential). An inspector whose container is no longer live is closed on the next use
+ * with the agent's own credential, from the env the agent was handed). An inspector whose container is no longer live is closed on the next use
  * of any; a new container (a replaced sandbox) gets a new inspector; so does a changed policy.
  */
 final class Inspectors implements AutoCloseable {
@@ -27,7 +26,7 @@ final class Inspectors implements AutoCloseable {
         this.liveContainers = liveContainers;
     }
 
-    synchronized PostgresInspector of(ServiceInstance postgres, InspectionPolicy policy) {
+    synchronized PostgresInspector of(ScopedSandbox.Access postgres, InspectionPolicy policy) {
         Set<String> live = liveContainers.get();
         for (Iterator<Map.Entry<String, Held>> it = byContainer.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, Held> e = it.next();
@@ -41,7 +40,10 @@ final class Inspectors implements AutoCloseable {
             if (held != null) {
                 held.inspector().close();
             }
-            held = new Held(PostgresInspector.of(PostgresTarget.ofAgent(postgres.endpoint(), postgres.credentials()), policy), policy);
+            Map<String, String> env = postgres.env();
+            PostgresTarget target = new PostgresTarget(env.get("ROBOCO_TEST_DB_HOST"), Integer.parseInt(env.get("ROBOCO_TEST_DB_PORT")),
+                    env.get("ROBOCO_TEST_DB_NAME"), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+            held = new Held(PostgresInspector.of(target, policy), policy);
             byContainer.put(postgres.containerId(), held);
         }
         return held.inspector();

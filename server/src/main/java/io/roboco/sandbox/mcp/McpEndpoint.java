@@ -11,6 +11,7 @@ import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityVa
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import jakarta.servlet.DispatcherType;
 import org.eclipse.jetty.servlet.FilterHolder;
@@ -62,13 +63,14 @@ public final class McpEndpoint implements AutoCloseable {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
+        Sandboxes sandboxes = plugin.sandboxes().orElseThrow(() -> new IllegalStateException(
+                "the MCP endpoint needs sandbox records (SandboxPlugin.keepRecords) to scope its tools"));
+        OwnSandboxes own = new OwnSandboxes(plugin, clock);
         List<ToolSpec> specs = new ArrayList<>();
-        specs.addAll(new VerbTools(verbs).specs());
-        specs.addAll(new SandboxTools(plugin, clock).specs());
+        specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), own, clock)).specs());
+        specs.addAll(new SandboxTools(plugin, sandboxes, own, clock).specs());
         specs.addAll(new DataTools(verbs).specs());
-        specs.addAll(new InspectTools(inspectors, plugin.registry(), rowCap).specs());
-        // An agent's scope is its own verb sandbox (owner = its slug).
-        Gate.SandboxScope own = (caller, arguments) -> plugin.sandboxOf(caller.slug());
+        specs.addAll(new InspectTools(inspectors, rowCap).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);
 
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
@@ -130,6 +132,7 @@ public final class McpEndpoint implements AutoCloseable {
     private static java.util.Set<String> liveContainers(SandboxPlugin plugin) {
         java.util.Set<String> ids = new java.util.HashSet<>();
         plugin.manager().live().forEach(sandbox -> ids.addAll(sandbox.containerIds()));
+        plugin.sandboxes().ifPresent(s -> ids.addAll(s.book().namedContainerIds()));
         return ids;
     }
 

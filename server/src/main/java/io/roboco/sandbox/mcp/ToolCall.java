@@ -1,17 +1,17 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.inspect.InspectionPolicy;
-import io.roboco.sandbox.manager.AgentSandbox;
 
 import java.util.Map;
 
 /**
  * A call the gate has admitted: who asks, the validated arguments, what it acts on, and the policy in force.
  *
- * @param sandbox the caller's own sandbox the gate resolved, for {@link ToolSpec.Scope#OWN_SANDBOX} tools; else null
+ * @param sandbox the sandbox the gate resolved among the caller's own (for {@link ToolSpec.Scope#OWN_SANDBOX} tools and
+ *                any call naming a {@code sandbox}); else null
  * @param policy  the inspection policy in force for the caller's project, its row cap the gate's
  */
-public record ToolCall(Caller caller, String tool, Map<String, Object> arguments, AgentSandbox sandbox, InspectionPolicy policy) {
+public record ToolCall(Caller caller, String tool, Map<String, Object> arguments, ScopedSandbox sandbox, InspectionPolicy policy) {
     public ToolCall {
         arguments = arguments == null ? Map.of() : arguments;
     }

@@ -14,14 +14,22 @@ import java.util.TreeMap;
  * {@code request_sandbox} and {@code release_sandbox} as MCP tools: the agent's own verbs, called through
  * {@link AgentVerbs}, so the role check, the guard chain, the cache and the verb's audit record are the
  * ones the HTTP API has. The structured answer is the verb's envelope, byte for byte the HTTP API's JSON.
+ *
+ * <p>They also carry the lifecycle's create and delete for the agent (one pair of tools instead of two keeps the
+ * list at fifteen): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
+ * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one.
  */
 final class VerbTools {
     private static final String SERVICE = "^" + Names.SERVICE.pattern() + "$";
 
-    private final AgentVerbs verbs;
+    private static final String NAME = "^(?!default$)[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$";
 
-    VerbTools(AgentVerbs verbs) {
+    private final AgentVerbs verbs;
+    private final NamedSandboxes named;
+
+    VerbTools(AgentVerbs verbs, NamedSandboxes named) {
         this.verbs = verbs;
+        this.named = named;
     }
 
     List<ToolSpec> specs() {
@@ -38,18 +46,36 @@ final class VerbTools {
         properties.put("services", McpTools.arrayOf(service, "the services you need now (default: all the project opted into);"
                 + " the whole set is provisioned on the first call either way", 8));
         properties.put("extensions", extensions);
+        Map<String, Object> labels = new java.util.LinkedHashMap<>();
+        labels.put("type", "object");
+        labels.put("description", "labels to find it by later, e.g. {\"purpose\":\"migration-test\"} (at most 16)");
+        labels.put("additionalProperties", Map.of("type", "string"));
+        properties.put("labels", labels);
+        properties.put("name", McpTools.string("a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
+                + " within your quota); asking again with the same name answers the same sandbox", NAME, 63));
+        properties.put("ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
+        Map<String, Object> releaseArgs = McpTools.object(Map.of("sandbox", SandboxTools.sandboxArgument(
+                "a sandbox id of yours (list_sandboxes) to remove; default: your request_sandbox set")), List.of());
         return List.of(
                 new ToolSpec(VerbNames.REQUEST_SANDBOX, "Request a sandbox",
                         "Get throwaway, isolated databases for your current task (the project's opted-in Postgres / Redis /"
                                 + " Mongo). Answers ready-to-export credentials (ROBOCO_TEST_* env) in the same call; asking"
-                                + " again returns the same sandbox.",
+                                + " again returns the same sandbox. With 'name': a separate named sandbox of yours (create).",
                         McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::request),
                 new ToolSpec(VerbNames.RELEASE_SANDBOX, "Release your sandbox",
-                        "Tear your sandbox down now: its containers and data are removed. The next request_sandbox makes a new one.",
-                        McpTools.noArguments(), false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release));
+                        "Tear your sandbox down now: its containers and data are removed. The next request_sandbox makes a new one."
+                                + " With 'sandbox': that sandbox of yours (delete).",
+                        releaseArgs, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release));
     }
 
     private ToolResult request(ToolCall call) throws InterruptedException {
+        if (call.arguments().containsKey("name")) {
+            return named.request(call);
+        }
+        if (call.arguments().containsKey("ttl")) {
+            throw new io.roboco.sandbox.request.BadRequest("'ttl' applies to a named sandbox: add 'name' (your request_sandbox set"
+                    + " lives as long as your project's sandbox_ttl_default and slides while you use it)");
+        }
         Envelope envelope = verbs.call(call.agent(), VerbNames.REQUEST_SANDBOX, call.arguments());
         if (!envelope.ok()) {
             return failure(envelope);
@@ -69,6 +95,9 @@ final class VerbTools {
     }
 
     private ToolResult release(ToolCall call) throws InterruptedException {
+        if (call.sandbox() != null && !"default".equals(call.sandbox().kind())) {
+            return named.release(call);
+        }
         Envelope envelope = verbs.call(call.agent(), VerbNames.RELEASE_SANDBOX, Map.of());
         if (!envelope.ok()) {
             return failure(envelope);

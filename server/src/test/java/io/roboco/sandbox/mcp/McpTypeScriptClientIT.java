@@ -111,10 +111,35 @@ class McpTypeScriptClientIT {
             assertThat(bTables.text()).as("B's inspection sees B's own database only").doesNotContain("widgets");
             assertThat(clientB.call("run_readonly_query", Map.of("sql", "SELECT * FROM widgets")).isError())
                     .as("A's table does not exist for B").isTrue();
+            String aId = (String) ((List<Map<String, Object>>) clientA.call("list_sandboxes", Map.of()).structured().get("sandboxes")).get(0).get("id");
+            for (String tool : List.of("release_sandbox", "list_tables", "run_readonly_query", "extend_sandbox")) {
+                Map<String, Object> args = new java.util.HashMap<>(Map.of("sandbox", aId));
+                if (tool.equals("run_readonly_query")) {
+                    args.put("sql", "SELECT * FROM widgets");
+                }
+                if (tool.equals("extend_sandbox")) {
+                    args.put("ttl", "1h");
+                }
+                TypeScriptMcpClient.Answer reach = clientB.call(tool, args);
+                assertThat(reach.isError()).as("B's token cannot %s A's sandbox %s", tool, aId).isTrue();
+                assertThat(reach.text()).contains("no live sandbox '" + aId + "' of yours");
+            }
             TypeScriptMcpClient.Answer reachOut = clientB.call("release_sandbox", Map.of("agent", a));
             assertThat(reachOut.ok()).as("B cannot name A's sandbox: a protocol error").isFalse();
             assertThat(((Number) reachOut.error().get("code")).intValue()).isEqualTo(-32602);
             assertThat(containersOf(a)).as("A's sandbox is untouched").isNotEmpty();
+
+            // a named sandbox of A's (the lifecycle's create and delete): its own credentials, then gone
+            TypeScriptMcpClient.Answer named = clientA.call("request_sandbox", Map.of("name", "scratch", "ttl", "20m"));
+            assertThat(named.isError()).as("%s", named.json()).isFalse();
+            Map<String, Object> namedSandbox = (Map<String, Object>) named.structured().get("sandbox");
+            Map<String, String> namedEnv = (Map<String, String>) ((List<Map<String, Object>>) namedSandbox.get("services")).stream()
+                    .filter(sv -> "postgres".equals(sv.get("service"))).findFirst().orElseThrow().get("env");
+            secrets.add(namedEnv.get("ROBOCO_TEST_DB_PASSWORD"));
+            assertThat(psql(namedEnv.get("ROBOCO_TEST_DB_URL"), "CREATE TABLE t (x int); SELECT 41 + 1;")).contains("42");
+            TypeScriptMcpClient.Answer namedTables = clientA.call("list_tables", Map.of("sandbox", namedSandbox.get("id")));
+            assertThat(namedTables.text()).contains("\"t\"").doesNotContain("widgets");
+            assertThat(clientA.call("release_sandbox", Map.of("sandbox", namedSandbox.get("id"))).isError()).isFalse();
 
             // release_sandbox tears it down
             TypeScriptMcpClient.Answer released = clientA.call("release_sandbox", Map.of());

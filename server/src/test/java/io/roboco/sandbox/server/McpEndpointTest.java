@@ -108,7 +108,7 @@ class McpEndpointTest {
     void agentSeesItsToolsWithHintsAndTheOperatorSeesTheOperatorView() {
         t = new TestServer(dir, true);
         List<McpSchema.Tool> agentTools = client(mint("dev-1")).listTools().tools();
-        assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes",
+        assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes", "extend_sandbox",
                 "list_schemas", "list_tables", "describe_table", "run_readonly_query", "explain_query", "suggest_indexes", "describe_sandbox",
                 "snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
         assertThat(agentTools).allSatisfy(tool -> assertThat(tool.annotations().readOnlyHint()).isNotNull());
@@ -124,7 +124,8 @@ class McpEndpointTest {
         assertThat(hints.get("request_sandbox").destructiveHint()).isFalse();
         assertThat(hints.get("diff_schema").readOnlyHint()).isTrue();
         assertThat(hints.get("rewind_sandbox").destructiveHint()).isTrue();
-        assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools()).extracting(McpSchema.Tool::name).containsExactly("list_sandboxes");
+        assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools()).extracting(McpSchema.Tool::name)
+                .containsExactlyInAnyOrder("list_sandboxes", "extend_sandbox", "delete_sandbox", "cleanup");
     }
 
     @Test
@@ -212,6 +213,52 @@ class McpEndpointTest {
         assertThat(r.decision()).isEqualTo("tool_error");
         assertThat(r.reason()).contains("| sql: DELETE FROM widgets WHERE x = 1 AND").contains("(" + sql.length() + " chars)");
         assertThat(r.reason().length()).isLessThan(700);
+    }
+
+    @Test
+    void namedSandboxesAreTheCallersOwnAndNoOtherTokenReachesThem() {
+        t = new TestServer(dir, true);
+        t.working("dev-a", "developer");
+        t.working("dev-b", "developer");
+        McpSyncClient a = client(mint("dev-a"));
+        McpSyncClient b = client(mint("dev-b"));
+        McpSchema.CallToolResult created = call(a, "request_sandbox", Map.of("name", "migration", "ttl", "30m",
+                "labels", Map.of("purpose", "mig")));
+        assertThat(created.isError()).as("%s", created.content()).isFalse();
+        Map<String, Object> sandbox = (Map<String, Object>) ((Map<String, Object>) created.structuredContent()).get("sandbox");
+        String id = (String) sandbox.get("id");
+        assertThat(id).startsWith("sbx_");
+        assertThat(sandbox).containsEntry("owner", "dev-a").containsEntry("name", "migration");
+        McpSchema.CallToolResult again = call(a, "request_sandbox", Map.of("name", "migration"));
+        assertThat(((Map<String, Object>) ((Map<String, Object>) again.structuredContent()).get("sandbox")).get("services"))
+                .as("the same name answers the same sandbox and credentials").isEqualTo(sandbox.get("services"));
+
+        Map<String, Object> listed = (Map<String, Object>) call(a, "list_sandboxes", Map.of()).structuredContent();
+        assertThat((List<Map<String, Object>>) listed.get("sandboxes")).extracting(s -> s.get("id")).contains(id);
+        assertThat((List<Map<String, Object>>) ((Map<String, Object>) call(b, "list_sandboxes", Map.of()).structuredContent())
+                .get("sandboxes")).extracting(s -> s.get("id")).doesNotContain(id);
+
+        for (McpSchema.CallToolResult reach : List.of(call(b, "release_sandbox", Map.of("sandbox", id)),
+                call(b, "extend_sandbox", Map.of("sandbox", id, "ttl", "1h")),
+                call(b, "list_tables", Map.of("sandbox", id)))) {
+            assertThat(reach.isError()).as("B's token cannot touch A's sandbox").isTrue();
+            assertThat(((McpSchema.TextContent) reach.content().get(0)).text()).contains("no live sandbox '" + id + "' of yours");
+        }
+        assertThat(t.store.recent("dev-b", "denied", 10)).hasSize(3);
+
+        McpSchema.CallToolResult extended = call(a, "extend_sandbox", Map.of("sandbox", id, "ttl", "45m"));
+        assertThat(extended.isError()).as("%s", extended.content()).isFalse();
+        McpSchema.CallToolResult tooLong = call(a, "extend_sandbox", Map.of("sandbox", id, "ttl", "3650d"));
+        assertThat(tooLong.isError()).as("past the max lifetime: a tool error to correct").isTrue();
+        assertThatThrownBy(() -> call(a, "extend_sandbox", Map.of("sandbox", id, "ttl", "soon"))).isInstanceOf(McpError.class);
+
+        McpSchema.CallToolResult released = call(a, "release_sandbox", Map.of("sandbox", id));
+        assertThat(released.isError()).isFalse();
+        assertThat((Map<String, Object>) released.structuredContent()).containsEntry("id", id).containsEntry("deleted", true);
+        assertThat(call(a, "release_sandbox", Map.of("sandbox", id)).isError()).as("gone").isTrue();
+        McpSyncClient operator = client(ApiClient.ADMIN_TOKEN);
+        Map<String, Object> cleanup = (Map<String, Object>) call(operator, "cleanup", Map.of()).structuredContent();
+        assertThat(cleanup).containsEntry("dry_run", true);
     }
 
     @Test
