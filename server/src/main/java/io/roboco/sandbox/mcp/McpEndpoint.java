@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The MCP server over Streamable HTTP at {@value #PATH}, on the official MCP Java SDK.
@@ -57,9 +58,11 @@ public final class McpEndpoint implements AutoCloseable {
     /**
      * @param rowCap       the gate's row cap ({@code ROBOCO_SANDBOX_MCP_ROW_CAP})
      * @param allowedHosts Host header values accepted ({@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}); any Origin is refused
+     * @param doctor       the operator's health checks as {@code GET /api/doctor} answers them
      */
     public static McpEndpoint create(SandboxPlugin plugin, AgentVerbs verbs, AgentTokens tokens, String adminToken,
-                                     int rowCap, List<String> allowedHosts, String version, Clock clock) {
+                                     int rowCap, List<String> allowedHosts, Supplier<Map<String, Object>> doctor,
+                                     String version, Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
@@ -69,6 +72,7 @@ public final class McpEndpoint implements AutoCloseable {
         List<ToolSpec> specs = new ArrayList<>();
         specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), own, clock)).specs());
         specs.addAll(new SandboxTools(plugin, sandboxes, own, clock).specs());
+        specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs).specs());
         specs.addAll(new InspectTools(inspectors, rowCap).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);

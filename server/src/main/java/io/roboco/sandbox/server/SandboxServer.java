@@ -177,7 +177,7 @@ public final class SandboxServer {
 
         AgentTokens agentTokens = new AgentTokens(store, clock);
         McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, adminToken.value(), config.mcp().rowCap(),
-                config.mcp().allowedHosts(), version(), clock);
+                config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), version(), clock);
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
         Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes,

@@ -125,7 +125,7 @@ class McpEndpointTest {
         assertThat(hints.get("diff_schema").readOnlyHint()).isTrue();
         assertThat(hints.get("rewind_sandbox").destructiveHint()).isTrue();
         assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools()).extracting(McpSchema.Tool::name)
-                .containsExactlyInAnyOrder("list_sandboxes", "extend_sandbox", "delete_sandbox", "cleanup");
+                .containsExactlyInAnyOrder("list_sandboxes", "extend_sandbox", "delete_sandbox", "cleanup", "doctor");
     }
 
     @Test
@@ -259,6 +259,8 @@ class McpEndpointTest {
         McpSyncClient operator = client(ApiClient.ADMIN_TOKEN);
         Map<String, Object> cleanup = (Map<String, Object>) call(operator, "cleanup", Map.of()).structuredContent();
         assertThat(cleanup).containsEntry("dry_run", true);
+        McpSchema.CallToolResult doctor = call(operator, "doctor", Map.of());
+        assertThat((Map<String, Object>) doctor.structuredContent()).containsKeys("ok", "checks");
     }
 
     @Test
