@@ -56,6 +56,12 @@ final class SandboxRoutes {
                 SandboxViews.record(found(ctx.pathParam("id")), clock.instant(), plugin.manager()))));
         app.delete("/api/sandboxes/{id}", this::delete);
         app.post("/api/sandboxes/{id}/extend", this::extend);
+        // Data operations (issue 13) on a sandbox record, the same SandboxData the verbs use.
+        app.post("/api/sandboxes/{id}/snapshots", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.SNAPSHOT_SCHEMA, bodyName(ctx)));
+        app.get("/api/sandboxes/{id}/snapshots/{name}/diff", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.DIFF_SCHEMA, ctx.pathParam("name")));
+        app.post("/api/sandboxes/{id}/checkpoints", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.CHECKPOINT, bodyName(ctx)));
+        app.post("/api/sandboxes/{id}/checkpoints/{name}/rewind",
+                ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.REWIND, ctx.pathParam("name")));
         app.exception(Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
         app.exception(Sandboxes.Conflict.class, (e, ctx) -> Json.write(ctx, 409, Json.error("conflict", e.getMessage())));
     }
@@ -222,6 +228,40 @@ final class SandboxRoutes {
         answer.put("agent", agent);
         answer.put("removed", removed);
         Json.write(ctx, 200, answer);
+    }
+
+    /**
+     * A data operation on a sandbox record. An owner's verb set (kind default) is the sandbox the verbs work on,
+     * keyed by its owner; named sandboxes are not wired to data operations yet (409 saying so).
+     */
+    private void data(Context ctx, String verb, String name) throws InterruptedException {
+        SandboxRecord record = found(ctx.pathParam("id"));
+        if (record.kind() != SandboxRecord.Kind.DEFAULT) {
+            Json.write(ctx, 409, Json.error("conflict", verb + " works on an owner's verb sandbox (kind default) for now; sandbox '"
+                    + record.id() + "' is a named one"));
+            return;
+        }
+        io.roboco.sandbox.data.DataOutcome outcome = plugin.dataOperation(record.owner(), verb, name);
+        if (outcome instanceof io.roboco.sandbox.data.DataOutcome.Done done) {
+            Map<String, Object> body = new LinkedHashMap<>(done.evidence());
+            body.put("sandbox", record.id());
+            Json.write(ctx, 200, body);
+        } else if (outcome instanceof io.roboco.sandbox.data.DataOutcome.Refused refused) {
+            Json.write(ctx, 409, Json.error("conflict", refused.reason()));
+        } else {
+            io.roboco.sandbox.data.DataOutcome.Failed failed = (io.roboco.sandbox.data.DataOutcome.Failed) outcome;
+            Map<String, Object> body = new LinkedHashMap<>(Json.error("invalid_state", failed.reason()));
+            body.put("retryable", failed.retryable());
+            Json.write(ctx, 503, body);
+        }
+    }
+
+    private static String bodyName(Context ctx) {
+        Map<String, Object> body = Json.body(ctx);
+        if (body.size() != 1 || !(body.get("name") instanceof String n)) {
+            throw new BadRequest("body must be {\"name\": \"…\"} (1-30 of a-z 0-9 _ -)");
+        }
+        return n;
     }
 
     private SandboxRecord found(String id) {

@@ -109,6 +109,19 @@ class DataVerbsApiIT {
         assertThat((List<Map<String, Object>>) diff.get("added")).containsExactly(
                 Map.of("kind", "column", "name", "public.items.price"), Map.of("kind", "index", "name", "public.items_title_idx"));
 
+        // The same operations by sandbox id (the agent's verb set is a record of kind default).
+        List<Map<String, Object>> records = (List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=dev-1", null).json().get("sandboxes");
+        String id = (String) records.get(0).get("id");
+        ApiClient.Reply byId = api.admin("POST", "/api/sandboxes/" + id + "/snapshots", "{\"name\":\"by-id\"}");
+        assertThat(byId.status()).as(byId.body()).isEqualTo(200);
+        assertThat(byId.json()).containsEntry("sandbox", id).containsEntry("name", "by-id");
+        ApiClient.Reply diffById = api.admin("GET", "/api/sandboxes/" + id + "/snapshots/by-id/diff", null);
+        assertThat(diffById.status()).isEqualTo(200);
+        assertThat(diffById.json()).containsEntry("empty", true);
+        assertThat(api.admin("GET", "/api/sandboxes/" + id + "/snapshots/none/diff", null).status()).isEqualTo(409);
+        assertThat(api.admin("GET", "/api/sandboxes/sbx_nosuch/snapshots/by-id/diff", null).status()).isEqualTo(404);
+        assertThat(api.orchestrator("POST", "/api/sandboxes/" + id + "/snapshots", "{\"name\":\"x\"}").status()).as("admin only").isEqualTo(403);
+
         ApiClient.Reply missing = api.verb("dev-1", "diff_schema", "{\"name\":\"nope\"}");
         assertThat(missing.json()).containsEntry("ok", false).containsEntry("error", "refused");
         assertThat((String) missing.json().get("reason")).contains("no snapshot 'nope'", "there are: before");
