@@ -99,13 +99,25 @@ public final class Envelope {
         return Collections.unmodifiableList(out);
     }
 
-    /** One service entry: service, env, and the features list under the engine's key (omitted when it has none). */
+    /**
+     * One service entry: service, env, the features list under the engine's key (omitted when it has none), and the
+     * container's {@code limits} ({@code {"memory":"512m","data_size":"256m","cpus":1}}).
+     */
     private static Map<String, Object> sandbox(SandboxDecision.Grant grant) {
         Map<String, Object> entry = new LinkedHashMap<>();
         entry.put("service", grant.service());
         entry.put("env", Collections.unmodifiableMap(new TreeMap<>(grant.env())));
         if (grant.featuresKey() != null) {
             entry.put(grant.featuresKey(), List.copyOf(grant.features()));
+        }
+        if (!grant.limits().isEmpty()) {
+            Map<String, Object> limits = new LinkedHashMap<>();
+            for (String key : List.of("memory", "data_size", "cpus")) {
+                if (grant.limits().containsKey(key)) {
+                    limits.put(key, grant.limits().get(key));
+                }
+            }
+            entry.put("limits", Collections.unmodifiableMap(limits));
         }
         return Collections.unmodifiableMap(entry);
     }

@@ -24,6 +24,17 @@ class EnvelopeTest {
     }
 
     @Test
+    void eachServiceEntryCarriesItsContainersLimits() {
+        Envelope e = Envelope.of(new SandboxDecision.Granted(List.of(
+                new SandboxDecision.Grant("postgres", Map.of("ROBOCO_TEST_DB_HOST", "127.0.0.1"), "available_extensions", List.of(),
+                        Map.of("cpus", 2, "memory", "1g", "data_size", "512m"))), false));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) e.asMap().get("evidence")).get("sandboxes");
+        assertThat(sandboxes.get(0)).containsKey("limits");
+        assertThat(List.copyOf(((Map<?, ?>) sandboxes.get(0).get("limits")).keySet())).isEqualTo(List.of("memory", "data_size", "cpus"));
+    }
+
+    @Test
     void refusedEnvelopeHasReasonAndRetryable() {
         Envelope e = Envelope.of(new SandboxDecision.Refused("flag off", false));
         assertThat(e.asMap()).containsExactly(Map.entry("ok", false), Map.entry("error", "refused"),

@@ -24,6 +24,7 @@ import java.util.TreeMap;
 final class ProjectPages {
     static final String FEATURE_PREFIX = "feature.";
     static final String VERSION_PREFIX = "version.";
+    static final String LIMIT_PREFIX = "limit.";
 
     private final OperatorConsole console;
     private final Templates templates;
@@ -75,7 +76,7 @@ final class ProjectPages {
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions(), seedLines(p))
+        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions(), seedLines(p), limitsShown(p), hints())
                 .withLifecycle(lifecycle(p.ttlDefault() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlDefault()),
                         p.ttlMax() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlMax()),
                         p.maxLive() == null ? "" : p.maxLive().toString())));
@@ -102,6 +103,19 @@ final class ProjectPages {
                 versions.put(param.getKey().substring(VERSION_PREFIX.length()), param.getValue().get(0).trim());
             }
         }
+        // limit.<field>.<engine> = value; an empty field is the default.
+        Map<String, Map<String, String>> limits = new TreeMap<>();
+        for (Map.Entry<String, List<String>> param : ctx.formParamMap().entrySet()) {
+            String key = param.getKey();
+            if (!key.startsWith(LIMIT_PREFIX) || param.getValue().isEmpty() || param.getValue().get(0).isBlank()) {
+                continue;
+            }
+            String rest = key.substring(LIMIT_PREFIX.length());
+            int dot = rest.indexOf('.');
+            if (dot > 0 && services.contains(rest.substring(dot + 1))) {
+                limits.computeIfAbsent(rest.substring(dot + 1), k -> new TreeMap<>()).put(rest.substring(0, dot), param.getValue().get(0).trim());
+            }
+        }
         String name = trimmed(ctx.formParam("name"));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name.isEmpty() ? current.name() : name);
@@ -118,12 +132,14 @@ final class ProjectPages {
         Map<String, Object> seeds = new TreeMap<>(io.roboco.sandbox.settings.SeedForm.toJson(current.seeds()));
         seeds.keySet().retainAll(services);
         body.put("sandbox_seed", seeds);
+        Map<String, Object> limitsBody = new TreeMap<>(limits);
+        body.put("sandbox_limits", limitsBody);
         ProjectForm.Check check = console.checkProject(current.id(), body);
         if (check instanceof ProjectForm.Check.Invalid invalid) {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions, seedLines(current))
+            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions, seedLines(current), limits, hints())
                     .withLifecycle(lifecycle(ttlDefault, ttlMax, maxLive)));
             return;
         }
@@ -139,6 +155,21 @@ final class ProjectPages {
         OperatorConsole.Limits limits = console.limits();
         return new SandboxCard.Lifecycle(ttlDefault, ttlMax, maxLive, io.roboco.sandbox.request.DurationText.format(limits.ttlDefault()),
                 io.roboco.sandbox.request.DurationText.format(limits.ttlMax()), limits.maxPerOwner());
+    }
+
+    private SandboxCard.LimitHints hints() {
+        return SandboxCard.LimitHints.of(console.limitDefaults(), console.limitMaximums());
+    }
+
+    /** A project's limits as the card's fields show them ({@code 1g}, {@code 2}). */
+    private static Map<String, Map<String, String>> limitsShown(Project p) {
+        Map<String, Map<String, String>> shown = new TreeMap<>();
+        p.limits().forEach((service, l) -> {
+            Map<String, String> fields = new TreeMap<>();
+            io.roboco.sandbox.settings.ProjectForm.limitsJson(l).forEach((k, v) -> fields.put(k, String.valueOf(v)));
+            shown.put(service, fields);
+        });
+        return shown;
     }
 
     private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {

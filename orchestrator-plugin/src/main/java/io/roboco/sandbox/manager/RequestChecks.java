@@ -86,7 +86,8 @@ final class RequestChecks {
                     return refused(notOffered(engine, choice, feature.name()));
                 }
             }
-            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, project.seedFor(engine.name())));
+            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, project.seedFor(engine.name()),
+                    project.limitsFor(engine.name()).over(images.limits())));
         }
         return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
     }

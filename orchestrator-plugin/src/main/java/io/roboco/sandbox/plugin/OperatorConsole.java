@@ -25,6 +25,16 @@ public interface OperatorConsole {
 
     EngineRegistry registry();
 
+    /** A sandbox's caps when its project sets none (pages show them as each limit's default). */
+    default io.roboco.sandbox.runtime.Limits limitDefaults() {
+        return io.roboco.sandbox.runtime.Limits.sandboxDefaults();
+    }
+
+    /** The most a project's limits may be (the operator's {@code ROBOCO_SANDBOX_MAX_*}). */
+    default io.roboco.sandbox.runtime.Limits limitMaximums() {
+        return io.roboco.sandbox.runtime.Limits.operatorMaximums();
+    }
+
     List<AgentSandbox> liveSandboxes();
 
     Optional<AgentSandbox> sandbox(String agent);

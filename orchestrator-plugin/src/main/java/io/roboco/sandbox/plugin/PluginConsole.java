@@ -22,6 +22,16 @@ final class PluginConsole implements OperatorConsole {
     }
 
     @Override
+    public io.roboco.sandbox.runtime.Limits limitDefaults() {
+        return plugin.manager().provisioner().settings().limits();
+    }
+
+    @Override
+    public io.roboco.sandbox.runtime.Limits limitMaximums() {
+        return plugin.manager().provisioner().settings().maxLimits();
+    }
+
+    @Override
     public EngineRegistry registry() {
         return plugin.registry();
     }

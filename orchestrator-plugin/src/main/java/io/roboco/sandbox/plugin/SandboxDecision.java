@@ -58,11 +58,22 @@ public sealed interface SandboxDecision {
      *
      * @param featuresKey {@code available_extensions}, {@code available_modules} or null
      * @param features    the features active in this sandbox
+     * @param limits      the container's caps: {@code memory}, {@code data_size} (the data tmpfs), {@code cpus}
+     *                    (empty when not known)
      */
-    record Grant(String service, Map<String, String> env, String featuresKey, List<String> features) {
+    record Grant(String service, Map<String, String> env, String featuresKey, List<String> features, Map<String, Object> limits) {
+        public Grant {
+            limits = limits == null ? Map.of() : Map.copyOf(limits);
+        }
+
+        /** A grant whose caps are not known. */
+        public Grant(String service, Map<String, String> env, String featuresKey, List<String> features) {
+            this(service, env, featuresKey, features, Map.of());
+        }
+
         @Override
         public String toString() {
-            return "Grant[" + service + ", envKeys=" + env.keySet() + ", " + featuresKey + "=" + features + "]";
+            return "Grant[" + service + ", envKeys=" + env.keySet() + ", " + featuresKey + "=" + features + ", limits=" + limits + "]";
         }
     }
 }

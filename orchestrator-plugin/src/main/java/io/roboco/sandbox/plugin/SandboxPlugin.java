@@ -338,7 +338,16 @@ public final class SandboxPlugin implements AutoCloseable {
     SandboxDecision.Grant grant(ServiceInstance instance) {
         Engine engine = registry.require(instance.service());
         return new SandboxDecision.Grant(instance.service(), engine.env(instance.endpoint(), instance.credentials()),
-                engine.featuresKey(), List.copyOf(new TreeSet<>(instance.features())));
+                engine.featuresKey(), List.copyOf(new TreeSet<>(instance.features())), limits(instance.limits()));
+    }
+
+    /** A container's caps as the evidence shows them: {@code {"memory":"512m","data_size":"256m","cpus":1}}; empty when not known. */
+    static java.util.Map<String, Object> limits(io.roboco.sandbox.runtime.Limits limits) {
+        if (limits == null) {
+            return java.util.Map.of();
+        }
+        return io.roboco.sandbox.settings.ProjectForm.limitsJson(
+                new io.roboco.sandbox.settings.ServiceLimits(limits.memoryBytes(), limits.tmpfsBytes(), limits.nanoCpus()));
     }
 
     private void audit(String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {

@@ -118,6 +118,9 @@ public final class WarmPool implements AutoCloseable {
      */
     public Optional<ServiceInstance> claim(ServicePlan plan, String agent) throws ProvisionException {
         Engine engine = plan.engine();
+        if (!plan.limitsOr(provisioner.settings().limits()).equals(provisioner.settings().limits())) {
+            return Optional.empty();   // pool containers run the default caps; a project with its own limits starts cold
+        }
         String key = plan.image().poolKey();
         ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
         Pooled taken = ready == null || closed.get() ? null : ready.pollFirst();

@@ -11,6 +11,7 @@ import io.roboco.sandbox.engine.SpecRequest;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
@@ -57,15 +58,15 @@ final class ColdStart {
         this.starts = new Semaphore(settings.concurrentStarts(), true);
     }
 
-    /** Starts {@code engine} on {@code choice}'s image for {@code agent} (or the pool) and waits until it is ready. */
-    Started startReady(Engine engine, ImageChoice choice, String agent, String project, boolean pool) throws ProvisionException {
+    /** Starts {@code engine} on {@code choice}'s image with {@code limits} for {@code agent} (or the pool) and waits until it is ready. */
+    Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) throws ProvisionException {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
         int port = hostMode ? ports.next() : engine.defaultPort();
         String name = containerName(pool ? "pool" : agent, engine.name());
         ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port,
-                settings.limits().memoryBytes()));
+                limits.memoryBytes()));
         Instant created = clock.instant();
         Map<String, String> labels = new LinkedHashMap<>(
                 SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
@@ -75,7 +76,7 @@ final class ColdStart {
         if (pool) {
             labels.put(SandboxLabels.POOL, "1");
         }
-        RunRequest request = new RunRequest(name, spec, labels, settings.limits(), settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        RunRequest request = new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
 
         try {
             starts.acquire();

@@ -22,7 +22,9 @@ import java.util.TreeMap;
  *                    named here uses the default image when that runs the same major, else the engine's production
  *                    image of that major
  * @param network     host mode (127.0.0.1, free port) or a named Docker network
- * @param limits      memory / CPU / pids / tmpfs caps (default 512 MB, 1 CPU)
+ * @param limits      memory / CPU / pids / tmpfs caps of a sandbox whose project sets none (default 512 MB, 1 CPU,
+ *                    256 MB data)
+ * @param maxLimits   the most a project may set ({@code sandbox_limits}); default 2 GB memory, 1 GB data, 2 CPUs
  * @param readyTimeout bound on waiting for one service to become ready (default 30 s)
  * @param pollGap     gap between readiness probes (default 25 ms)
  * @param concurrentStarts containers started and becoming ready at once; more wait their turn before they start
@@ -31,7 +33,8 @@ import java.util.TreeMap;
  *                    ready in a second and the storm of readiness probes does not starve the daemon.
  */
 public record ProvisionSettings(String instanceId, Map<String, String> images, Map<String, Map<String, String>> majorImages,
-                                NetworkMode network, Limits limits, Duration readyTimeout, Duration pollGap, int concurrentStarts) {
+                                NetworkMode network, Limits limits, Limits maxLimits, Duration readyTimeout, Duration pollGap,
+                                int concurrentStarts) {
     public ProvisionSettings {
         Objects.requireNonNull(instanceId, "instanceId");
         if (!instanceId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
@@ -43,6 +46,10 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
         majorImages = Map.copyOf(majors);
         Objects.requireNonNull(network, "network");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(maxLimits, "maxLimits");
+        if (!limits.within(maxLimits)) {
+            throw new IllegalArgumentException("the default limits " + limits + " exceed the maximums " + maxLimits);
+        }
         if (readyTimeout.isNegative() || readyTimeout.isZero()) {
             throw new IllegalArgumentException("readiness timeout must be positive, was " + readyTimeout);
         }
@@ -55,7 +62,7 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
     }
 
     public static ProvisionSettings defaults(String instanceId) {
-        return new ProvisionSettings(instanceId, Map.of(), Map.of(), NetworkMode.host(), Limits.sandboxDefaults(),
+        return new ProvisionSettings(instanceId, Map.of(), Map.of(), NetworkMode.host(), Limits.sandboxDefaults(), Limits.operatorMaximums(),
                 Duration.ofSeconds(30), Duration.ofMillis(25), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
@@ -98,23 +105,28 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
     }
 
     public ProvisionSettings withImages(Map<String, String> newImages) {
-        return new ProvisionSettings(instanceId, newImages, majorImages, network, limits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, newImages, majorImages, network, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
     }
 
     /** Images per engine and major, e.g. {@code {postgres={17=roboco-sandbox/postgres:17}}}. */
     public ProvisionSettings withMajorImages(Map<String, Map<String, String>> newMajorImages) {
-        return new ProvisionSettings(instanceId, images, newMajorImages, network, limits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, images, newMajorImages, network, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withNetwork(NetworkMode newNetwork) {
-        return new ProvisionSettings(instanceId, images, majorImages, newNetwork, limits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, images, majorImages, newNetwork, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withConcurrentStarts(int starts) {
-        return new ProvisionSettings(instanceId, images, majorImages, network, limits, readyTimeout, pollGap, starts);
+        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maxLimits, readyTimeout, pollGap, starts);
+    }
+
+    /** The operator's maximums a project's {@code sandbox_limits} may reach (default {@link Limits#operatorMaximums()}). */
+    public ProvisionSettings withMaxLimits(Limits maximums) {
+        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maximums, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withReadyTimeout(Duration timeout) {
-        return new ProvisionSettings(instanceId, images, majorImages, network, limits, timeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maxLimits, timeout, pollGap, concurrentStarts);
     }
 }

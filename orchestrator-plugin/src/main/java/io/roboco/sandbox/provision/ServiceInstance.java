@@ -1,5 +1,7 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.runtime.Limits;
+
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 
@@ -8,14 +10,22 @@ import java.util.Set;
 
 /**
  * One running, ready sandbox service: the container, where it answers, its credentials, the features
- * activated in it so far, and the major it runs (empty when its image does not say). Held only in the
+ * activated in it so far, the major it runs (empty when its image does not say) and the caps it was started with
+ * (null when not known). Held only in the
  * plugin's memory.
  */
 public record ServiceInstance(String service, String image, String containerId, String containerName,
-                              Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major) {
+                              Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major,
+                              Limits limits) {
     public ServiceInstance {
         features = Set.copyOf(features);
         major = major == null ? "" : major;
+    }
+
+    /** An instance whose container caps are not known (null {@link #limits()}). */
+    public ServiceInstance(String service, String image, String containerId, String containerName,
+                           Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major) {
+        this(service, image, containerId, containerName, endpoint, credentials, features, created, major, null);
     }
 
     /** An instance whose major is not known. */
@@ -27,7 +37,7 @@ public record ServiceInstance(String service, String image, String containerId, 
     public ServiceInstance withFeatures(Set<String> more) {
         java.util.Set<String> all = new java.util.TreeSet<>(features);
         all.addAll(more);
-        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created, major);
+        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created, major, limits);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.runtime.Limits;
+
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.Engine;
 
@@ -14,11 +16,18 @@ import java.util.TreeSet;
  * provisioner, the warm pool and the engines take it as it is and never re-check it. (An image the engine knows
  * nothing about may still lack one: activation then fails with {@code FeatureUnavailableException}.)
  * {@code seed} (null: none) is what the new database starts with, applied after activation as the agent.
+ * {@code limits} are the container's caps (the project's {@code sandbox_limits} over the server's defaults, already
+ * within the operator's maximums); null means the provisioner's defaults.
  */
-public record ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features, Seed seed) {
-    /** A plan without a seed. */
+public record ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features, Seed seed, Limits limits) {
+    /** A plan with a seed, on the provisioner's default limits. */
+    public ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features, Seed seed) {
+        this(engine, image, features, seed, null);
+    }
+
+    /** A plan without a seed, on the provisioner's default limits. */
     public ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> features) {
-        this(engine, image, features, null);
+        this(engine, image, features, null, null);
     }
 
     public ServicePlan {
@@ -34,6 +43,11 @@ public record ServicePlan(Engine engine, ImageChoice image, Set<AllowedFeature> 
                         + feature.engine() + " feature '" + feature.name() + "'");
             }
         }
+    }
+
+    /** The caps to start this service with: {@link #limits()}, or {@code defaults} when the plan has none. */
+    public Limits limitsOr(Limits defaults) {
+        return limits == null ? defaults : limits;
     }
 
     /** The service (engine) name, e.g. {@code postgres}. */

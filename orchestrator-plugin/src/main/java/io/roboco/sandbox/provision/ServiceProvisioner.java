@@ -6,6 +6,7 @@ import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.Limits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,7 +91,8 @@ public final class ServiceProvisioner {
     public ServiceInstance provision(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();
-        ColdStart.Started s = coldStart.startReady(engine, plan.image(), agent, project, false);
+        Limits limits = plan.limitsOr(settings.limits());
+        ColdStart.Started s = coldStart.startReady(engine, plan.image(), limits, agent, project, false);
         long ready = System.nanoTime();
         try {
             engine.prepareAgent(s.target());
@@ -98,7 +100,7 @@ public final class ServiceProvisioner {
             activation.all(engine, s.container().id(), s.credentials(), s.image(), plan.features());
             activation.seed(plan, s.target(), s.container().id());
             ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
-                    s.endpoint(), s.credentials(), plan.featureNames(), s.created(), plan.image().major());
+                    s.endpoint(), s.credentials(), plan.featureNames(), s.created(), plan.image().major(), limits);
             liveness.openLater(engine, instance);
             if (log.isDebugEnabled()) {
                 log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
@@ -122,10 +124,10 @@ public final class ServiceProvisioner {
     /** {@link #startPooled(Engine)} on the image {@code choice} names: the pool keeps containers per image (per major). */
     public ServiceInstance startPooled(Engine engine, ImageChoice choice) throws ProvisionException {
         long t0 = System.nanoTime();
-        ColdStart.Started s = coldStart.startReady(engine, choice, POOL_OWNER, POOL_OWNER, true);
+        ColdStart.Started s = coldStart.startReady(engine, choice, settings.limits(), POOL_OWNER, POOL_OWNER, true);
         log.debug("{} pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
         return new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(), s.endpoint(),
-                s.credentials(), Set.of(), s.created(), choice.major());
+                s.credentials(), Set.of(), s.created(), choice.major(), settings.limits());
     }
 
     /**

@@ -19,10 +19,12 @@ import java.util.TreeMap;
  * @param ttlMax     {@code sandbox_ttl_max}: the longest a sandbox may live from its creation, or null for the server's
  * @param maxLive    {@code sandbox_max_live}: live sandboxes the project may hold at once, or null for no limit
  * @param seeds      what a new sandbox starts with, per engine ({@code sandbox_seed}); none when absent
+ * @param limits     memory / data tmpfs / CPU per engine, within the operator's maximums; an engine not named
+ *                   (or a 0 in its limits) gets the server's defaults
  */
 public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
                       Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive,
-                      Map<String, Seed> seeds) {
+                      Map<String, Seed> seeds, Map<String, ServiceLimits> limits) {
     public Project {
         Objects.requireNonNull(id, "id");
         name = name == null || name.isBlank() ? id : name;
@@ -43,12 +45,27 @@ public record Project(String id, String name, List<String> services, Map<String,
             throw new IllegalArgumentException("sandbox_max_live must be at least 1, was " + maxLive);
         }
         seeds = seeds == null ? Map.of() : Map.copyOf(new TreeMap<>(seeds));
+        Map<String, ServiceLimits> set = new TreeMap<>();
+        if (limits != null) {
+            limits.forEach((service, l) -> {
+                if (!l.isDefault()) {
+                    set.put(service, l);
+                }
+            });
+        }
+        limits = Map.copyOf(set);
     }
 
-    /** A project without seeds. */
+    /** A project with seeds, on the server's default limits. */
+    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
+                   Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive, Map<String, Seed> seeds) {
+        this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, seeds, Map.of());
+    }
+
+    /** A project without seeds, on the server's default limits. */
     public Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
                    Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive) {
-        this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, Map.of());
+        this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, Map.of(), Map.of());
     }
 
     /** A project on the server's configured images and TTLs, with no project limit on live sandboxes. */
@@ -80,20 +97,29 @@ public record Project(String id, String name, List<String> services, Map<String,
         return versions.getOrDefault(service, "");
     }
 
+    /** What the project sets for {@code service} ({@link ServiceLimits#DEFAULTS} when nothing). */
+    public ServiceLimits limitsFor(String service) {
+        return limits.getOrDefault(service, ServiceLimits.DEFAULTS);
+    }
+
     public Project withVersions(Map<String, String> newVersions) {
-        return new Project(id, name, services, extensions, newVersions, ttlDefault, ttlMax, maxLive, seeds);
+        return new Project(id, name, services, extensions, newVersions, ttlDefault, ttlMax, maxLive, seeds, limits);
     }
 
     public Project withLifecycle(Duration newTtlDefault, Duration newTtlMax, Integer newMaxLive) {
-        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive, seeds);
+        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive, seeds, limits);
     }
 
     public Project withSeeds(Map<String, Seed> newSeeds) {
-        return new Project(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, newSeeds);
+        return new Project(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, newSeeds, limits);
     }
 
     /** The seed of {@code service}, or null for none. */
     public Seed seedFor(String service) {
         return seeds.get(service);
+    }
+
+    public Project withLimits(Map<String, ServiceLimits> newLimits) {
+        return new Project(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, seeds, newLimits);
     }
 }

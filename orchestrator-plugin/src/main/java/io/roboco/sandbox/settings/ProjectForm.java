@@ -8,6 +8,7 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.runtime.Limits;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,11 @@ import java.util.TreeMap;
  */
 public final class ProjectForm {
     private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions",
-            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live", "sandbox_seed");
+            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live", "sandbox_seed", "sandbox_limits");
+    private static final Set<String> LIMIT_FIELDS = Set.of("memory", "data_size", "cpus");
+    /** Below these a service does not start reliably. */
+    static final long MIN_MEMORY = 64L << 20;
+    static final long MIN_DATA = 16L << 20;
 
     private ProjectForm() {
     }
@@ -69,7 +74,7 @@ public final class ProjectForm {
             if (!FIELDS.contains(key)) {
                 throw new BadRequest("unknown field '" + Names.printable(key)
                         + "'; a project takes: name, sandbox_services, sandbox_extensions, sandbox_versions, sandbox_ttl_default,"
-                        + " sandbox_ttl_max, sandbox_max_live, sandbox_seed");
+                        + " sandbox_ttl_max, sandbox_max_live, sandbox_seed, sandbox_limits");
             }
         }
         Object name = body.get("name");
@@ -119,8 +124,10 @@ public final class ProjectForm {
                     + DurationText.format(ttlMax) + "); nothing saved");
         }
         Integer maxLive = maxLive(body.get("sandbox_max_live"));
+        Map<String, ServiceLimits> limits = limits(body.get("sandbox_limits"), services,
+                images == null ? Limits.sandboxDefaults() : images.limits(), images == null ? Limits.operatorMaximums() : images.maxLimits());
         return new Project(id, (String) name, services, extensions, versions, ttlDefault, ttlMax, maxLive,
-                SeedForm.parseAll(body.get("sandbox_seed"), services));
+                SeedForm.parseAll(body.get("sandbox_seed"), services), limits);
     }
 
     /** A TTL field: absent, null or "" for the server's; else a duration such as 30m or 4h. */
@@ -142,6 +149,94 @@ public final class ProjectForm {
             throw new BadRequest("'sandbox_max_live' must be a whole number from 1 to 100000 (or null for no project limit)");
         }
         return n.intValue();
+    }
+
+    /**
+     * {@code sandbox_limits}: service → {@code {"memory": "1g", "data_size": "512m", "cpus": 2}}, each field optional
+     * (the server's default where absent), each service opted in, each value within the operator's maximum (a refusal
+     * names it and its setting), and the data tmpfs below the memory it counts against.
+     */
+    private static Map<String, ServiceLimits> limits(Object raw, List<String> services, Limits defaults, Limits maximums) {
+        Map<String, ServiceLimits> limits = new TreeMap<>();
+        if (raw == null) {
+            return limits;
+        }
+        if (!(raw instanceof Map)) {
+            throw new BadRequest("'sandbox_limits' must be an object mapping a service to its limits, "
+                    + "e.g. {\"postgres\":{\"memory\":\"1g\",\"data_size\":\"512m\",\"cpus\":2}}");
+        }
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
+            String service = String.valueOf(e.getKey());
+            String at = "sandbox_limits." + Names.printable(service);
+            if (!services.contains(service)) {
+                throw new BadRequest("sandbox_limits names service '" + Names.printable(service)
+                        + "', which is not in sandbox_services " + services + "; nothing saved");
+            }
+            if (!(e.getValue() instanceof Map<?, ?> fields)) {
+                throw new BadRequest("'" + at + "' must be an object with memory, data_size and/or cpus");
+            }
+            for (Object key : fields.keySet()) {
+                if (!LIMIT_FIELDS.contains(String.valueOf(key))) {
+                    throw new BadRequest("unknown field '" + at + "." + Names.printable(String.valueOf(key))
+                            + "'; a service's limits take: memory, data_size, cpus");
+                }
+            }
+            long memory = size(at + ".memory", fields.get("memory"), MIN_MEMORY, maximums.memoryBytes(), "ROBOCO_SANDBOX_MAX_MEMORY");
+            long data = size(at + ".data_size", fields.get("data_size"), MIN_DATA, maximums.tmpfsBytes(), "ROBOCO_SANDBOX_MAX_DATA_SIZE");
+            long cpus = cpus(at + ".cpus", fields.get("cpus"), maximums.nanoCpus());
+            ServiceLimits set = new ServiceLimits(memory, data, cpus);
+            Limits effective = set.over(defaults);
+            if (effective.tmpfsBytes() >= effective.memoryBytes()) {
+                throw new BadRequest(at + ": data_size " + ByteSize.format(effective.tmpfsBytes()) + " must be below memory "
+                        + ByteSize.format(effective.memoryBytes()) + " (the data tmpfs counts against the memory limit); "
+                        + "raise memory too; nothing saved");
+            }
+            if (!set.isDefault()) {
+                limits.put(service, set);
+            }
+        }
+        return limits;
+    }
+
+    private static long size(String field, Object raw, long min, long max, String setting) {
+        if (raw == null) {
+            return 0;
+        }
+        long bytes;
+        try {
+            bytes = raw instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue()) ? n.longValue() : ByteSize.parse(String.valueOf(raw));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("'" + field + "': " + e.getMessage());
+        }
+        if (bytes > max) {
+            throw new BadRequest("'" + field + "' " + ByteSize.format(bytes) + " is over the operator's maximum "
+                    + ByteSize.format(max) + " (" + setting + "); nothing saved");
+        }
+        if (bytes < min) {
+            throw new BadRequest("'" + field + "' " + ByteSize.format(bytes) + " is below the minimum " + ByteSize.format(min) + "; nothing saved");
+        }
+        return bytes;
+    }
+
+    private static long cpus(String field, Object raw, long maxNanos) {
+        if (raw == null) {
+            return 0;
+        }
+        double cpus;
+        try {
+            cpus = raw instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(raw));
+        } catch (NumberFormatException e) {
+            throw new BadRequest("'" + field + "' must be a number of CPUs, e.g. 0.5 or 2");
+        }
+        long nanos = Math.round(cpus * 1e9);
+        if (!(cpus > 0) || nanos < 10_000_000L) {
+            throw new BadRequest("'" + field + "' must be at least 0.01 CPUs");
+        }
+        if (nanos > maxNanos) {
+            throw new BadRequest("'" + field + "' " + ByteSize.formatCpus(nanos) + " is over the operator's maximum "
+                    + ByteSize.formatCpus(maxNanos) + " CPUs (ROBOCO_SANDBOX_MAX_CPUS); nothing saved");
+        }
+        return nanos;
     }
 
     /** {@code sandbox_versions}: service → major, each service opted in, each major one its engine knows. */
@@ -204,6 +299,24 @@ public final class ProjectForm {
         out.put("sandbox_ttl_max", project.ttlMax() == null ? null : DurationText.format(project.ttlMax()));
         out.put("sandbox_max_live", project.maxLive());
         out.put("sandbox_seed", SeedForm.toJson(project.seeds()));
+        Map<String, Object> limits = new TreeMap<>();
+        project.limits().forEach((service, l) -> limits.put(service, limitsJson(l)));
+        out.put("sandbox_limits", limits);
+        return out;
+    }
+
+    /** A service's limits as the API takes them: only the fields set. */
+    public static Map<String, Object> limitsJson(ServiceLimits l) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (l.memoryBytes() > 0) {
+            out.put("memory", ByteSize.format(l.memoryBytes()));
+        }
+        if (l.dataBytes() > 0) {
+            out.put("data_size", ByteSize.format(l.dataBytes()));
+        }
+        if (l.nanoCpus() > 0) {
+            out.put("cpus", l.nanoCpus() % 1_000_000_000L == 0 ? (Object) (l.nanoCpus() / 1_000_000_000L) : (Object) (l.nanoCpus() / 1e9));
+        }
         return out;
     }
 

@@ -251,7 +251,7 @@ public final class SandboxServer {
     /** How sandboxes are started, from the configuration. */
     static ProvisionSettings provisioning(ServerConfig config, String instanceId) {
         return ProvisionSettings.defaults(instanceId).withImages(config.defaultImages()).withMajorImages(config.majorImages())
-                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout());
+                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout()).withMaxLimits(config.maxLimits());
     }
 
     /** Ready warm-pool containers per pool key. */

@@ -2,7 +2,9 @@ package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.PoolSizes;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.settings.ByteSize;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,12 +30,14 @@ import java.util.TreeMap;
  * @param bind             {@code ROBOCO_SANDBOX_BIND}: the listen address (default 127.0.0.1; anything else is plain
  *                         HTTP on a reachable interface, and is warned about at start)
  * @param lifecycle        TTLs, quotas, capacity and audit retention
+ * @param maxLimits        the most a project's {@code sandbox_limits} may set: {@code ROBOCO_SANDBOX_MAX_MEMORY},
+ *                         {@code ROBOCO_SANDBOX_MAX_DATA_SIZE}, {@code ROBOCO_SANDBOX_MAX_CPUS} (default 2g, 1g, 2)
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
                            String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
-                           LifecycleConfig lifecycle) {
+                           LifecycleConfig lifecycle, Limits maxLimits) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -65,6 +69,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         Objects.requireNonNull(janitorTick, "janitorTick");
         Objects.requireNonNull(janitorGrace, "janitorGrace");
         Objects.requireNonNull(mcp, "mcp");
+        Objects.requireNonNull(maxLimits, "maxLimits");
         if (stateUrl == null && (stateUser != null || statePassword != null)) {
             throw new ConfigException("ROBOCO_SANDBOX_STATE_USER / ROBOCO_SANDBOX_STATE_PASSWORD are set but ROBOCO_SANDBOX_STATE_URL "
                     + "is not; set the URL to use PostgreSQL, or unset them to use the embedded database");
@@ -89,7 +94,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     public static ServerConfig defaults(Path stateDir) {
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
                 Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
-                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults());
+                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -135,23 +140,66 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
                 value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
-                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env));
+                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env));
+    }
+
+    /**
+     * {@code ROBOCO_SANDBOX_MAX_MEMORY} / {@code _MAX_DATA_SIZE} (sizes such as {@code 2g}, {@code 768m}) and
+     * {@code _MAX_CPUS} (a number): what a project may set per service; never below the sandbox defaults.
+     */
+    static Limits maxLimits(Map<String, String> env) {
+        Limits d = Limits.operatorMaximums();
+        Limits defaults = Limits.sandboxDefaults();
+        long memory = size(env, "ROBOCO_SANDBOX_MAX_MEMORY", d.memoryBytes(), defaults.memoryBytes());
+        long data = size(env, "ROBOCO_SANDBOX_MAX_DATA_SIZE", d.tmpfsBytes(), defaults.tmpfsBytes());
+        long cpus = d.nanoCpus();
+        String rawCpus = value(env, "ROBOCO_SANDBOX_MAX_CPUS");
+        if (rawCpus != null) {
+            try {
+                cpus = Math.round(Double.parseDouble(rawCpus) * 1e9);
+            } catch (NumberFormatException e) {
+                cpus = -1;
+            }
+            if (cpus < defaults.nanoCpus()) {
+                throw new ConfigException("ROBOCO_SANDBOX_MAX_CPUS='" + rawCpus + "' must be a number of CPUs of at least the default "
+                        + ByteSize.formatCpus(defaults.nanoCpus()) + ", e.g. 2 (default " + ByteSize.formatCpus(d.nanoCpus()) + ")");
+            }
+        }
+        return new Limits(memory, cpus, d.pidsLimit(), data);
+    }
+
+    private static long size(Map<String, String> env, String key, long fallback, long atLeast) {
+        String raw = value(env, key);
+        if (raw == null) {
+            return fallback;
+        }
+        long bytes;
+        try {
+            bytes = ByteSize.parse(raw);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key + ": " + e.getMessage() + " (default " + ByteSize.format(fallback) + ")");
+        }
+        if (bytes < atLeast) {
+            throw new ConfigException(key + "=" + raw + " is below the sandbox default " + ByteSize.format(atLeast)
+                    + "; use at least that (default " + ByteSize.format(fallback) + ")");
+        }
+        return bytes;
     }
 
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits);
     }
 
     public ServerConfig withJanitor(Duration tick, Duration grace) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
+                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -227,22 +275,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits);
     }
 
     /** Never prints the state password or the tokens. */

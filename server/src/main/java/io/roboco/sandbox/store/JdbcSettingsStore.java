@@ -13,6 +13,7 @@ import io.roboco.sandbox.settings.Quota;
 import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 import java.nio.file.Files;
@@ -50,9 +51,16 @@ public final class JdbcSettingsStore implements SettingsStore {
     private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() { };
     private static final TypeReference<ProjectData> DATA = new TypeReference<>() { };
 
-    /** The {@code data_settings} column: the project's majors and seeds per engine (seeds as the API's JSON). */
+    /**
+     * The {@code data_settings} column: the project's majors and seeds per engine (seeds as the API's JSON) and its
+     * limits per engine (bytes and nano-CPUs; 0 = the server's default). Rows written before limits existed have none.
+     */
     @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
-    private record ProjectData(Map<String, String> versions, Map<String, Object> seed) {
+    private record ProjectData(Map<String, String> versions, Map<String, Object> seed, Map<String, StoredLimits> limits) {
+    }
+
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+    private record StoredLimits(long memoryBytes, long dataBytes, long nanoCpus) {
     }
 
     private static final String PROJECT_COLUMNS = "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
@@ -124,7 +132,9 @@ public final class JdbcSettingsStore implements SettingsStore {
     public void saveProject(Project project) {
         String services = write(project.services());
         String extensions = write(project.extensions());
-        String data = write(new ProjectData(project.versions(), io.roboco.sandbox.settings.SeedForm.toJson(project.seeds())));
+        Map<String, StoredLimits> limits = new java.util.TreeMap<>();
+        project.limits().forEach((service, l) -> limits.put(service, new StoredLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
+        String data = write(new ProjectData(project.versions(), io.roboco.sandbox.settings.SeedForm.toJson(project.seeds()), limits));
         db.transaction("save project " + project.id(), c -> upsert(c,
                 "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ?, ttl_default_ms = ?, ttl_max_ms = ?,"
                         + " max_live = ? WHERE id = ?",
@@ -359,9 +369,13 @@ public final class JdbcSettingsStore implements SettingsStore {
         Duration max = rs.wasNull() ? null : Duration.ofMillis(ttlMax);
         int maxLive = rs.getInt(8);
         Integer live = rs.wasNull() ? null : maxLive;
+        Map<String, ServiceLimits> limits = new java.util.TreeMap<>();
+        if (data.limits() != null) {
+            data.limits().forEach((service, l) -> limits.put(service, new ServiceLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
+        }
         return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
                 read(rs.getString(4), EXTENSIONS), data.versions(), def, max, live,
-                io.roboco.sandbox.settings.SeedForm.fromStored(data.seed()));
+                io.roboco.sandbox.settings.SeedForm.fromStored(data.seed()), limits);
     }
 
     private static Long millis(Duration d) {

@@ -221,6 +221,29 @@ class DashboardPagesTest {
     }
 
     @Test
+    void limitsSetOnTheSandboxCardAreWhatTheApiShowsAndOverTheMaximumIsRefusedNamingIt() {
+        WebClient web = signedIn(true);
+        WebClient.Reply list = web.get("/projects");
+        web.post("/projects", "csrf", list.csrf(), "id", "big", "name", "Big");
+        WebClient.Reply settings = web.get("/projects/big");
+        assertThat(settings.body()).contains("name=\"limit.memory.postgres\"").contains("placeholder=\"512m\"")
+                .contains("holds pgbench scale 10");
+        WebClient.Reply saved = web.post("/projects/big", "csrf", settings.csrf(), "name", "Big", "service", "postgres",
+                "limit.memory.postgres", "1g", "limit.data_size.postgres", "512m", "limit.cpus.postgres", "2");
+        assertThat(saved.status()).isEqualTo(303);
+        assertThat(web.json("GET", "/api/projects/big", ADMIN, null).body())
+                .contains("\"sandbox_limits\":{\"postgres\":{\"memory\":\"1g\",\"data_size\":\"512m\",\"cpus\":2}}");
+        assertThat(web.get("/projects/big").body()).contains("value=\"1g\"").contains("value=\"512m\"");
+
+        WebClient.Reply page = web.get("/projects/big");
+        WebClient.Reply refused = web.post("/projects/big", "csrf", page.csrf(), "name", "Big", "service", "postgres",
+                "limit.memory.postgres", "64g");
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.body()).contains("over the operator's maximum 2g (ROBOCO_SANDBOX_MAX_MEMORY)");
+        assertThat(store.findProject("big").orElseThrow().limitsFor("postgres").memoryBytes()).isEqualTo(1L << 30);
+    }
+
+    @Test
     void projectAddedAndSavedOnThePagesIsWhatTheApiShows() {
         WebClient web = signedIn(true);
         WebClient.Reply list = web.get("/projects");
@@ -237,7 +260,7 @@ class DashboardPagesTest {
                 Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search"))));
         assertThat(web.json("GET", "/api/projects/shop", ADMIN, null).body())
                 .isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
-                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null,\"sandbox_seed\":{}}");
+                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null,\"sandbox_seed\":{},\"sandbox_limits\":{}}");
         String page = web.get("/projects/shop").body();
         assertThat(page).contains("next request_sandbox provisions postgres, redis");
         assertThat(checked(page, "svc-postgres")).isTrue();

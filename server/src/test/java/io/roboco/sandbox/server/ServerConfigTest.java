@@ -37,6 +37,22 @@ class ServerConfigTest {
     }
 
     @Test
+    void readsTheOperatorsLimitMaximumsAndRefusesOnesBelowTheDefaults() {
+        assertThat(ServerConfig.fromEnv(env()).maxLimits()).isEqualTo(io.roboco.sandbox.runtime.Limits.operatorMaximums());
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_MEMORY", "4g", "ROBOCO_SANDBOX_MAX_DATA_SIZE", "1536m",
+                "ROBOCO_SANDBOX_MAX_CPUS", "1.5"));
+        assertThat(c.maxLimits().memoryBytes()).isEqualTo(4L << 30);
+        assertThat(c.maxLimits().tmpfsBytes()).isEqualTo(1536L << 20);
+        assertThat(c.maxLimits().nanoCpus()).isEqualTo(1_500_000_000L);
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_MEMORY", "256m")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_MAX_MEMORY=256m is below the sandbox default 512m");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_DATA_SIZE", "big")))
+                .hasMessageContaining("ROBOCO_SANDBOX_MAX_DATA_SIZE: 'big' is not a size");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_CPUS", "0.5")))
+                .hasMessageContaining("ROBOCO_SANDBOX_MAX_CPUS='0.5' must be a number of CPUs of at least the default 1");
+    }
+
+    @Test
     void readsEverySetting() {
         ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "8080", "ROBOCO_SANDBOX_STATE_DIR", "/srv/sbx",
                 "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",

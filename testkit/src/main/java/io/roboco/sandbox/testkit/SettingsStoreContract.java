@@ -85,6 +85,17 @@ public abstract class SettingsStoreContract {
     }
 
     @Test
+    void savedProjectKeepsItsLimits() {
+        Project p = new Project("big", "Big", List.of("postgres", "redis"), Map.of()).withLimits(
+                Map.of("postgres", new io.roboco.sandbox.settings.ServiceLimits(1L << 30, 512L << 20, 2_000_000_000L),
+                        "redis", new io.roboco.sandbox.settings.ServiceLimits(768L << 20, 0, 0)));
+        store.saveProject(p);
+        assertThat(store.findProject("big")).contains(p);
+        store.saveProject(p.withLimits(Map.of()));
+        assertThat(store.findProject("big").orElseThrow().limits()).isEmpty();
+    }
+
+    @Test
     void unknownProjectIsEmpty() {
         assertThat(store.findProject("nope")).isEmpty();
     }
