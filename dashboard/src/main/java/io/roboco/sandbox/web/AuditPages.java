@@ -13,7 +13,8 @@ import java.util.TreeSet;
 
 /** The audit trail: verb calls and sweeps, newest first, filtered by agent and decision through a GET form. */
 final class AuditPages {
-    static final List<String> DECISIONS = List.of("granted", "refused", "invalid_state", "released", "sweep");
+    static final List<String> DECISIONS = List.of("granted", "refused", "invalid_state", "released", "sweep", "removed", "expired",
+            "deleted", "extended");
     static final List<Integer> LIMITS = List.of(50, 100, 500, 1000);
     static final int DEFAULT_LIMIT = 100;
 
@@ -49,7 +50,17 @@ final class AuditPages {
         if (!LIMITS.contains(limit)) {
             limit = DEFAULT_LIMIT;
         }
-        List<AuditRow> rows = console.audit(agent, decision, limit).stream().map(AuditPages::row).toList();
+        String cursor = blankToNull(ctx.queryParam("cursor"));
+        io.roboco.sandbox.settings.AuditPage found;
+        try {
+            found = console.auditPage(new io.roboco.sandbox.settings.AuditQuery(agent, decision, limit, cursor));
+        } catch (io.roboco.sandbox.request.BadRequest e) {
+            page = page.withMessage(e.getMessage(), true);
+            status = 400;
+            cursor = null;
+            found = console.auditPage(new io.roboco.sandbox.settings.AuditQuery(agent, decision, limit, null));
+        }
+        List<AuditRow> rows = found.records().stream().map(AuditPages::row).toList();
         Set<String> agents = new TreeSet<>();
         agents.addAll(console.agentSlugs());
         Map<String, Object> params = new HashMap<>();
@@ -61,7 +72,21 @@ final class AuditPages {
         params.put("decisions", DECISIONS);
         params.put("limits", LIMITS);
         params.put("agents", List.copyOf(agents));
+        params.put("older", found.nextCursor() == null ? "" : link(agent, decision, limit, found.nextCursor()));
+        params.put("paged", cursor != null);
         templates.render(ctx, status, "audit.jte", params);
+    }
+
+    /** The next (older) page's address: the same filters, the answer's cursor. */
+    private static String link(String agent, String decision, int limit, String cursor) {
+        StringBuilder sb = new StringBuilder("/audit?limit=").append(limit);
+        if (agent != null) {
+            sb.append("&agent=").append(java.net.URLEncoder.encode(agent, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        if (decision != null) {
+            sb.append("&decision=").append(java.net.URLEncoder.encode(decision, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return sb.append("&cursor=").append(java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8)).toString();
     }
 
     private static AuditRow row(AuditRecord r) {

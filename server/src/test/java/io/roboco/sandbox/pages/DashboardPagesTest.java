@@ -398,6 +398,33 @@ class DashboardPagesTest {
     }
 
     @Test
+    void theAuditPagePagesByCursorAndShowsEveryRecordOnce() throws Exception {
+        WebClient web = signedIn(true);
+        java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+        for (int i = 0; i < 120; i++) {
+            store.append(new io.roboco.sandbox.settings.AuditRecord(t0.plusSeconds(i / 3), "pager-1", "shop", "request_sandbox",
+                    "granted", "r" + i + "x", List.of(), i));
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        String path = "/audit?agent=pager-1&limit=50";
+        int pages = 0;
+        while (path != null && pages < 10) {
+            String body = web.get(path).body();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(">r([0-9]+)x<").matcher(body);
+            while (m.find()) {
+                assertThat(seen.add(m.group(1))).as("record %s shown twice", m.group(1)).isTrue();
+            }
+            java.util.regex.Matcher older = java.util.regex.Pattern.compile("href=\"(/audit\\?[^\"]*cursor=[^\"]*)\" class=\"button\" id=\"older\"")
+                    .matcher(body);
+            path = older.find() ? older.group(1).replace("&amp;", "&") : null;
+            pages++;
+        }
+        assertThat(pages).isEqualTo(3);
+        assertThat(seen).hasSize(120);
+        assertThat(web.get("/audit?cursor=garbage").status()).isEqualTo(400);
+    }
+
+    @Test
     void auditPageListsNewestFirstAndFiltersByAgentAndDecision() throws Exception {
         WebClient web = signedIn(true);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
