@@ -35,7 +35,12 @@ public final class ContainerLedger implements OwnedContainers {
         /** In an agent's cached sandbox set; the owner is the agent. */
         HELD,
         /** Behind a named sandbox's record (no cache holds it; its owner has the credentials); the owner is the sandbox id. */
-        RECORDED
+        RECORDED,
+        /**
+         * Found at start behind a record (or a sealed pool row) of this instance, waiting to be checked and re-adopted
+         * or removed; the owner is the sandbox id (or {@code pool}).
+         */
+        ADOPTING
     }
 
     /** One container's entry: why it is kept, for whom, and since when (the last move). */

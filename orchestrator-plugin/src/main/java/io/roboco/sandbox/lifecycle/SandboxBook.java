@@ -73,10 +73,10 @@ public final class SandboxBook implements Admission {
     }
 
     /**
-     * At start: this instance's verb sets from an earlier process are ended (their credentials were held in
-     * that process's memory only, so their containers are orphans for the janitor); its named sandboxes are
-     * taken on (their owners hold the credentials), so the janitor leaves their containers alone.
-     * Returns how many verb sets were ended.
+     * At start without re-adoption ({@code ROBOCO_SANDBOX_READOPT=false}): this instance's verb sets from an earlier
+     * process are ended (their containers are orphans for the janitor); its named sandboxes are taken on (their owners
+     * hold the credentials), so the janitor leaves their containers alone. Returns how many verb sets were ended.
+     * (With re-adoption, {@code readopt.Readoption} checks each record instead.)
      */
     public int reconcileAtStart() {
         Instant now = clock.instant();
@@ -87,10 +87,7 @@ public final class SandboxBook implements Admission {
                     ended++;
                 }
             } else {
-                r.containers().forEach(c -> {
-                    namedContainers.put(c.containerId(), c.service());
-                    ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id());
-                });
+                takeOnNamed(r);
             }
         }
         if (ended > 0) {
@@ -98,6 +95,22 @@ public final class SandboxBook implements Admission {
                     ended, instance);
         }
         return ended;
+    }
+
+    /**
+     * A named sandbox of this instance that outlives the process that made it (its owner holds the credentials): its
+     * containers are recorded, so the janitor leaves them alone and the capacity counts them.
+     */
+    public void takeOnNamed(SandboxRecord r) {
+        r.containers().forEach(c -> {
+            namedContainers.put(c.containerId(), c.service());
+            ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id());
+        });
+    }
+
+    /** A verb set a previous process of this instance handed out, re-adopted after a restart: its record is this book's again. */
+    public void adoptVerbSet(SandboxRecord r) {
+        verbSets.put(r.id(), r);
     }
 
     // --- verb sets (the manager's admission) -------------------------------------------------
@@ -347,7 +360,8 @@ public final class SandboxBook implements Admission {
     static List<ContainerRef> refs(java.util.Collection<ServiceInstance> instances) {
         return instances.stream()
                 .sorted(java.util.Comparator.comparing(ServiceInstance::service))
-                .map(i -> new ContainerRef(i.service(), i.containerId(), i.containerName(), i.image(), List.copyOf(new TreeSet<>(i.features()))))
+                .map(i -> new ContainerRef(i.service(), i.containerId(), i.containerName(), i.image(), List.copyOf(new TreeSet<>(i.features())),
+                        i.fromPool()))
                 .toList();
     }
 

@@ -263,6 +263,22 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes back a set a previous process of this instance handed out (re-adoption at start, before the first call):
+     * cached and held for its agent as if just provisioned, so the agent's next call is a cache hit with the same
+     * credentials. Its services' liveness sessions are the caller's (opened by the check that found them live).
+     */
+    public void adopt(AgentSandbox entry) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(entry.agent());
+        lock.lockInterruptibly();
+        try {
+            cache.put(entry.agent(), entry);
+            entry.containerIds().forEach(id -> ledger.enter(id, ContainerLedger.Reason.HELD, entry.agent()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Work on one agent's sandbox that must not overlap its ensure or release. */
     @FunctionalInterface
     public interface AgentWork<T> {

@@ -8,6 +8,8 @@ import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
+import io.roboco.sandbox.readopt.CredentialVault;
+import io.roboco.sandbox.readopt.SealingAdmission;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
@@ -48,6 +50,7 @@ public final class SandboxPlugin implements AutoCloseable {
     private volatile Sandboxes sandboxes;
     /** Set by the builder: release every live sandbox on close, recorded under this verb. */
     private volatile String releaseOnCloseVerb;
+    private volatile CredentialVault vault;
     /** Set by the builder: what it made for this plugin, closed after the manager. */
     private final List<AutoCloseable> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -208,6 +211,27 @@ public final class SandboxPlugin implements AutoCloseable {
         manager.admitWith(book);
         this.sandboxes = new Sandboxes(this, book);
         return sandboxes;
+    }
+
+    /**
+     * {@link #keepRecords} with every handed-out sandbox's credentials sealed into {@code vault}, so a restart can
+     * re-adopt them (see {@code readopt.Readoption}).
+     */
+    public Sandboxes keepRecords(io.roboco.sandbox.lifecycle.SandboxBook book, CredentialVault vault) {
+        Sandboxes kept = keepRecords(book);
+        this.vault = vault;
+        manager.admitWith(new SealingAdmission(book, vault));
+        return kept;
+    }
+
+    /** Where handed-out credentials are sealed, when they are ({@link #keepRecords(io.roboco.sandbox.lifecycle.SandboxBook, CredentialVault)}). */
+    public Optional<CredentialVault> vault() {
+        return Optional.ofNullable(vault);
+    }
+
+    /** Appends an audit record through the plugin's trail (a record the store refuses is kept and written later). */
+    public void appendAudit(AuditRecord record) {
+        audit.append(record);
     }
 
     /** The record operations, when {@link #keepRecords} was called. */

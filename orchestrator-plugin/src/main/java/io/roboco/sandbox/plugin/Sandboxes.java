@@ -95,7 +95,11 @@ public final class Sandboxes {
         Map<String, ServiceInstance> started;
         try {
             started = plugin.manager().provisionDetached(request, "named:" + admitted.sandboxId(),
-                    set -> adopted.set(book.adoptNamed(admitted, set)));
+                    set -> {
+                        SandboxRecord record = book.adoptNamed(admitted, set);
+                        adopted.set(record);
+                        plugin.vault().ifPresent(v -> v.sealSet(record.id(), record.owner(), set.values()));
+                    });
         } catch (ProvisionException e) {
             book.abandonNamed(admitted);
             return notCreated(r, new SandboxDecision.InvalidState(e.getMessage(), e.retryable(), "provisioning"), start);

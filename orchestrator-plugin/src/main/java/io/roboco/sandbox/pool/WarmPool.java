@@ -61,6 +61,9 @@ public final class WarmPool implements AutoCloseable {
     private volatile java.util.function.Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> { });
     /** Pool keys whose first fill has been logged. */
     private final Set<String> filled = ConcurrentHashMap.newKeySet();
+    private volatile PoolJournal journal = PoolJournal.NONE;
+    /** On close, leave the idle containers running for the next process to re-adopt ({@link #keepIdleOnClose}). */
+    private volatile boolean keepIdle;
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
         this(registry, provisioner, sizes, refillExecutor());
@@ -128,6 +131,7 @@ public final class WarmPool implements AutoCloseable {
             return Optional.empty();
         }
         ServiceInstance pooled = taken.instance();
+        journal.left(pooled.containerId());
         try {
             return Optional.of(provisioner.claim(plan, pooled, taken.session(), agent));
         } catch (ProvisionException e) {
@@ -156,8 +160,38 @@ public final class WarmPool implements AutoCloseable {
         return sizes;
     }
 
+    /** Tells {@code next} of every container that becomes idle in the pool or leaves it (set once, before {@link #start}). */
+    public WarmPool journalTo(PoolJournal next) {
+        this.journal = next;
+        return this;
+    }
+
+    /** {@link #close} leaves the idle containers running (and journaled) for the next process to re-adopt. */
+    public WarmPool keepIdleOnClose() {
+        this.keepIdle = true;
+        return this;
+    }
+
     /**
-     * Stops refilling and removes every idle container. Claimed containers belong to their agents' sandboxes. A refill
+     * Takes back an idle container a previous process of this instance kept in the pool (before {@link #start}). Taken
+     * when its pool still exists (same engine and image) and is not full; the caller has checked that it answers.
+     * Returns false when it was not taken (the caller removes it).
+     */
+    public boolean adopt(ServiceInstance pooled) {
+        String key = pooled.service() + "@" + pooled.image();
+        ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
+        if (closed.get() || ready == null || ready.size() >= targets.getOrDefault(key, 0)) {
+            return false;
+        }
+        Engine engine = registry.require(pooled.service());
+        provisioner.ledger().enter(pooled.containerId(), ContainerLedger.Reason.POOLED, key);
+        ready.addLast(new Pooled(pooled, provisioner.openClaimSession(engine, pooled)));
+        return true;
+    }
+
+    /**
+     * Stops refilling and removes every idle container (or, after {@link #keepIdleOnClose}, leaves them for the next
+     * process to re-adopt). Claimed containers belong to their agents' sandboxes. A refill
      * under way is let finish (not interrupted: an interrupted Docker call can leave a container the daemon made but
      * never named to us) and its container removed, waiting up to {@link #CLOSE_WAIT}; past that the refill is
      * interrupted, and whatever it started stays in the ledger for the caller to remove.
@@ -177,13 +211,22 @@ public final class WarmPool implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        int kept = 0;
         for (ConcurrentLinkedDeque<Pooled> ready : idle.values()) {
             for (Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
                 if (pooled.session() != null) {
                     pooled.session().close();
                 }
-                provisioner.removeQuietly(pooled.instance().containerId());
+                if (keepIdle) {
+                    kept++;
+                } else {
+                    journal.left(pooled.instance().containerId());
+                    provisioner.removeQuietly(pooled.instance().containerId());
+                }
             }
+        }
+        if (kept > 0) {
+            log.info("warm pool: {} idle container(s) kept for the next start to re-adopt", kept);
         }
     }
 
@@ -232,6 +275,7 @@ public final class WarmPool implements AutoCloseable {
             provisioner.removeQuietly(instance.containerId());
             return;
         }
+        journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
         idle.get(key).addLast(new Pooled(instance, provisioner.openClaimSession(engine, instance)));
         inProgress.set(0);
         if (idle.get(key).size() >= targets.getOrDefault(key, 0) && filled.add(key)) {

@@ -69,7 +69,7 @@ final class PoolClaim {
             activation.all(engine, id, credentials, pooled.image(), plan.features());
             activation.seed(plan, target, id);
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
-                    pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major(), pooled.limits());
+                    pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major(), pooled.limits(), true);
             liveness.openLater(engine, instance);
             log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
                     pooled.containerName(), agent, (prepared - t0) / 1_000_000, (System.nanoTime() - prepared) / 1_000_000);

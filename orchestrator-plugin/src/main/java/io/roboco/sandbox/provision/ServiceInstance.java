@@ -10,16 +10,23 @@ import java.util.Set;
 
 /**
  * One running, ready sandbox service: the container, where it answers, its credentials, the features
- * activated in it so far, the major it runs (empty when its image does not say) and the caps it was started with
- * (null when not known). Held only in the
- * plugin's memory.
+ * activated in it so far, the major it runs (empty when its image does not say), the caps it was started with
+ * (null when not known), and whether it was claimed from the warm pool. Held in the plugin's memory; its
+ * credentials reach the store only sealed (re-adoption after a restart).
  */
 public record ServiceInstance(String service, String image, String containerId, String containerName,
                               Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major,
-                              Limits limits) {
+                              Limits limits, boolean fromPool) {
     public ServiceInstance {
         features = Set.copyOf(features);
         major = major == null ? "" : major;
+    }
+
+    /** An instance started for its owner (not claimed from the warm pool). */
+    public ServiceInstance(String service, String image, String containerId, String containerName,
+                           Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major,
+                           Limits limits) {
+        this(service, image, containerId, containerName, endpoint, credentials, features, created, major, limits, false);
     }
 
     /** An instance whose container caps are not known (null {@link #limits()}). */
@@ -37,12 +44,12 @@ public record ServiceInstance(String service, String image, String containerId, 
     public ServiceInstance withFeatures(Set<String> more) {
         java.util.Set<String> all = new java.util.TreeSet<>(features);
         all.addAll(more);
-        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created, major, limits);
+        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created, major, limits, fromPool);
     }
 
     @Override
     public String toString() {
         return "ServiceInstance[" + service + (major.isEmpty() ? "" : " " + major) + " " + containerName + " (" + containerId
-                + ") at " + endpoint + ", features=" + features + "]";
+                + ") at " + endpoint + ", features=" + features + (fromPool ? ", from the pool" : "") + "]";
     }
 }

@@ -164,6 +164,27 @@ public final class ServiceProvisioner {
     }
 
     /**
+     * An idle warm-pool container found after a restart still serves: it runs, and one readiness probe passes on its
+     * admin credential (a pool container has no agent credential to check). One check, no retries.
+     */
+    public boolean poolContainerAnswers(Engine engine, ServiceInstance pooled) {
+        try {
+            if (!runtime.isRunning(pooled.containerId())) {
+                return false;
+            }
+            engine.readiness().check(containers.target(pooled.containerId(), pooled.endpoint(), pooled.credentials()));
+            return true;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.info("{} pool container {} does not answer: {}", pooled.service(), pooled.containerName(),
+                    Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
+            return false;
+        }
+    }
+
+    /**
      * Forgets the held liveness session of {@code instance} (a checkpoint or rewind closed it on purpose); the next
      * liveness check opens a new one instead of failing on the closed one.
      */

@@ -15,6 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Seals a sandbox's credentials for the store with AES-256-GCM (JDK only): a fresh 96-bit nonce per
@@ -30,19 +34,44 @@ public final class CredentialCipher {
 
     private final SecretKey key;
     private final String keyId;
+    /** Every key this cipher opens with, by key id: the current one, and those of an unfinished rotation. */
+    private final Map<String, SecretKey> opening = new LinkedHashMap<>();
     private final SecureRandom random;
 
     public CredentialCipher(SecretKey key) {
-        this(key, new SecureRandom());
+        this(key, List.of(), new SecureRandom());
+    }
+
+    /** Seals with {@code key}; opens what {@code key} or any of {@code alsoOpens} sealed (a rotation under way). */
+    public CredentialCipher(SecretKey key, Collection<SecretKey> alsoOpens) {
+        this(key, alsoOpens, new SecureRandom());
     }
 
     CredentialCipher(SecretKey key, SecureRandom random) {
-        if (!"AES".equalsIgnoreCase(key.getAlgorithm()) || key.getEncoded() == null || key.getEncoded().length != 32) {
-            throw new IllegalArgumentException("the credential key must be a 256-bit AES key");
-        }
+        this(key, List.of(), random);
+    }
+
+    private CredentialCipher(SecretKey key, Collection<SecretKey> alsoOpens, SecureRandom random) {
+        requireAes256(key);
         this.key = key;
         this.keyId = KeyFile.fingerprint(key);
         this.random = random;
+        opening.put(keyId, key);
+        for (SecretKey other : alsoOpens) {
+            requireAes256(other);
+            opening.putIfAbsent(KeyFile.fingerprint(other), other);
+        }
+    }
+
+    private static void requireAes256(SecretKey key) {
+        if (!"AES".equalsIgnoreCase(key.getAlgorithm()) || key.getEncoded() == null || key.getEncoded().length != 32) {
+            throw new IllegalArgumentException("the credential key must be a 256-bit AES key");
+        }
+    }
+
+    /** True when {@code sealed} was sealed under the current key (a rotation has nothing left to do for it). */
+    public boolean sealedUnderCurrentKey(String sealed) {
+        return keyId.equals(keyIdOf(sealed));
     }
 
     /** A short, non-secret name of the key (the first bytes of its SHA-256), stored beside each row. */
@@ -78,7 +107,8 @@ public final class CredentialCipher {
         if (parts.length != 3 || !VERSION.equals(parts[0])) {
             throw new UnsealException("not a sealed credential of format " + VERSION);
         }
-        if (!keyId.equals(parts[1])) {
+        SecretKey opener = opening.get(parts[1]);
+        if (opener == null) {
             throw new UnsealException("sealed under key " + parts[1] + ", not the current key " + keyId);
         }
         byte[] raw;
@@ -92,7 +122,7 @@ public final class CredentialCipher {
         }
         try {
             Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-            cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, raw, 0, NONCE_BYTES));
+            cipher.init(Cipher.DECRYPT_MODE, opener, new GCMParameterSpec(TAG_BITS, raw, 0, NONCE_BYTES));
             cipher.updateAAD(binding.associatedData());
             return decode(cipher.doFinal(raw, NONCE_BYTES, raw.length - NONCE_BYTES));
         } catch (AEADBadTagException e) {

@@ -34,6 +34,8 @@ public final class InMemorySettingsStore implements SettingsStore {
     /** Sandbox records by id, in insertion (creation) order; guarded by {@code this}. */
     private final Map<String, SandboxRecord> sandboxes = new LinkedHashMap<>();
     private final Map<String, Instant> heartbeats = new ConcurrentSkipListMap<>();
+    /** Sealed credential rows by sandbox id and container id, in insertion order; guarded by {@code this}. */
+    private final Map<List<String>, SealedContainer> sealed = new LinkedHashMap<>();
     private final int auditCapacity;
     private long nextSeq;
 
@@ -207,12 +209,14 @@ public final class InMemorySettingsStore implements SettingsStore {
             return false;
         }
         sandboxes.put(id, current.deletedAt(when, reason));
+        dropSealed(id);
         return true;
     }
 
     @Override
     public synchronized void forgetSandbox(String id) {
         sandboxes.remove(id);
+        dropSealed(id);
     }
 
     @Override
@@ -226,6 +230,38 @@ public final class InMemorySettingsStore implements SettingsStore {
             }
         }
         return removed;
+    }
+
+    // --- sealed credentials -----------------------------------------------------------------
+
+    @Override
+    public synchronized void saveSealed(SealedContainer row) {
+        sealed.put(List.of(row.sandboxId(), row.containerId()), row);   // a replacement keeps its place (first write's)
+    }
+
+    @Override
+    public synchronized List<SealedContainer> sealedOf(String instance) {
+        return sealed.values().stream().filter(r -> r.instance().equals(instance)).toList();
+    }
+
+    @Override
+    public synchronized boolean deleteSealed(String sandboxId, String containerId) {
+        return sealed.remove(List.of(sandboxId, containerId)) != null;
+    }
+
+    @Override
+    public synchronized boolean resealIf(String sandboxId, String containerId, String expected, String next) {
+        List<String> key = List.of(sandboxId, containerId);
+        SealedContainer current = sealed.get(key);
+        if (current == null || !current.sealed().equals(expected)) {
+            return false;
+        }
+        sealed.put(key, current.withSealed(next));
+        return true;
+    }
+
+    private void dropSealed(String sandboxId) {
+        sealed.keySet().removeIf(k -> k.get(0).equals(sandboxId));
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,7 +18,8 @@ class CredentialCipherTest {
     private static final Credentials CREDS = new Credentials("admin_x", "admin-secret-1", "agent_y", "agent-secret-2", "sandbox_z");
     private static final RowBinding ROW = new RowBinding("sbx_1", "dev-1", "c0ffee");
 
-    private final CredentialCipher cipher = new CredentialCipher(KeyFile.newKey());
+    private final SecretKey key = KeyFile.newKey();
+    private final CredentialCipher cipher = new CredentialCipher(key);
 
     @Test
     void opensWhatItSealedForTheSameRow() throws Exception {
@@ -69,6 +71,19 @@ class CredentialCipherTest {
         assertThatThrownBy(() -> other.open(sealed, ROW)).isInstanceOf(UnsealException.class)
                 .hasMessageContaining(cipher.keyId()).hasMessageNotContaining("secret");
         assertThat(CredentialCipher.keyIdOf(sealed)).isEqualTo(cipher.keyId());
+    }
+
+    @Test
+    void aCipherMidRotationOpensUnderEitherKeyAndSealsUnderTheNewOne() throws Exception {
+        String old = cipher.seal(CREDS, ROW);
+        CredentialCipher rotating = new CredentialCipher(KeyFile.newKey(), List.of(key));
+
+        assertThat(rotating.open(old, ROW)).isEqualTo(CREDS);
+        assertThat(rotating.sealedUnderCurrentKey(old)).isFalse();
+        String resealed = rotating.seal(CREDS, ROW);
+        assertThat(rotating.sealedUnderCurrentKey(resealed)).isTrue();
+        assertThat(CredentialCipher.keyIdOf(resealed)).isEqualTo(rotating.keyId()).isNotEqualTo(cipher.keyId());
+        assertThatThrownBy(() -> cipher.open(resealed, ROW)).isInstanceOf(UnsealException.class);
     }
 
     @Test

@@ -149,12 +149,12 @@ public final class SandboxServer {
         Capacity capacity = new Capacity(capacityOf(limits, runtime, provisioning), () -> provisioner.ledger().ownedIds().size());
         SandboxBook book = new SandboxBook(store, instanceId, new Lifetimes(limits.ttlDefault(), limits.ttlMax()), limits.maxPerOwner(),
                 capacity, clock, provisioner.ledger());
-        book.reconcileAtStart();
         if (pool != null) {
             pool.limitedBy(() -> capacity.tryReserve(1).map(hold -> (Runnable) hold));
         }
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
-        Sandboxes sandboxes = plugin.keepRecords(book);
+        Restarts restarts = Restarts.prepare(config.restart(), config.secretKeyFile(), store, instanceId, book, pool);
+        Sandboxes sandboxes = restarts.keeping() ? plugin.keepRecords(book, restarts.vault()) : plugin.keepRecords(book);
         AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
         SandboxMetrics metrics = new SandboxMetrics(registry, manager, book, capacity);
         plugin.withEvents(metrics);
@@ -190,6 +190,8 @@ public final class SandboxServer {
         }
         app.start(config.bind(), config.port());
         agentRoutes.listeningOn(app.port());
+        // Still STARTING: request_sandbox answers retryably (guard 5) until every record is re-adopted or closed.
+        restarts.readopt(registry, provisioner, manager, pool, clock, plugin::appendAudit);
 
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "roboco-sandbox-janitor");
@@ -213,7 +215,7 @@ public final class SandboxServer {
         if (adminToken.generated()) {
             console.println("admin token written to " + adminToken.file() + ": " + adminToken.value());
         }
-        return new Running(app, mcp, lifecycle, janitor, scheduler, plugin, runtime, store, instanceId);
+        return new Running(app, mcp, lifecycle, janitor, scheduler, plugin, runtime, store, instanceId, restarts.keeping());
     }
 
     /** The jar's version (its manifest), or {@code dev} when run from classes. */
@@ -280,11 +282,14 @@ public final class SandboxServer {
         private final ContainerRuntime runtime;
         private final SettingsStore store;
         private final String instanceId;
+        /** A graceful shutdown keeps the agents' sandboxes (and the idle pool) for the next start to re-adopt. */
+        private final boolean keepSandboxes;
         private final int port;
         private final AtomicBoolean closed = new AtomicBoolean();
 
         Running(Javalin app, McpEndpoint mcp, ServerLifecycle lifecycle, Janitor janitor, ScheduledExecutorService scheduler,
-                SandboxPlugin plugin, ContainerRuntime runtime, SettingsStore store, String instanceId) {
+                SandboxPlugin plugin, ContainerRuntime runtime, SettingsStore store, String instanceId, boolean keepSandboxes) {
+            this.keepSandboxes = keepSandboxes;
             this.app = app;
             this.mcp = mcp;
             this.lifecycle = lifecycle;
@@ -326,8 +331,10 @@ public final class SandboxServer {
 
         /**
          * STOPPING; stop serving; stop the janitor; let the provisioning calls under way end (bounded) and refuse new
-         * ones; stop the warm pool's refills and remove it; tear down every live sandbox (their credentials die with
-         * this process); remove whatever the ledger still holds as being started or claimed; close the plugin, the
+         * ones; stop the warm pool's refills; then, with re-adoption on, keep every live sandbox and the idle pool
+         * (sealed in the store) for the next start to re-adopt, so a deploy is invisible to working agents; with it off
+         * ({@code ROBOCO_SANDBOX_READOPT=false}, or no usable key) remove the pool and tear down every live sandbox.
+         * Either way remove whatever the ledger still holds as being started or claimed; close the plugin, the
          * runtime, and the store last (a release's audit record kept while the store refused it is written then).
          */
         @Override
@@ -336,19 +343,23 @@ public final class SandboxServer {
                 return;
             }
             lifecycle.moveTo(OrchestratorHandle.State.STOPPING);
-            log.info("stopping: new requests are refused as retryable; {} live sandbox(es) will be released",
-                    plugin.manager().live().size());
+            int live = plugin.manager().live().size();
+            log.info(keepSandboxes ? "stopping: new requests are refused as retryable; {} live sandbox(es) are kept for the next start"
+                    + " to re-adopt" : "stopping: new requests are refused as retryable; {} live sandbox(es) will be released", live);
             quietly("close MCP sessions", mcp::close);
             quietly("stop HTTP", app::stop);
             quietly("stop janitor", janitor::close);
             quietly("stop scheduler", scheduler::shutdownNow);
             quietly("wait for provisioning under way", this::drain);
-            plugin.manager().pool().ifPresent(pool -> quietly("remove warm pool", pool::close));
-            for (AgentSandbox sandbox : plugin.manager().live()) {
-                quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
+            plugin.manager().pool().ifPresent(pool -> quietly(keepSandboxes ? "stop warm pool" : "remove warm pool", pool::close));
+            if (!keepSandboxes) {
+                for (AgentSandbox sandbox : plugin.manager().live()) {
+                    quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
+                }
             }
             quietly("remove containers still starting", () -> plugin.manager().removeUnsettled());
-            log.info("stopped: sandboxes released, warm pool removed");
+            log.info(keepSandboxes ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true)"
+                    : "stopped: sandboxes released, warm pool removed", plugin.manager().live().size());
             quietly("close plugin", plugin::close);
             quietly("close runtime", runtime::close);
             quietly("close store", store::close);

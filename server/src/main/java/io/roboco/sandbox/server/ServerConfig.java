@@ -32,12 +32,13 @@ import java.util.TreeMap;
  * @param lifecycle        TTLs, quotas, capacity and audit retention
  * @param maxLimits        the most a project's {@code sandbox_limits} may set: {@code ROBOCO_SANDBOX_MAX_MEMORY},
  *                         {@code ROBOCO_SANDBOX_MAX_DATA_SIZE}, {@code ROBOCO_SANDBOX_MAX_CPUS} (default 2g, 1g, 2)
+ * @param restart          re-adoption after a restart and the key file credentials are sealed under
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
                            String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
-                           LifecycleConfig lifecycle, Limits maxLimits) {
+                           LifecycleConfig lifecycle, Limits maxLimits, RestartSettings restart) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -65,6 +66,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                     + "' is not an address; use an IP address such as 127.0.0.1 (default) or 0.0.0.0");
         }
         lifecycle = lifecycle == null ? LifecycleConfig.defaults() : lifecycle;
+        restart = restart == null ? RestartSettings.defaults() : restart;
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         Objects.requireNonNull(janitorTick, "janitorTick");
         Objects.requireNonNull(janitorGrace, "janitorGrace");
@@ -94,7 +96,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     public static ServerConfig defaults(Path stateDir) {
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
                 Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
-                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums());
+                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums(),
+                RestartSettings.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -140,7 +143,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
                 value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
-                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env));
+                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
+                RestartSettings.fromEnv(env));
     }
 
     /**
@@ -189,17 +193,27 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart);
+    }
+
+    public ServerConfig withRestart(RestartSettings next) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next);
+    }
+
+    /** The key file credentials are sealed under ({@code ROBOCO_SANDBOX_SECRET_KEY_FILE}, else in the state directory). */
+    public Path secretKeyFile() {
+        return restart.keyFileIn(stateDir);
     }
 
     public ServerConfig withJanitor(Duration tick, Duration grace) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
+                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -275,22 +289,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart);
     }
 
     /** Never prints the state password or the tokens. */
@@ -301,7 +315,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
                 + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
                 + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp=" + mcp
-                + ", bind=" + bind + ", lifecycle=" + lifecycle + "]";
+                + ", bind=" + bind + ", lifecycle=" + lifecycle + ", restart=" + restart + "]";
     }
 
     private static void requireToken(String setting, String token) {

@@ -13,6 +13,7 @@ import io.roboco.sandbox.settings.Quota;
 import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
@@ -309,13 +310,20 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public boolean markDeleted(String id, Instant when, String reason, boolean onlyIfExpired) {
-        return db.transaction("mark sandbox " + id + " deleted", c -> JdbcSandboxes.markDeleted(c, id, when, reason, onlyIfExpired));
+        return db.transaction("mark sandbox " + id + " deleted", c -> {
+            boolean marked = JdbcSandboxes.markDeleted(c, id, when, reason, onlyIfExpired);
+            if (marked) {
+                JdbcSealedCredentials.deleteAll(c, id);   // a closed sandbox's credentials do not outlive it
+            }
+            return marked;
+        });
     }
 
     @Override
     public void forgetSandbox(String id) {
         db.transaction("forget sandbox " + id, c -> {
             JdbcSandboxes.forget(c, id);
+            JdbcSealedCredentials.deleteAll(c, id);
             return null;
         });
     }
@@ -352,6 +360,30 @@ public final class JdbcSettingsStore implements SettingsStore {
     /** Where the store is, without a password (for messages and the doctor). */
     public String where() {
         return db.where();
+    }
+
+    // --- sealed credentials (opaque here: the plugin seals and opens them) ---------------------
+
+    @Override
+    public void saveSealed(SealedContainer row) {
+        db.transaction("save the sealed credential of container " + row.containerId(), c -> JdbcSealedCredentials.save(c, row));
+    }
+
+    @Override
+    public List<SealedContainer> sealedOf(String instance) {
+        return db.transaction("read the sealed credentials of instance " + instance, c -> JdbcSealedCredentials.of(c, instance));
+    }
+
+    @Override
+    public boolean deleteSealed(String sandboxId, String containerId) {
+        return db.transaction("delete the sealed credential of container " + containerId,
+                c -> JdbcSealedCredentials.delete(c, sandboxId, containerId));
+    }
+
+    @Override
+    public boolean resealIf(String sandboxId, String containerId, String expected, String next) {
+        return db.transaction("re-seal the credential of container " + containerId,
+                c -> JdbcSealedCredentials.resealIf(c, sandboxId, containerId, expected, next));
     }
 
     @Override

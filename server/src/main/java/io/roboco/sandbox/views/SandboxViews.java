@@ -53,6 +53,7 @@ public final class SandboxViews {
             c.put("container_name", instance.containerName());
             c.put("image", instance.image());
             c.put("features", List.copyOf(new TreeSet<>(instance.features())));
+            c.put("from_pool", instance.fromPool());
             containers.add(c);
         }
         entry.put("containers", containers);
@@ -86,6 +87,7 @@ public final class SandboxViews {
             cv.put("image", c.image());
             ServiceInstance live = cached == null ? null : cached.services().get(c.service());
             cv.put("features", live == null ? c.features() : List.copyOf(new java.util.TreeSet<>(live.features())));
+            cv.put("from_pool", c.fromPool());
             containers.add(cv);
         }
         v.put("containers", containers);

@@ -21,9 +21,10 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * {@code kill -9} of the standalone server (a child JVM) with several agents' sandboxes live, then a
- * restart on the same state directory: the janitor's first sweep past the grace window leaves no
- * orphan, the next request_sandbox gives each agent fresh working credentials, and the old ones
- * fail loudly.
+ * restart on the same state directory with re-adoption off ({@code ROBOCO_SANDBOX_READOPT=false}, the
+ * seed's behaviour): the janitor's first sweep past the grace window leaves no orphan, the next
+ * request_sandbox gives each agent fresh working credentials, and the old ones fail loudly. (With
+ * re-adoption on, the default, the same kill keeps every sandbox: restart.RestartKeepsSandboxesIT.)
  */
 class ServerKillIT {
     private static final List<String> AGENTS = List.of("crash-a", "crash-b", "crash-c");
@@ -49,6 +50,7 @@ class ServerKillIT {
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void afterKill9AndRestartNoOrphanIsLeftAndAgentsGetFreshWorkingCredentials() throws Exception {
         Map<String, String> env = Fixtures.serverEnv(dir.resolve("state"), "1s", GRACE, "15s");
+        env.put("ROBOCO_SANDBOX_READOPT", "false");
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
         server = ChildServer.start(env, port, log);

@@ -44,6 +44,17 @@ public final class Fixtures {
         return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
+    /**
+     * Containers of one instance the daemon created from {@code since} until now (its event log: a container created
+     * and removed again counts too).
+     */
+    public static List<String> createdSince(String instanceId, java.time.Instant since) {
+        String out = LocalImages.docker("events", "--since", since.getEpochSecond() + "." + String.format("%09d", since.getNano()), "--until",
+                Long.toString(java.time.Instant.now().getEpochSecond() + 1), "--filter", "type=container", "--filter", "event=create",
+                "--filter", "label=roboco.sandbox.instance=" + instanceId, "--format", "{{.Actor.ID}}").strip();
+        return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
+    }
+
     /** Force-removes every container of one instance; returns how many there were. Never throws. */
     public static int removeAllOf(String instanceId) {
         if (instanceId == null) {

@@ -1,5 +1,8 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.FakeSettingsStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,14 +40,41 @@ class ServerStartTest {
     }
 
     @Test
-    void closeTearsDownLiveSandboxesAndIsIdempotent() {
-        TestServer t = new TestServer(dir, true);
+    void withReadoptionOffCloseTearsDownLiveSandboxesAndIsIdempotent() {
+        TestServer t = new TestServer(config(false));
         t.working("dev-1", "developer");
         t.api.verb("dev-1", "request_sandbox", "{}");
         assertThat(t.runtime.runningCount()).isEqualTo(2);
         t.close();
         t.close();
         assertThat(t.runtime.runningCount()).isZero();
+        assertThat(t.store.sealedOf(t.server.instanceId())).as("nothing is sealed with re-adoption off").isEmpty();
+    }
+
+    @Test
+    void aGracefulRestartKeepsTheSandboxAndTheNextCallIsACacheHitWithTheSameCredentials() {
+        FakeContainerRuntime runtime = new FakeContainerRuntime();
+        FakeSettingsStore store = new FakeSettingsStore();
+        TestServer first = new TestServer(config(true), runtime, store);
+        first.working("dev-1", "developer");
+        ApiClient.Reply before = first.api.requestSandbox("dev-1");
+        assertThat(before.ok()).as("%s", before).isTrue();
+        first.close();
+        assertThat(runtime.runningCount()).as("kept for re-adoption").isEqualTo(2);
+        int started = runtime.startCount();
+
+        try (TestServer second = new TestServer(config(true), runtime, store)) {
+            ApiClient.Reply after = second.api.requestSandbox("dev-1");
+            assertThat(after.ok()).as("%s", after).isTrue();
+            assertThat(after.grants()).isEqualTo(before.grants());
+            assertThat(runtime.startCount()).as("containers created by the restart").isEqualTo(started);
+            assertThat(Files.exists(dir.resolve("state").resolve(RestartSettings.DEFAULT_KEY_FILE))).isTrue();
+        }
+    }
+
+    private ServerConfig config(boolean readopt) {
+        return ServerConfig.defaults(dir.resolve("state")).withPort(0).withFlag(true).withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN)
+                .withRestart(RestartSettings.defaults().withReadopt(readopt));
     }
 
     @Test

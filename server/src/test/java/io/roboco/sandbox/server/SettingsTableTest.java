@@ -53,17 +53,18 @@ class SettingsTableTest {
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
 
     /** Settings whose default is not a value one could set (not round-tripped), and what unset means. */
-    private static final Map<String, String> NO_VALUE_DEFAULT = Map.of(
-            "ROBOCO_SANDBOX_DB_ENABLED", "unset means: the value stored from the admin page, else off",
-            "ROBOCO_SANDBOX_API_TOKEN", "unset means: generated once into the state directory",
-            "ROBOCO_SANDBOX_ADMIN_TOKEN", "unset means: generated once into the state directory",
-            "ROBOCO_SANDBOX_STATE_URL", "unset means: the embedded database in the state directory",
-            "ROBOCO_SANDBOX_STATE_USER", "only with a URL",
-            "ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL",
-            "ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>", "unset means: the default image when it runs that major, else the official one",
-            "ROBOCO_SANDBOX_MCP_URL", "unset means: http://127.0.0.1:<ROBOCO_SANDBOX_PORT>/mcp",
-            "ROBOCO_SANDBOX_MCP_TOKEN", "the stdio bridge's token; the server does not read it",
-            "ROBOCO_SANDBOX_MAX_CONTAINERS", "unset means: 3/4 of the Docker host's memory over the per-container memory limit");
+    private static final Map<String, String> NO_VALUE_DEFAULT = Map.ofEntries(
+            Map.entry("ROBOCO_SANDBOX_DB_ENABLED", "unset means: the value stored from the admin page, else off"),
+            Map.entry("ROBOCO_SANDBOX_API_TOKEN", "unset means: generated once into the state directory"),
+            Map.entry("ROBOCO_SANDBOX_ADMIN_TOKEN", "unset means: generated once into the state directory"),
+            Map.entry("ROBOCO_SANDBOX_STATE_URL", "unset means: the embedded database in the state directory"),
+            Map.entry("ROBOCO_SANDBOX_STATE_USER", "only with a URL"),
+            Map.entry("ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL"),
+            Map.entry("ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>", "unset means: the default image when it runs that major, else the official one"),
+            Map.entry("ROBOCO_SANDBOX_MCP_URL", "unset means: http://127.0.0.1:<ROBOCO_SANDBOX_PORT>/mcp"),
+            Map.entry("ROBOCO_SANDBOX_MCP_TOKEN", "the stdio bridge's token; the server does not read it"),
+            Map.entry("ROBOCO_SANDBOX_MAX_CONTAINERS", "unset means: 3/4 of the Docker host's memory over the per-container memory limit"),
+            Map.entry("ROBOCO_SANDBOX_SECRET_KEY_FILE", "unset means: secret.key in the state directory"));
 
     /** What an entry missing from one of ServerConfig's per-engine maps means, by record component. */
     private static final Map<String, java.util.function.Function<String, Object>> ABSENT_ENTRY = Map.of(

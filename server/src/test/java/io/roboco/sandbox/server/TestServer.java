@@ -36,6 +36,11 @@ final class TestServer implements AutoCloseable {
         this(config, new FakeContainerRuntime(), StubEngine.registry(), store, store);
     }
 
+    /** Over a given fake runtime and store (a restart: the next server finds what the previous one left). */
+    TestServer(ServerConfig config, FakeContainerRuntime runtime, FakeSettingsStore store) {
+        this(config, runtime, StubEngine.registry(), store, store);
+    }
+
     /** Over the fake runtime and store, with {@code registry}'s engines (e.g. the real ones, for their majors). */
     TestServer(ServerConfig config, EngineRegistry registry) {
         this(config, new FakeContainerRuntime(), registry, new FakeSettingsStore());

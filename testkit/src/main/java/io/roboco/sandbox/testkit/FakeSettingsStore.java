@@ -10,6 +10,7 @@ import io.roboco.sandbox.settings.Quota;
 import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 
@@ -188,6 +189,26 @@ public final class FakeSettingsStore implements SettingsStore {
     @Override
     public Map<String, Instant> heartbeats() {
         return delegate.heartbeats();
+    }
+
+    @Override
+    public void saveSealed(SealedContainer row) {
+        delegate.saveSealed(row);
+    }
+
+    @Override
+    public List<SealedContainer> sealedOf(String instance) {
+        return delegate.sealedOf(instance);
+    }
+
+    @Override
+    public boolean deleteSealed(String sandboxId, String containerId) {
+        return delegate.deleteSealed(sandboxId, containerId);
+    }
+
+    @Override
+    public boolean resealIf(String sandboxId, String containerId, String expected, String next) {
+        return delegate.resealIf(sandboxId, containerId, expected, next);
     }
 
     @Override

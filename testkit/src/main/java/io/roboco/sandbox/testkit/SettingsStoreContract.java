@@ -15,6 +15,7 @@ import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
+import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
 
 import java.time.Instant;
@@ -425,6 +426,70 @@ public abstract class SettingsStoreContract {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    // --- sealed credentials -------------------------------------------------------------------
+
+    private static SealedContainer sealedRow(String sandboxId, String containerId, String instance, String sealed) {
+        return new SealedContainer(sandboxId, containerId, "dev-1", instance, "postgres", "roboco-sbx-dev-1-postgres-" + containerId,
+                "img:1", "15", "127.0.0.1", 40_123, List.of("pg_trgm", "vector"), io.roboco.sandbox.runtime.Limits.sandboxDefaults(), true, T0,
+                sealed);
+    }
+
+    @Test
+    void sealedRowsRoundTripEveryFieldPerInstanceInWriteOrder() {
+        SealedContainer a = sealedRow("sbx_1", "c1", "inst-a", "v1.k1.AAAA");
+        SealedContainer b = sealedRow("sbx_1", "c2", "inst-a", "v1.k1.BBBB");
+        SealedContainer other = sealedRow("sbx_9", "c9", "inst-b", "v1.k2.CCCC");
+        SealedContainer pool = new SealedContainer(SealedContainer.POOL, "c3", "postgres@img:1", "inst-a", "postgres", "", "img:1", "",
+                "127.0.0.1", 40_124, List.of(), null, false, T0.plusSeconds(1), "v1.k1.DDDD");
+        store.saveSealed(a);
+        store.saveSealed(b);
+        store.saveSealed(other);
+        store.saveSealed(pool);
+
+        assertThat(store.sealedOf("inst-a")).containsExactly(a, b, pool);
+        assertThat(store.sealedOf("inst-b")).containsExactly(other);
+        assertThat(store.sealedOf("inst-c")).isEmpty();
+    }
+
+    @Test
+    void savingARowAgainReplacesItAndDeletingDropsOnlyThatContainer() {
+        store.saveSealed(sealedRow("sbx_1", "c1", "inst-a", "v1.k1.AAAA"));
+        store.saveSealed(sealedRow("sbx_1", "c2", "inst-a", "v1.k1.BBBB"));
+        SealedContainer replaced = sealedRow("sbx_1", "c1", "inst-a", "v1.k1.EEEE");
+        store.saveSealed(replaced);
+        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::sealed).containsExactlyInAnyOrder("v1.k1.EEEE", "v1.k1.BBBB");
+
+        assertThat(store.deleteSealed("sbx_1", "c2")).isTrue();
+        assertThat(store.deleteSealed("sbx_1", "c2")).isFalse();
+        assertThat(store.sealedOf("inst-a")).containsExactly(replaced);
+    }
+
+    @Test
+    void resealReplacesOnlyTheValueItExpects() {
+        store.saveSealed(sealedRow("sbx_1", "c1", "inst-a", "v1.k1.AAAA"));
+        assertThat(store.resealIf("sbx_1", "c1", "v1.k1.OLD", "v1.k2.NEW")).isFalse();
+        assertThat(store.resealIf("sbx_1", "c1", "v1.k1.AAAA", "v1.k2.NEW")).isTrue();
+        assertThat(store.sealedOf("inst-a")).singleElement().satisfies(r -> {
+            assertThat(r.sealed()).isEqualTo("v1.k2.NEW");
+            assertThat(r.features()).containsExactly("pg_trgm", "vector");
+        });
+        assertThat(store.resealIf("sbx_nope", "c1", "v1.k2.NEW", "x")).isFalse();
+    }
+
+    @Test
+    void closingOrForgettingASandboxDropsItsSealedRowsInTheSameStep() {
+        store.reserve(draft("sbx_1", "dev-1"), THREE);
+        store.reserve(draft("sbx_2", "dev-1"), THREE);
+        store.saveSealed(sealedRow("sbx_1", "c1", "inst-a", "v1.k1.AAAA"));
+        store.saveSealed(sealedRow("sbx_2", "c2", "inst-a", "v1.k1.BBBB"));
+        store.saveSealed(sealedRow(SealedContainer.POOL, "c3", "inst-a", "v1.k1.CCCC"));
+
+        store.markDeleted("sbx_1", T0, "released", false);
+        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::containerId).containsExactly("c2", "c3");
+        store.forgetSandbox("sbx_2");
+        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::containerId).containsExactly("c3");
     }
 
     @Test

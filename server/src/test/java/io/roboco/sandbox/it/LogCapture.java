@@ -1,0 +1,91 @@
+package io.roboco.sandbox.it;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.ThrowableProxyUtil;
+import ch.qos.logback.core.AppenderBase;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+
+/**
+ * Everything this JVM logs (every logger at DEBUG, with stack traces) and prints (stdout, stderr) while it is open,
+ * for tests that scan it for secrets. Closing it restores the loggers and the streams.
+ */
+public final class LogCapture implements AutoCloseable {
+    private final StringBuffer logged = new StringBuffer();
+    private final ByteArrayOutputStream console = new ByteArrayOutputStream();
+    private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    private final Level rootLevel = root.getLevel();
+    private final PrintStream out = System.out;
+    private final PrintStream err = System.err;
+    private final AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
+        @Override
+        protected void append(ILoggingEvent e) {
+            logged.append(e.getLoggerName()).append(' ').append(e.getFormattedMessage()).append('\n');
+            if (e.getThrowableProxy() != null) {
+                logged.append(ThrowableProxyUtil.asString(e.getThrowableProxy())).append('\n');
+            }
+        }
+    };
+
+    public LogCapture() {
+        root.setLevel(Level.DEBUG);
+        appender.setContext(root.getLoggerContext());
+        appender.start();
+        root.addAppender(appender);
+        System.setOut(new PrintStream(new Tee(out, console), true));
+        System.setErr(new PrintStream(new Tee(err, console), true));
+    }
+
+    /** Every log line so far. */
+    public String logged() {
+        return logged.toString();
+    }
+
+    /** Everything printed so far. */
+    public String printed() {
+        synchronized (console) {
+            return console.toString();
+        }
+    }
+
+    @Override
+    public void close() {
+        System.setOut(out);
+        System.setErr(err);
+        root.detachAppender(appender);
+        root.setLevel(rootLevel);
+    }
+
+    /** Writes to the real stream and to a capture. */
+    private static final class Tee extends OutputStream {
+        private final OutputStream a;
+        private final ByteArrayOutputStream b;
+
+        Tee(OutputStream a, ByteArrayOutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws IOException {
+            a.write(c);
+            synchronized (b) {
+                b.write(c);
+            }
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws IOException {
+            a.write(buf, off, len);
+            synchronized (b) {
+                b.write(buf, off, len);
+            }
+        }
+    }
+}
