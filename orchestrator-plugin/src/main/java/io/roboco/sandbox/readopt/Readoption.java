@@ -9,7 +9,6 @@ import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.secrets.CredentialCipher;
 import io.roboco.sandbox.secrets.UnsealException;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.ContainerRef;
@@ -110,7 +109,7 @@ public final class Readoption {
         Map<String, List<SealedContainer>> bySandbox = new LinkedHashMap<>();
         rows.forEach(r -> bySandbox.computeIfAbsent(r.sandboxId(), k -> new ArrayList<>()).add(r));
         guard(records, rows);
-        KeyTally keys = new KeyTally();
+        KeyTally keys = new KeyTally(key, vault == null ? null : vault.cipher(), instance);
 
         int readopted = 0;
         int readoptedContainers = 0;
@@ -218,7 +217,6 @@ public final class Readoption {
                     : new Verdict.Dead("no sealed credentials were stored for it");
         }
         if (vault == null) {
-            keys.unopened(rows);
             return new Verdict.Dead("its sealed credentials cannot be opened: no usable key");
         }
         if (r.containers().isEmpty()) {
@@ -262,7 +260,6 @@ public final class Readoption {
     /** An idle pool container that opens and answers on its admin credential; empty when it does not. */
     private Optional<ServiceInstance> checkPooled(SealedContainer row, KeyTally keys) {
         if (vault == null || pool == null) {
-            keys.unopened(List.of(row));
             return Optional.empty();
         }
         Optional<Engine> engine = registry.find(row.service());
@@ -336,52 +333,6 @@ public final class Readoption {
             return check.get();
         } catch (ExecutionException e) {
             return Optional.empty();
-        }
-    }
-
-    /** Rows whose credentials did not open for a reason of the key, for one loud message naming the file and what happens. */
-    private final class KeyTally {
-        private final Set<String> foreignKeys = new TreeSet<>();
-        private int foreign;
-        private int altered;
-        private int unopened;
-
-        synchronized void failed(SealedContainer row, UnsealException e) {
-            String id = CredentialCipher.keyIdOf(row.sealed());
-            if (id != null && !vault.cipher().keyId().equals(id)) {
-                foreign++;
-                foreignKeys.add(id);
-            } else {
-                altered++;
-            }
-        }
-
-        synchronized void unopened(List<SealedContainer> rows) {
-            unopened += rows.size();
-        }
-
-        synchronized String warning(int total) {
-            String consequence = "their sandboxes are treated as dead: records closed, containers removed, and each agent's next"
-                    + " request_sandbox provisions a fresh set";
-            if (!key.usable()) {
-                return "ROBOCO_SANDBOX_SECRET_KEY_FILE: " + key.unusable() + ". " + (total == 0 ? "" : total
-                        + " sealed credential(s) of instance " + instance + " cannot be opened, so " + consequence + ". ")
-                        + "Until the key file is fixed, sandboxes are not sealed and a shutdown releases them (as with"
-                        + " ROBOCO_SANDBOX_READOPT=false)";
-            }
-            if (foreign > 0) {
-                String why = key.generated()
-                        ? "the key file " + key.file() + " did not exist, so a new key (" + vault.cipher().keyId() + ") was generated"
-                        : "the key file " + key.file() + " holds key " + vault.cipher().keyId();
-                return foreign + " sealed credential(s) of instance " + instance + " were sealed under key(s) " + foreignKeys + ", but "
-                        + why + ": they cannot be opened, so " + consequence + ". Keep the key file with the state directory (back it"
-                        + " up with it) so that restarts keep sandboxes (ROBOCO_SANDBOX_SECRET_KEY_FILE)";
-            }
-            if (altered > 0) {
-                return altered + " sealed credential(s) of instance " + instance + " failed their integrity check (altered, or copied"
-                        + " from another row), so " + consequence;
-            }
-            return null;
         }
     }
 }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "roboco-sandbox", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
         description = "Throwaway Postgres, Redis and MongoDB sandboxes for AI agents: the server and its operator commands.",
         subcommands = {ServeCommand.class, McpCommand.class, DoctorCommand.class, ListCommand.class, DeleteCommand.class,
-                ReleaseCommand.class, CleanupCommand.class, CommandLine.HelpCommand.class},
+                ReleaseCommand.class, CleanupCommand.class, RotateKeyCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Commands that need a server talk to ROBOCO_SANDBOX_URL (default http://127.0.0.1:$ROBOCO_SANDBOX_PORT) with the admin",
                 "token from ROBOCO_SANDBOX_ADMIN_TOKEN or the state directory ($ROBOCO_SANDBOX_STATE_DIR/admin-token)."})
 public final class Cli implements Runnable {

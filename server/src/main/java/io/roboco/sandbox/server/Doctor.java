@@ -86,6 +86,7 @@ public final class Doctor {
         }
         checks.add(stateDir());
         checks.add(tokens());
+        checks.add(SecretKeyCheck.check(config, settings));
         checks.add(flag(settings));
         checks.add(pool());
         checks.add(capacity(info));

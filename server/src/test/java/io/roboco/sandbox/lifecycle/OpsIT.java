@@ -34,7 +34,7 @@ class OpsIT {
             assertThat(r.status()).isEqualTo(200);
             List<Map<String, Object>> checks = (List<Map<String, Object>>) r.json().get("checks");
             assertThat(checks).extracting(c -> c.get("name")).contains("docker", "image:postgres", "image:redis", "image:mongo", "store",
-                    "state-dir", "tokens", "flag", "pool", "capacity", "janitor", "limits");
+                    "state-dir", "tokens", "secret-key", "flag", "pool", "capacity", "janitor", "limits");
             assertThat(checks).allSatisfy(c -> assertThat(c.get("status")).as(String.valueOf(c)).isEqualTo("ok"));
             assertThat(r.json()).containsEntry("ok", true);
             assertThat(r.body()).doesNotContain(ApiClient.ADMIN_TOKEN).doesNotContain(ApiClient.API_TOKEN);

@@ -2,6 +2,7 @@ package io.roboco.sandbox.restart;
 
 import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.Fixtures;
+import io.roboco.sandbox.it.OperatorCli;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +57,7 @@ class PoolOwnershipIT {
         List<String> containers = containerIds(listed);
         assertThat(fromPool(listed)).as("both containers were claimed from the pool").containsOnly(true).hasSize(2);
         assertThat(labelledFor(AGENT)).as("Docker's labels do not say whose they are").isEmpty();
+        assertThat(cliList(port)).as("the CLI's list").contains((String) listed.get("id")).contains(AGENT);
         assertThat(containers).allSatisfy(id -> assertThat(LocalImages.docker("inspect", "-f",
                 "{{index .Config.Labels \"roboco.sandbox.pool\"}}", id).strip()).isEqualTo("1"));
 
@@ -65,6 +67,7 @@ class PoolOwnershipIT {
         assertThat(after.get("id")).as("the same record, still its agent's").isEqualTo(listed.get("id"));
         assertThat(after.get("state")).isEqualTo("live");
         assertThat(fromPool(after)).containsOnly(true);
+        assertThat(cliList(port)).as("the CLI's list after the restart").contains((String) listed.get("id")).contains(AGENT);
         ApiClient.Reply again = server.api.requestSandbox(AGENT);
         assertThat(again.grants()).as("re-adopted for its agent: the same credentials").isEqualTo(before.grants());
 
@@ -75,6 +78,14 @@ class PoolOwnershipIT {
                 + " containers from_pool, 0 labelled for the agent), same credentials after the restart, " + left.size()
                 + " of its containers left after release");
         assertThat(left).as("release removes the claimed containers by id").isEmpty();
+    }
+
+    /** {@code roboco-sandbox list --owner <agent>} against the server; its table. */
+    private static String cliList(int port) throws Exception {
+        OperatorCli.Run run = OperatorCli.run(Map.of("ROBOCO_SANDBOX_URL", "http://127.0.0.1:" + port,
+                "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN), "list", "--owner", AGENT);
+        assertThat(run.exit()).as(run.out()).isZero();
+        return run.out();
     }
 
     @SuppressWarnings("unchecked")
