@@ -22,12 +22,17 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.function.IntSupplier;
 
 /**
  * A fresh container from an image to ready: new credentials, a free port (host mode), the ownership labels, its
  * turn at the start admission, {@code docker run}, then readiness polled until it answers on the admin credential.
  * The container enters the ledger as in flight the moment the runtime has started it; any failure after that is
  * diagnosed and the container removed ({@link StartDiagnosis}).
+ *
+ * <p>In host mode a port is free when it is picked, not necessarily when the container binds it a moment later:
+ * another process may take it in between. A container that exits before it is ready saying its address is in use
+ * is therefore removed and started again on a new port, at most {@value #PORT_ATTEMPTS} times in all.
  */
 final class ColdStart {
     /** A container that was started and became ready; still in flight. */
@@ -42,12 +47,23 @@ final class ColdStart {
     private final ContainerLedger ledger;
     private final Containers containers;
     private final StartDiagnosis diagnosis;
-    private final PortAllocator ports = new PortAllocator();
+    /** Starts in all for one container whose port was taken between the pick and the bind. */
+    static final int PORT_ATTEMPTS = 3;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ColdStart.class);
+
+    private final IntSupplier ports;
     /** Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served. */
     private final Semaphore starts;
 
     ColdStart(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock, ContainerLedger ledger,
               Containers containers, StartDiagnosis diagnosis) {
+        this(runtime, settings, secrets, clock, ledger, containers, diagnosis, new PortAllocator()::next);
+    }
+
+    /** With the source of host-mode ports (tests hand out a taken one first). */
+    ColdStart(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock, ContainerLedger ledger,
+              Containers containers, StartDiagnosis diagnosis, IntSupplier ports) {
+        this.ports = ports;
         this.runtime = runtime;
         this.settings = settings;
         this.secrets = secrets;
@@ -60,10 +76,41 @@ final class ColdStart {
 
     /** Starts {@code engine} on {@code choice}'s image with {@code limits} for {@code agent} (or the pool) and waits until it is ready. */
     Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) throws ProvisionException {
+        try {
+            starts.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
+        }
+        try {
+            for (int attempt = 1; ; attempt++) {
+                Attempt next = attempt(engine, choice, limits, agent, project, pool);
+                try {
+                    return startAndAwait(engine, agent, next);
+                } catch (PortTaken taken) {
+                    if (attempt == PORT_ATTEMPTS) {
+                        throw diagnosis.failed(engine, agent, taken.started, taken.notReady);
+                    }
+                    containers.removeQuietly(taken.started.container().id());
+                    log.info("{}: port {} was taken by another process before the container bound it; starting again on a new"
+                            + " port (attempt {} of {})", StartDiagnosis.what(engine, agent), next.port, attempt + 1, PORT_ATTEMPTS);
+                }
+            }
+        } finally {
+            starts.release();
+        }
+    }
+
+    /** One try at starting a container: its credentials, port, name and run request. */
+    private record Attempt(RunRequest request, String image, Credentials credentials, String name, int port, Instant created,
+                           boolean hostMode) {
+    }
+
+    private Attempt attempt(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
-        int port = hostMode ? ports.next() : engine.defaultPort();
+        int port = hostMode ? ports.getAsInt() : engine.defaultPort();
         String name = containerName(pool ? "pool" : agent, engine.name());
         ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port,
                 limits.memoryBytes()));
@@ -77,38 +124,48 @@ final class ColdStart {
             labels.put(SandboxLabels.POOL, "1");
         }
         RunRequest request = new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
-
-        try {
-            starts.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
-        }
-        try {
-            return startAndAwait(engine, agent, request, image, credentials, name, port, created, hostMode);
-        } finally {
-            starts.release();
-        }
+        return new Attempt(request, image, credentials, name, port, created, hostMode);
     }
 
-    private Started startAndAwait(Engine engine, String agent, RunRequest request, String image, Credentials credentials,
-                                  String name, int port, Instant created, boolean hostMode) throws ProvisionException {
+    private Started startAndAwait(Engine engine, String agent, Attempt attempt) throws ProvisionException, PortTaken {
         StartedContainer container;
         try {
-            container = runtime.start(request);
+            container = runtime.start(attempt.request);
         } catch (ContainerRuntimeException e) {
             throw new ProvisionException(StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
         }
         long startedAt = System.nanoTime();
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
-        Endpoint endpoint = new Endpoint(hostMode ? "127.0.0.1" : name, port);
-        ProbeTarget target = containers.target(container.id(), endpoint, credentials);
-        Started started = new Started(container, image, endpoint, credentials, target, created, startedAt);
+        Endpoint endpoint = new Endpoint(attempt.hostMode ? "127.0.0.1" : attempt.name, attempt.port);
+        ProbeTarget target = containers.target(container.id(), endpoint, attempt.credentials);
+        Started started = new Started(container, attempt.image, endpoint, attempt.credentials, target, attempt.created, startedAt);
         try {
             Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
             return started;
+        } catch (Readiness.NotReadyException e) {
+            if (attempt.hostMode && e.reason() == Readiness.NotReadyException.Cause.EXITED && addressInUse(e.logTail())) {
+                throw new PortTaken(started, e);
+            }
+            throw diagnosis.failed(engine, agent, started, e);
         } catch (Exception | Error e) {
             throw diagnosis.failed(engine, agent, started, e);
+        }
+    }
+
+    /** What Postgres, Redis and the JVM's stand-in each log when the address they bind is taken. */
+    static boolean addressInUse(String logTail) {
+        return logTail != null && logTail.toLowerCase(Locale.ROOT).contains("address already in use");
+    }
+
+    /** The container exited before it was ready because its port was taken meanwhile. */
+    private static final class PortTaken extends Exception {
+        final transient Started started;
+        final Readiness.NotReadyException notReady;
+
+        PortTaken(Started started, Readiness.NotReadyException notReady) {
+            super(null, null, false, false);
+            this.started = started;
+            this.notReady = notReady;
         }
     }
 

@@ -32,6 +32,8 @@ import java.util.concurrent.CountDownLatch;
  * exits: the image build runs it to record an AppCDS archive for a faster JVM start.
  */
 public final class Main {
+    /** What mongod exits with when it cannot listen on its address. */
+    static final int EXIT_ADDRESS_IN_USE = 48;
 
     private Main() {
     }
@@ -75,7 +77,15 @@ public final class Main {
         boolean accessControl = authFlag || rootUser.isPresent();
 
         MongoServer server = new MongoServer(new AuthenticatingBackend(new MemoryBackend(), users, accessControl));
-        server.bind(host, port);
+        try {
+            server.bind(host, port);
+        } catch (Exception e) { // the bind's BindException arrives unchecked-thrown, though it is an IOException
+            // mongod's own exit code for an address it cannot listen on; without the exit, the event loop's threads
+            // would keep a server that listens nowhere running.
+            System.err.println("error: cannot listen on " + host + ":" + port + ": " + rootCause(e).getMessage());
+            server.shutdownNow();
+            System.exit(EXIT_ADDRESS_IN_USE);
+        }
         InetSocketAddress bound = server.getLocalAddress();
 
         if (training) {
@@ -99,6 +109,14 @@ public final class Main {
     }
 
     /** {@code NAME} from the environment, or the content of the file {@code NAME_FILE} names (the official image's convention). */
+    private static Throwable rootCause(Throwable e) {
+        Throwable cause = e;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
     private static Optional<String> setting(String name) throws IOException {
         String value = System.getenv(name);
         if (value != null && !value.isEmpty()) {
