@@ -94,6 +94,40 @@ public final class AgentVerbs {
         return lifecycleExit(slug, verb);
     }
 
+    /**
+     * A data verb ({@link VerbNames#DATA}) on one of the agent's own sandboxes by id (MCP's {@code sandbox} argument):
+     * a named sandbox, or its verb set; the same role check and audit as {@link #call}. {@code args} is {@code {"name"}}.
+     *
+     * @throws BadRequest for a malformed slug, a verb that is not a data verb, or malformed arguments
+     */
+    public Envelope callOn(String slug, String sandboxId, String verb, Map<String, Object> args) throws InterruptedException {
+        Names.requireAgentSlug(slug);
+        if (!VerbNames.DATA.contains(verb)) {
+            throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: " + String.join(", ", VerbNames.DATA));
+        }
+        String name = Arguments.name(verb, args);
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isEmpty()) {
+            return refuse(slug, "", verb, notSpawned(slug), List.of());
+        }
+        Optional<Envelope> refusal = roleCheck(agent.get(), verb, List.of());
+        if (refusal.isPresent()) {
+            return refusal.get();
+        }
+        Optional<io.roboco.sandbox.plugin.Sandboxes> sandboxes = plugin.sandboxes();
+        boolean own = sandboxes.flatMap(s -> s.find(sandboxId)).filter(r -> r.owner().equals(slug)).isPresent();
+        if (!own) {
+            return refuse(slug, agent.get().project(), verb, "no sandbox '" + Names.printable(sandboxId) + "' of yours", List.of());
+        }
+        DataOutcome outcome;
+        try {
+            outcome = sandboxes.get().dataOperation(sandboxId, verb, name);
+        } catch (io.roboco.sandbox.plugin.Sandboxes.NotFound | io.roboco.sandbox.plugin.Sandboxes.Conflict e) {
+            return refuse(slug, agent.get().project(), verb, e.getMessage(), List.of());
+        }
+        return envelope(verb, outcome);
+    }
+
     /** The agent's own container was removed: tear its sandbox down and forget it. Returns containers removed. */
     public int containerRemoved(String slug) {
         Names.requireAgentSlug(slug);
@@ -125,7 +159,10 @@ public final class AgentVerbs {
         if (refusal.isPresent()) {
             return refusal.get();
         }
-        DataOutcome outcome = plugin.dataOperation(slug, verb, name);
+        return envelope(verb, plugin.dataOperation(slug, verb, name));
+    }
+
+    private static Envelope envelope(String verb, DataOutcome outcome) {
         if (outcome instanceof DataOutcome.Done done) {
             return Envelope.ok(verb, done.evidence());
         }

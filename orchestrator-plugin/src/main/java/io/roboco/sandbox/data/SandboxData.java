@@ -18,12 +18,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
- * Data operations on a sandbox's Postgres: schema snapshots and diffs, checkpoint and rewind. Each runs under the
- * owner's lock (never overlapping its request_sandbox or release) on the sandbox the manager holds for that key.
- * Keyed by the sandbox's owner key (today the agent slug of its verb sandbox); the lifecycle work's sandbox ids
- * re-key it without a change here.
+ * Data operations on a sandbox's Postgres: schema snapshots and diffs, checkpoint and rewind. On an owner's verb set
+ * each runs under the owner's lock (never overlapping its request_sandbox or release) on the set the manager holds;
+ * on a named sandbox under that sandbox's lock ({@link #lockKey}), which its deletion takes too.
  */
 public final class SandboxData {
     public static final String SNAPSHOT_SCHEMA = "snapshot_schema";
@@ -45,43 +45,119 @@ public final class SandboxData {
         this.clock = clock;
     }
 
-    /** Runs one of {@link #VERBS} with a snapshot or checkpoint {@code name} on the sandbox keyed {@code sandbox}. */
+    /** Runs one of {@link #VERBS} with a snapshot or checkpoint {@code name} on the verb set of owner {@code sandbox}. */
     public DataOutcome run(String sandbox, String verb, String name) throws InterruptedException {
-        if (!VERBS.contains(verb)) {
-            throw new IllegalArgumentException("not a data operation: " + verb);
+        return run(sandbox, null, verb, name);
+    }
+
+    /**
+     * {@link #run(String, String, String)} on the owner's verb set only while it is the set {@code setId} (a sandbox id
+     * named by an operator); null for whichever set the owner has.
+     */
+    public DataOutcome run(String owner, String setId, String verb, String name) throws InterruptedException {
+        Optional<DataOutcome> bad = check(verb, name);
+        if (bad.isPresent()) {
+            return bad.get();
         }
-        try {
-            PostgresCheckpoints.requireName(name);
-        } catch (UnknownNameException e) {
-            return new DataOutcome.Refused(e.getMessage().replace("checkpoint name", (verb.contains("schema") ? "snapshot" : "checkpoint") + " name"));
+        return guarded(verb, () -> manager.withAgent(owner, found -> {
+            if (setId != null && found.isPresent() && !setId.equals(found.get().id())) {
+                return new DataOutcome.Refused("sandbox " + setId + " is no longer " + owner + "'s live set (it has " + found.get().id()
+                        + " now)");
+            }
+            Map<String, ServiceInstance> services = found.map(AgentSandbox::services).orElse(null);
+            return operate(owner, verb, name, services, "no sandbox for '" + owner + "'; call request_sandbox first");
+        }));
+    }
+
+    /**
+     * Runs one of {@link #VERBS} on the named sandbox {@code id}, whose services {@code held} answers while the sandbox is
+     * live and this process holds its credentials (asked under the sandbox's lock, which its deletion takes too).
+     */
+    public DataOutcome runNamed(String id, String verb, String name, Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
+        Optional<DataOutcome> bad = check(verb, name);
+        if (bad.isPresent()) {
+            return bad.get();
         }
-        try {
-            return manager.withAgent(sandbox, found -> {
-                Optional<ServiceInstance> postgres = found.map(AgentSandbox::services).map(s -> s.get("postgres"));
-                if (postgres.isEmpty()) {
-                    return new DataOutcome.Refused(found.isEmpty()
-                            ? "no sandbox for '" + sandbox + "'; call request_sandbox first"
-                            : "the sandbox has no postgres service; " + verb + " works on Postgres (opt the project into postgres)");
-                }
-                return switch (verb) {
-                    case SNAPSHOT_SCHEMA -> snapshot(sandbox, name, postgres.get());
-                    case DIFF_SCHEMA -> diff(sandbox, name, postgres.get());
-                    case CHECKPOINT -> checkpoint(name, postgres.get());
-                    default -> rewind(name, postgres.get());
-                };
-            });
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (SQLException e) {
-            return new DataOutcome.Failed(verb + " failed: " + redact(e.getMessage(), sandbox) + "; nothing was changed, try again", true);
-        } catch (Exception e) {
-            return new DataOutcome.Failed(verb + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage(), true);
-        }
+        return guarded(verb, () -> manager.withAgent(lockKey(id), ignored -> operate(namedKey(id), verb, name, held.apply(id).orElse(null),
+                "this server does not hold the credentials of named sandbox " + id + " (it is no longer live, or it was made before a"
+                        + " restart that did not re-adopt it: ROBOCO_SANDBOX_READOPT=false or an unusable key); create a new one")));
+    }
+
+    /** The lock a named sandbox's data operations and its deletion share. */
+    public static String lockKey(String namedId) {
+        return "named:" + namedId;
     }
 
     /** The sandbox keyed {@code sandbox} is gone for good (released): its snapshots go with it. */
     public void forget(String sandbox) {
         snapshots.forget(sandbox);
+    }
+
+    /** The named sandbox {@code id} is gone for good: its snapshots go with it. */
+    public void forgetNamed(String id) {
+        snapshots.forget(namedKey(id));
+    }
+
+    private static String namedKey(String id) {
+        return "named:" + id;
+    }
+
+    private static Optional<DataOutcome> check(String verb, String name) {
+        if (!VERBS.contains(verb)) {
+            throw new IllegalArgumentException("not a data operation: " + verb);
+        }
+        try {
+            PostgresCheckpoints.requireName(name);
+            return Optional.empty();
+        } catch (UnknownNameException e) {
+            return Optional.of(new DataOutcome.Refused(e.getMessage().replace("checkpoint name",
+                    (verb.contains("schema") ? "snapshot" : "checkpoint") + " name")));
+        }
+    }
+
+    /** The work of one operation, run under the sandbox's lock. */
+    @FunctionalInterface
+    private interface Locked {
+        DataOutcome run() throws Exception;
+    }
+
+    private DataOutcome guarded(String verb, Locked work) throws InterruptedException {
+        try {
+            return work.run();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (RedactedFailure e) {
+            return new DataOutcome.Failed(verb + " failed: " + e.getMessage() + "; nothing was changed, try again", true);
+        } catch (Exception e) {
+            return new DataOutcome.Failed(verb + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage(), true);
+        }
+    }
+
+    private DataOutcome operate(String key, String verb, String name, Map<String, ServiceInstance> services, String none)
+            throws RedactedFailure {
+        ServiceInstance postgres = services == null ? null : services.get("postgres");
+        if (postgres == null) {
+            return new DataOutcome.Refused(services == null ? none
+                    : "the sandbox has no postgres service; " + verb + " works on Postgres (opt the project into postgres)");
+        }
+        try {
+            return switch (verb) {
+                case SNAPSHOT_SCHEMA -> snapshot(key, name, postgres);
+                case DIFF_SCHEMA -> diff(key, name, postgres);
+                case CHECKPOINT -> checkpoint(name, postgres);
+                default -> rewind(name, postgres);
+            };
+        } catch (SQLException e) {
+            throw new RedactedFailure(redact(e.getMessage(), postgres));
+        }
+    }
+
+    /** A database failure whose message has had the sandbox's passwords taken out. */
+    private static final class RedactedFailure extends Exception {
+        RedactedFailure(String message) {
+            super(message, null, false, false);
+        }
     }
 
     // --- operations --------------------------------------------------------------------------
@@ -186,14 +262,11 @@ public final class SandboxData {
         return ProbeTarget.of(instance.endpoint(), instance.credentials());
     }
 
-    private String redact(String message, String sandbox) {
+    private static String redact(String message, ServiceInstance postgres) {
         String out = String.valueOf(message);
-        Optional<ServiceInstance> postgres = manager.find(sandbox).map(s -> s.services().get("postgres"));
-        if (postgres.isPresent()) {
-            for (String secret : new String[] {postgres.get().credentials().password(), postgres.get().credentials().adminPassword()}) {
-                if (secret != null && !secret.isEmpty()) {
-                    out = out.replace(secret, "<redacted>");
-                }
+        for (String secret : new String[] {postgres.credentials().password(), postgres.credentials().adminPassword()}) {
+            if (secret != null && !secret.isEmpty()) {
+                out = out.replace(secret, "<redacted>");
             }
         }
         return out;

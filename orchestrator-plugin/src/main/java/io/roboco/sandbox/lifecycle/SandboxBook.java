@@ -56,6 +56,11 @@ public final class SandboxBook implements Admission {
     private final Map<String, SandboxRecord> verbSets = new ConcurrentHashMap<>();
     /** Containers of this instance's undeleted named sandboxes: container id → service (the ledger has them as RECORDED). */
     private final Map<String, String> namedContainers = new ConcurrentHashMap<>();
+    /**
+     * Named sandbox id → its services with their credentials, held in this process's memory only (as the verb sets' cache
+     * holds theirs) for the data operations: from its create, or from re-adoption after a restart. Never written anywhere.
+     */
+    private final Map<String, Map<String, ServiceInstance>> namedServices = new ConcurrentHashMap<>();
 
     /** @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED} */
     public SandboxBook(SandboxStore store, String instance, Lifetimes lifetimes, int perOwner, Capacity capacity, Clock clock,
@@ -106,6 +111,17 @@ public final class SandboxBook implements Admission {
             namedContainers.put(c.containerId(), c.service());
             ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id());
         });
+    }
+
+    /** {@link #takeOnNamed(SandboxRecord)} with its services as re-adoption opened and checked them (same credentials). */
+    public void takeOnNamed(SandboxRecord r, Map<String, ServiceInstance> services) {
+        takeOnNamed(r);
+        namedServices.put(r.id(), Map.copyOf(services));
+    }
+
+    /** The services of a named sandbox of this instance, when this process holds its credentials. */
+    public Optional<Map<String, ServiceInstance>> namedServices(String id) {
+        return Optional.ofNullable(namedServices.get(id));
     }
 
     /** A verb set a previous process of this instance handed out, re-adopted after a restart: its record is this book's again. */
@@ -231,6 +247,7 @@ public final class SandboxBook implements Admission {
             namedContainers.put(i.containerId(), i.service());
             ledger.move(i.containerId(), ContainerLedger.Reason.RECORDED, admitted.sandboxId());
         });
+        namedServices.put(admitted.sandboxId(), Map.copyOf(started));
         admitted.release().run();
         SandboxRecord record = store.findSandbox(admitted.sandboxId()).orElseThrow(
                 () -> new IllegalStateException("sandbox record " + admitted.sandboxId() + " vanished while it started"));
@@ -240,12 +257,14 @@ public final class SandboxBook implements Admission {
     }
 
     public void abandonNamed(Decision.Admitted admitted) {
+        namedServices.remove(admitted.sandboxId());
         admitted.release().run();
         store.forgetSandbox(admitted.sandboxId());
     }
 
     /** A named sandbox's containers are gone; they no longer count. */
     public void forgetContainers(SandboxRecord record) {
+        namedServices.remove(record.id());
         record.containerIds().forEach(id -> {
             namedContainers.remove(id);
             ledger.strike(id);

@@ -296,6 +296,17 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
+    /** Runs {@code work} under the lock of {@code key} (an agent slug, or another owner key such as a named sandbox's). */
+    public boolean underLock(String key, BooleanSupplier work) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(key);
+        lock.lockInterruptibly();
+        try {
+            return work.getAsBoolean();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The cached sandbox of one agent, as last verified (no live check). */
     public Optional<AgentSandbox> find(String agent) {
         return Optional.ofNullable(cache.get(agent));

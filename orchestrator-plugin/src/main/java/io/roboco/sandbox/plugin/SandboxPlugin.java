@@ -256,15 +256,37 @@ public final class SandboxPlugin implements AutoCloseable {
     public DataOutcome dataOperation(String slug, String verb, String name) throws InterruptedException {
         long start = System.nanoTime();
         DataOutcome outcome = data.run(slug, verb, name);
-        String project = projectOf(slug);
-        if (outcome instanceof DataOutcome.Done) {
-            record(slug, project, verb, "granted", verb + " '" + name + "'", List.of("postgres"), start);
-        } else if (outcome instanceof DataOutcome.Refused r) {
-            record(slug, project, verb, "refused", r.reason(), List.of("postgres"), start);
-        } else if (outcome instanceof DataOutcome.Failed f) {
-            record(slug, project, verb, "invalid_state", f.reason(), List.of("postgres"), start);
-        }
+        auditData(slug, projectOf(slug), verb, name, "", outcome, start);
         return outcome;
+    }
+
+    /**
+     * A data operation on the sandbox of {@code record} (see {@link Sandboxes#dataOperation}): a verb set's runs on its
+     * owner's set while it is that one; a named sandbox's on the services {@code held} answers for it. Audited under its
+     * owner, naming the sandbox.
+     */
+    DataOutcome dataOperation(io.roboco.sandbox.settings.SandboxRecord record, String verb, String name,
+                              java.util.function.Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+        long start = System.nanoTime();
+        DataOutcome outcome = record.kind() == io.roboco.sandbox.settings.SandboxRecord.Kind.DEFAULT
+                ? data.run(record.owner(), record.id(), verb, name)
+                : data.runNamed(record.id(), verb, name, held);
+        auditData(record.owner(), record.project(), verb, name, " on sandbox " + record.id(), outcome, start);
+        return outcome;
+    }
+
+    SandboxData data() {
+        return data;
+    }
+
+    private void auditData(String owner, String project, String verb, String name, String where, DataOutcome outcome, long start) {
+        if (outcome instanceof DataOutcome.Done) {
+            record(owner, project, verb, "granted", verb + " '" + name + "'" + where, List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Refused r) {
+            record(owner, project, verb, "refused", r.reason(), List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Failed f) {
+            record(owner, project, verb, "invalid_state", f.reason(), List.of("postgres"), start);
+        }
     }
 
     /** Tears the agent's sandbox down; never throws. {@code verb} names what triggered it, for the audit. */

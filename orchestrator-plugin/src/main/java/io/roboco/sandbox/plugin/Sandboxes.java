@@ -1,5 +1,7 @@
 package io.roboco.sandbox.plugin;
 
+import io.roboco.sandbox.data.DataOutcome;
+import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.Admission;
@@ -25,10 +27,10 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Sandboxes as records, besides the verb: create a named one (its credentials answered once), delete,
- * extend, list, and remove what has expired (the janitor's chore and the operator's cleanup). Every
- * state change is one conditional step in the store, so an expiry and an extension (or a deletion)
- * that race never both win.
+ * Sandboxes as records, besides the verb: create a named one (its credentials answered once, and held in memory
+ * by the book for the data operations), delete, extend, list, run a data operation on one, and remove what has
+ * expired (the janitor's chore and the operator's cleanup). Every state change is one conditional step in the
+ * store, so an expiry and an extension (or a deletion) that race never both win.
  */
 public final class Sandboxes {
     private static final Logger log = LoggerFactory.getLogger(Sandboxes.class);
@@ -171,6 +173,26 @@ public final class Sandboxes {
         return next;
     }
 
+    /**
+     * A data operation ({@code data.SandboxData#VERBS}) on sandbox {@code id}: an owner's verb set, or a named sandbox of
+     * this instance whose credentials this process holds (from its create, or re-adopted after a restart).
+     */
+    public DataOutcome dataOperation(String id, String verb, String name) throws InterruptedException {
+        SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
+        Instant now = book.clock().instant();
+        if (record.state(now) != SandboxState.LIVE) {
+            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since " + (record.deleted() != null
+                    ? record.deleted() : record.expires()) + "); " + verb + " works on a live sandbox");
+        }
+        return plugin.dataOperation(record, verb, name, this::heldServices);
+    }
+
+    /** A named sandbox's services while it is live (asked under its lock, so a deletion is either before or after). */
+    private Optional<Map<String, ServiceInstance>> heldServices(String id) {
+        Instant now = book.clock().instant();
+        return book.find(id).filter(r -> r.state(now) == SandboxState.LIVE).flatMap(r -> book.namedServices(id));
+    }
+
     public List<SandboxRecord> list(SandboxQuery query) {
         return book.list(query);
     }
@@ -219,11 +241,16 @@ public final class Sandboxes {
                 book.forgetVerbSet(record.id());
             }
         } else {
-            ended = book.store().markDeleted(record.id(), now, why, onlyIfExpired);
+            // Under the sandbox's data lock: a checkpoint or rewind under way finishes first, and none starts after.
+            ended = plugin.manager().underLock(SandboxData.lockKey(record.id()),
+                    () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired));
         }
         if (ended) {
             plugin.manager().removeContainers(record.containerIds());
             book.forgetContainers(record);
+            if (record.kind() == SandboxRecord.Kind.NAMED) {
+                plugin.data().forgetNamed(record.id());
+            }
         }
         return ended;
     }

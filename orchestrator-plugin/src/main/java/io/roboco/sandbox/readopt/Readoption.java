@@ -149,7 +149,7 @@ public final class Readoption {
                         readopted++;
                         readoptedContainers += live.services().size();
                     } else {
-                        book.takeOnNamed(r);
+                        book.takeOnNamed(r, live.services());
                         namedKept++;
                     }
                     record(r, "readopted", "sandbox " + r.id() + " re-adopted after a restart: " + live.services().size()

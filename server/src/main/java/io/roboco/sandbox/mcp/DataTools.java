@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * The data verbs as MCP tools ({@code snapshot_schema}, {@code diff_schema}, {@code checkpoint_sandbox},
- * {@code rewind_sandbox}) on the caller's own sandbox, through {@link AgentVerbs}: the same role check, audit and
- * envelope as the HTTP verbs.
+ * {@code rewind_sandbox}) on the caller's own sandbox (its verb set, or one of its named sandboxes given as
+ * {@code sandbox}), through {@link AgentVerbs}: the same role check, audit and envelope as the HTTP verbs.
  */
 final class DataTools {
     private static final String NAME = "^[a-z0-9][a-z0-9_-]{0,29}$";
@@ -22,10 +22,12 @@ final class DataTools {
     }
 
     List<ToolSpec> specs() {
+        Map<String, Object> sandbox = SandboxTools.sandboxArgument(
+                "a sandbox id of yours (list_sandboxes), e.g. a named one; default: your request_sandbox set");
         Map<String, Object> snapshotName = McpTools.object(Map.of("name", McpTools.string(
-                "snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30)), List.of("name"));
+                "snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
         Map<String, Object> checkpointName = McpTools.object(Map.of("name", McpTools.string(
-                "checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30)), List.of("name"));
+                "checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
         return List.of(
                 new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
                         "Record your Postgres sandbox's schema now under a name (digest version, Postgres version, object counts,"
@@ -46,7 +48,12 @@ final class DataTools {
     }
 
     private ToolResult run(ToolCall call, String verb) throws InterruptedException {
-        Envelope envelope = verbs.call(call.agent(), verb, call.arguments());
+        // The gate resolved a 'sandbox' argument among the caller's own; without one it is the caller's verb set.
+        Map<String, Object> args = new java.util.LinkedHashMap<>(call.arguments());
+        args.remove("sandbox");
+        Envelope envelope = call.sandbox() == null || "default".equals(call.sandbox().kind())
+                ? verbs.call(call.agent(), verb, args)
+                : verbs.callOn(call.agent(), call.sandbox().id(), verb, args);
         Map<String, Object> body = envelope.asMap();
         if (!envelope.ok()) {
             return ToolResult.failed(body, envelope.error() + ": " + body.get("reason")

@@ -231,17 +231,12 @@ final class SandboxRoutes {
     }
 
     /**
-     * A data operation on a sandbox record. An owner's verb set (kind default) is the sandbox the verbs work on,
-     * keyed by its owner; named sandboxes are not wired to data operations yet (409 saying so).
+     * A data operation on a sandbox record: an owner's verb set (kind default), or a named sandbox whose credentials this
+     * server holds (created here, or re-adopted after a restart). Not live: 409; unknown: 404.
      */
     private void data(Context ctx, String verb, String name) throws InterruptedException {
         SandboxRecord record = found(ctx.pathParam("id"));
-        if (record.kind() != SandboxRecord.Kind.DEFAULT) {
-            Json.write(ctx, 409, Json.error("conflict", verb + " works on an owner's verb sandbox (kind default) for now; sandbox '"
-                    + record.id() + "' is a named one"));
-            return;
-        }
-        io.roboco.sandbox.data.DataOutcome outcome = plugin.dataOperation(record.owner(), verb, name);
+        io.roboco.sandbox.data.DataOutcome outcome = sandboxes.dataOperation(record.id(), verb, name);
         if (outcome instanceof io.roboco.sandbox.data.DataOutcome.Done done) {
             Map<String, Object> body = new LinkedHashMap<>(done.evidence());
             body.put("sandbox", record.id());

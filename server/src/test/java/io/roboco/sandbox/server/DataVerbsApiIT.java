@@ -9,6 +9,11 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -161,6 +166,81 @@ class DataVerbsApiIT {
 
         ApiClient.Reply unknown = api.verb("dev-1", "rewind_sandbox", "{\"name\":\"never\"}");
         assertThat((String) unknown.json().get("reason")).contains("no checkpoint 'never'", "there are: pre-migration");
+    }
+
+    @Test
+    void aNamedSandboxSnapshotsDiffsCheckpointsAndRewindsByIdOverHttpAndItsOwnersMcpTools() throws Exception {
+        ApiClient.Reply created = api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"migration\"}");
+        assertThat(created.status()).as(created.body()).isEqualTo(200);
+        Map<String, Object> sandbox = (Map<String, Object>) created.json().get("sandbox");
+        String id = (String) sandbox.get("id");
+        String url = ((Map<String, String>) ((List<Map<String, Object>>) sandbox.get("services")).get(0).get("env")).get("ROBOCO_TEST_DB_URL");
+        try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+            s.execute("CREATE TABLE items (id int PRIMARY KEY, title text NOT NULL)");
+            s.execute("INSERT INTO items VALUES (1, 'one'), (2, 'two')");
+        }
+        ApiClient.Reply snapshot = api.admin("POST", "/api/sandboxes/" + id + "/snapshots", "{\"name\":\"before\"}");
+        assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+        assertThat(snapshot.json()).containsEntry("sandbox", id).containsEntry("name", "before");
+        assertThat((Map<String, Object>) snapshot.json().get("counts")).containsEntry("table", 1);
+
+        String token = (String) api.orchestrator("POST", "/api/agents/dev-1/token", null).json().get("token");
+        try (McpSyncClient mcp = mcp(token); McpSyncClient other = mcpAs("dev-2")) {
+            McpSchema.CallToolResult untouched = mcp.callTool(new McpSchema.CallToolRequest("diff_schema", Map.of("name", "before", "sandbox", id)));
+            assertThat(untouched.isError()).as(String.valueOf(untouched.structuredContent())).isFalse();
+            assertThat((Map<String, Object>) ((Map<String, Object>) untouched.structuredContent()).get("evidence")).containsEntry("empty", true);
+
+            try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+                s.execute("ALTER TABLE items ADD COLUMN price numeric");
+                s.execute("CREATE INDEX items_title_idx ON items (title)");
+            }
+            ApiClient.Reply diff = api.admin("GET", "/api/sandboxes/" + id + "/snapshots/before/diff", null);
+            assertThat(diff.status()).as(diff.body()).isEqualTo(200);
+            assertThat((List<Map<String, Object>>) diff.json().get("added")).containsExactly(
+                    Map.of("kind", "column", "name", "public.items.price"), Map.of("kind", "index", "name", "public.items_title_idx"));
+            assertThat(diff.json()).containsEntry("removed", List.of()).containsEntry("changed", List.of());
+
+            McpSchema.CallToolResult checkpoint = mcp.callTool(new McpSchema.CallToolRequest("checkpoint_sandbox",
+                    Map.of("name", "cp", "sandbox", id)));
+            assertThat(checkpoint.isError()).as(String.valueOf(checkpoint.structuredContent())).isFalse();
+            try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+                s.execute("DROP TABLE items");
+            }
+            ApiClient.Reply rewind = api.admin("POST", "/api/sandboxes/" + id + "/checkpoints/cp/rewind", null);
+            assertThat(rewind.status()).as(rewind.body()).isEqualTo(200);
+            assertThat(rewind.json()).containsEntry("sandbox", id).containsEntry("name", "cp");
+            try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+                assertThat(count(s, "SELECT count(*) FROM items")).as("the same URL holds the checkpoint's data").isEqualTo(2);
+            }
+
+            McpSchema.CallToolResult notYours = other.callTool(new McpSchema.CallToolRequest("snapshot_schema", Map.of("name", "x", "sandbox", id)));
+            assertThat(notYours.isError()).isTrue();
+            assertThat(String.valueOf(((Map<String, Object>) notYours.structuredContent()).get("reason"))).contains("no live sandbox", "of yours");
+        }
+        ApiClient.Reply verbSet = api.verb("dev-1", "diff_schema", "{\"name\":\"before\"}");
+        assertThat((String) verbSet.json().get("reason")).as("the named sandbox's snapshots are not the verb set's")
+                .contains("call request_sandbox first");
+
+        assertThat(api.admin("DELETE", "/api/sandboxes/" + id, null).status()).isEqualTo(200);
+        ApiClient.Reply gone = api.admin("POST", "/api/sandboxes/" + id + "/snapshots", "{\"name\":\"after\"}");
+        assertThat(gone.status()).isEqualTo(409);
+        assertThat((String) gone.json().get("message")).contains(id, "deleted");
+    }
+
+    private McpSyncClient mcpAs(String slug) {
+        assertThat(api.orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}").status()).isEqualTo(200);
+        return mcp((String) api.orchestrator("POST", "/api/agents/" + slug + "/token", null).json().get("token"));
+    }
+
+    private McpSyncClient mcp(String token) {
+        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + server.server.port())
+                .endpoint("/mcp")
+                .jsonMapper(new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper()))
+                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
+                .build();
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(java.time.Duration.ofSeconds(60)).build();
+        client.initialize();
+        return client;
     }
 
     @Test
