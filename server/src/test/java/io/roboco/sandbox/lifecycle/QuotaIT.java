@@ -3,9 +3,8 @@ package io.roboco.sandbox.lifecycle;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,22 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class QuotaIT {
     private static final int CREATES = 64;
-    private static TestPostgres postgres;
+    @RegisterExtension
+    static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = TestPostgres.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @Test
     void embeddedStoreGivesExactlyThree() throws Exception {
@@ -60,9 +48,9 @@ class QuotaIT {
 
     @Test
     void postgresStoreGivesExactlyThree() throws Exception {
-        String url = postgres.newDatabase();
+        String url = POSTGRES.server().newDatabase();
         try (LifecycleServer s = new LifecycleServer(dir.resolve("a"), Map.of(),
-                JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password), Clock.systemUTC())) {
+                POSTGRES.server().openStore(url), Clock.systemUTC())) {
             s.project("q", "[\"redis\"]", null);
             assertExactlyThree(List.of(s));
         }
@@ -70,11 +58,11 @@ class QuotaIT {
 
     @Test
     void twoServersSharingOnePostgresStoreTogetherGiveExactlyThree() throws Exception {
-        String url = postgres.newDatabase();
+        String url = POSTGRES.server().newDatabase();
         try (LifecycleServer a = new LifecycleServer(dir.resolve("a"), Map.of(),
-                JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password), Clock.systemUTC());
+                POSTGRES.server().openStore(url), Clock.systemUTC());
              LifecycleServer b = new LifecycleServer(dir.resolve("b"), Map.of(),
-                     JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password), Clock.systemUTC())) {
+                     POSTGRES.server().openStore(url), Clock.systemUTC())) {
             assertThat(a.instanceId()).isNotEqualTo(b.instanceId());
             a.project("q", "[\"redis\"]", null);
             assertExactlyThree(List.of(a, b));

@@ -10,12 +10,10 @@ import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.settings.SettingsStore;
-import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,26 +35,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * re-adopts its live sandbox, closes its dead one, and leaves A's alone.
  */
 class RestartTwoInstancesIT {
-    private static TestPostgres postgres;
+    @RegisterExtension
+    static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = TestPostgres.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @Test
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void eachInstanceReadoptsOnlyItsOwnSandboxes() throws Exception {
-        String url = postgres.newDatabase();
+        String url = POSTGRES.server().newDatabase();
         ServerConfig a = config("a");
         ServerConfig b = config("b");
         String instanceA = null;
@@ -84,7 +71,7 @@ class RestartTwoInstancesIT {
                 for (String agent : List.of("two-a1", "two-a2")) {
                     assertThat(api.requestSandbox(agent).grants()).as("%s re-adopted by A", agent).isEqualTo(grants.get(agent));
                 }
-                try (SettingsStore store = JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password)) {
+                try (SettingsStore store = POSTGRES.server().openStore(url)) {
                     assertThat(live(store, instanceB)).as("B's records after A's restart").containsExactlyInAnyOrder("two-b1", "two-b2");
                     assertThat(store.sealedOf(instanceB)).as("B's sealed rows after A's restart").hasSize(4);
                 }
@@ -102,7 +89,7 @@ class RestartTwoInstancesIT {
                 assertThat(fresh.grants().get("postgres").get("ROBOCO_TEST_DB_PASSWORD"))
                         .as("%s's dead set was closed: a fresh one", deadOwner)
                         .isNotEqualTo(grants.get(deadOwner).get("postgres").get("ROBOCO_TEST_DB_PASSWORD"));
-                try (SettingsStore store = JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password)) {
+                try (SettingsStore store = POSTGRES.server().openStore(url)) {
                     assertThat(live(store, instanceA)).as("A's records after B's restart").containsExactlyInAnyOrder("two-a1", "two-a2");
                     assertThat(store.sealedOf(instanceA)).hasSize(4);
                     List<SandboxRecord> closed = store.sandboxes(new SandboxQuery(deadOwner, null, Map.of(), EnumSet.of(SandboxState.DELETED),
@@ -126,7 +113,7 @@ class RestartTwoInstancesIT {
 
     private static RunningServer start(ServerConfig config, String url) {
         return SandboxServer.start(config, LocalImages.requireDockerAndImages(), EngineRegistry.defaults(),
-                JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password), Clock.systemUTC());
+                POSTGRES.server().openStore(url), Clock.systemUTC());
     }
 
     private static Map<String, Map<String, Map<String, String>>> provision(RunningServer server, String... agents) throws Exception {

@@ -11,9 +11,8 @@ import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,21 +44,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the audit trail are searched for every canary issued: none is found. Once on the embedded store, once on PostgreSQL.
  */
 class RestartCanaryIT {
-    private static TestPostgres postgres;
+    @RegisterExtension
+    static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = TestPostgres.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
 
     @Test
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
@@ -71,8 +59,8 @@ class RestartCanaryIT {
     @Test
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void noCanaryAtRestWithThePostgresStore() throws Exception {
-        String url = postgres.newDatabase();
-        scan("postgres", dir.resolve("state"), () -> JdbcSettingsStore.open(url, TestPostgres.USER, postgres.password), url);
+        String url = POSTGRES.server().newDatabase();
+        scan("postgres", dir.resolve("state"), () -> POSTGRES.server().openStore(url), url);
     }
 
     private void scan(String which, Path state, Supplier<SettingsStore> store, String postgresUrl) throws Exception {
@@ -165,7 +153,7 @@ class RestartCanaryIT {
         Map<String, String> out = new LinkedHashMap<>();
         Properties p = new Properties();
         p.setProperty("user", TestPostgres.USER);
-        p.setProperty("password", postgres.password);
+        p.setProperty("password", POSTGRES.server().password);
         try (Connection c = DriverManager.getConnection(url, p)) {
             List<String> names = new ArrayList<>();
             try (ResultSet rs = c.getMetaData().getTables(null, "public", "%", new String[] {"TABLE"})) {

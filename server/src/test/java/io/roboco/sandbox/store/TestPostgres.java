@@ -1,6 +1,9 @@
 package io.roboco.sandbox.store;
 
 import io.roboco.sandbox.provision.LocalImages;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -34,8 +37,25 @@ public final class TestPostgres implements AutoCloseable {
         this.port = port;
     }
 
+    /**
+     * Starts one, on a free port. A port taken by another process between the pick and the container's bind makes
+     * the container exit (it runs with {@code --rm}, so it is gone): that is tried again on a new port, 3 times in all.
+     */
     public static TestPostgres start() throws Exception {
         LocalImages.requireDockerAndImages().close();
+        IllegalStateException last = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                return startOnce();
+            } catch (PortTaken e) {
+                last = e;
+                System.out.println("TestPostgres: " + e.getMessage() + "; starting again on a new port (attempt " + (attempt + 1) + " of 3)");
+            }
+        }
+        throw last;
+    }
+
+    private static TestPostgres startOnce() throws Exception {
         SecureRandom random = new SecureRandom();
         byte[] b = new byte[16];
         random.nextBytes(b);
@@ -52,16 +72,65 @@ public final class TestPostgres implements AutoCloseable {
         TestPostgres pg = new TestPostgres(name, password, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         SQLException last = null;
-        while (System.nanoTime() < deadline) {
+        for (int polls = 1; System.nanoTime() < deadline; polls++) {
             try (Connection c = pg.connect(USER)) {
                 return pg;
             } catch (SQLException e) {
                 last = e;
             }
+            if (polls % 10 == 0 && LocalImages.docker("ps", "-q", "--filter", "name=^" + name + "$").isBlank()) {
+                throw new PortTaken("postgres test container " + name + " exited before it was ready (port " + port
+                        + " taken meanwhile?): " + last);
+            }
             Thread.sleep(100);
         }
         pg.close();
         throw new IllegalStateException("postgres test container " + name + " not ready in 60 s: " + last);
+    }
+
+    private static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
+        }
+    }
+
+    /** A store on {@code url} (one of {@link #newDatabase()}'s) as this server's user. */
+    public JdbcSettingsStore openStore(String url) {
+        return JdbcSettingsStore.open(url, USER, password);
+    }
+
+    /**
+     * One server for a test class, removed after it:
+     * {@code @RegisterExtension static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();}.
+     */
+    public static PerClass perClass() {
+        return new PerClass();
+    }
+
+    public static final class PerClass implements BeforeAllCallback, AfterAllCallback {
+        private TestPostgres server;
+
+        private PerClass() {
+        }
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            server = start();
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) {
+            if (server != null) {
+                server.close();
+            }
+        }
+
+        public TestPostgres server() {
+            if (server == null) {
+                throw new IllegalStateException("register TestPostgres.perClass() as a static @RegisterExtension field");
+            }
+            return server;
+        }
     }
 
     /** A new, empty database; its JDBC URL. */
