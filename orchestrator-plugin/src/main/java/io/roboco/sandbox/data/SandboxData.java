@@ -9,6 +9,8 @@ import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.settings.SnapshotStore;
+import io.roboco.sandbox.settings.StoredSnapshot;
 
 import java.sql.SQLException;
 import java.time.Clock;
@@ -36,12 +38,19 @@ public final class SandboxData {
     static final String SESSIONS_NOTE = "your open sessions on the database were closed (Postgres copies only an unconnected"
             + " database); reconnect with the same ROBOCO_TEST_DB_URL";
 
-    private final SandboxManager manager;
-    private final Clock clock;
-    private final Snapshots snapshots = new Snapshots();
+    /** A sandbox keeps at most this many snapshots; saving a name again replaces it. */
+    public static final int MAX_SNAPSHOTS = 32;
 
-    public SandboxData(SandboxManager manager, Clock clock) {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SandboxData.class);
+
+    private final SandboxManager manager;
+    private final SnapshotStore snapshots;
+    private final Clock clock;
+
+    /** @param snapshots where snapshots are kept: the settings store, with the sandbox records they belong to */
+    public SandboxData(SandboxManager manager, SnapshotStore snapshots, Clock clock) {
         this.manager = manager;
+        this.snapshots = snapshots;
         this.clock = clock;
     }
 
@@ -65,7 +74,8 @@ public final class SandboxData {
                         + " now)");
             }
             Map<String, ServiceInstance> services = found.map(AgentSandbox::services).orElse(null);
-            return operate(owner, verb, name, services, "no sandbox for '" + owner + "'; call request_sandbox first");
+            String key = found.map(AgentSandbox::id).filter(id -> !id.isEmpty()).orElse(unrecordedKey(owner));
+            return operate(key, verb, name, services, "no sandbox for '" + owner + "'; call request_sandbox first");
         }));
     }
 
@@ -79,7 +89,7 @@ public final class SandboxData {
         if (bad.isPresent()) {
             return bad.get();
         }
-        return guarded(verb, () -> manager.withAgent(lockKey(id), ignored -> operate(namedKey(id), verb, name, held.apply(id).orElse(null),
+        return guarded(verb, () -> manager.withAgent(lockKey(id), ignored -> operate(id, verb, name, held.apply(id).orElse(null),
                 "this server does not hold the credentials of named sandbox " + id + " (it is no longer live, or it was made before a"
                         + " restart that did not re-adopt it: ROBOCO_SANDBOX_READOPT=false or an unusable key); create a new one")));
     }
@@ -89,18 +99,22 @@ public final class SandboxData {
         return "named:" + namedId;
     }
 
-    /** The sandbox keyed {@code sandbox} is gone for good (released): its snapshots go with it. */
-    public void forget(String sandbox) {
-        snapshots.forget(sandbox);
+    /**
+     * The owner's verb set was released: the snapshots of a set without a record go with it (a recorded set's went with
+     * its record, in the store's same step).
+     */
+    public void forget(String owner) {
+        try {
+            snapshots.deleteSnapshots(unrecordedKey(owner));
+        } catch (RuntimeException e) {
+            // Never fails a release: the snapshots stay until the next release of the owner's set.
+            log.warn("could not delete the schema snapshots of {}'s released sandbox ({})", owner, e.getMessage());
+        }
     }
 
-    /** The named sandbox {@code id} is gone for good: its snapshots go with it. */
-    public void forgetNamed(String id) {
-        snapshots.forget(namedKey(id));
-    }
-
-    private static String namedKey(String id) {
-        return "named:" + id;
+    /** Where the snapshots of an owner's verb set are kept when the manager keeps no records (no sandbox id). */
+    private static String unrecordedKey(String owner) {
+        return "agent:" + owner;
     }
 
     private static Optional<DataOutcome> check(String verb, String name) {
@@ -164,10 +178,10 @@ public final class SandboxData {
 
     private DataOutcome snapshot(String sandbox, String name, ServiceInstance postgres) throws SQLException {
         SchemaDigest digest = PostgresSchemas.snapshot(target(postgres));
-        Snapshots.Snapshot snapshot = new Snapshots.Snapshot(name, clock.instant(), digest);
-        if (!snapshots.save(sandbox, snapshot)) {
-            return new DataOutcome.Refused("this sandbox already holds " + Snapshots.MAX_PER_SANDBOX + " snapshots; reuse a name ("
-                    + String.join(", ", snapshots.names(sandbox)) + ")");
+        StoredSnapshot snapshot = new StoredSnapshot(sandbox, name, clock.instant(), digest);
+        if (!snapshots.saveSnapshot(snapshot, MAX_SNAPSHOTS)) {
+            return new DataOutcome.Refused("this sandbox already holds " + MAX_SNAPSHOTS + " snapshots; reuse a name ("
+                    + String.join(", ", snapshots.snapshotNames(sandbox)) + ")");
         }
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("name", name);
@@ -182,9 +196,9 @@ public final class SandboxData {
     }
 
     private DataOutcome diff(String sandbox, String name, ServiceInstance postgres) throws SQLException {
-        Optional<Snapshots.Snapshot> before = snapshots.find(sandbox, name);
+        Optional<StoredSnapshot> before = snapshots.findSnapshot(sandbox, name);
         if (before.isEmpty()) {
-            List<String> names = snapshots.names(sandbox);
+            List<String> names = snapshots.snapshotNames(sandbox);
             return new DataOutcome.Refused("no snapshot '" + name + "' of this sandbox; there are: "
                     + (names.isEmpty() ? "none (take one with snapshot_schema)" : String.join(", ", names)));
         }

@@ -60,7 +60,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.manager = manager;
         this.store = store;
         this.audit = new AuditTrail(store);
-        this.data = new SandboxData(manager, clock);
+        this.data = new SandboxData(manager, store, clock);
         this.flagEffective = flagEffective;
         this.handle = handle;
         this.clock = clock;
@@ -273,10 +273,6 @@ public final class SandboxPlugin implements AutoCloseable {
                 : data.runNamed(record.id(), verb, name, held);
         auditData(record.owner(), record.project(), verb, name, " on sandbox " + record.id(), outcome, start);
         return outcome;
-    }
-
-    SandboxData data() {
-        return data;
     }
 
     private void auditData(String owner, String project, String verb, String name, String where, DataOutcome outcome, long start) {

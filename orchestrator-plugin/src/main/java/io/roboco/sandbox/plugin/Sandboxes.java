@@ -248,9 +248,6 @@ public final class Sandboxes {
         if (ended) {
             plugin.manager().removeContainers(record.containerIds());
             book.forgetContainers(record);
-            if (record.kind() == SandboxRecord.Kind.NAMED) {
-                plugin.data().forgetNamed(record.id());
-            }
         }
         return ended;
     }

@@ -36,6 +36,8 @@ public final class InMemorySettingsStore implements SettingsStore {
     private final Map<String, Instant> heartbeats = new ConcurrentSkipListMap<>();
     /** Sealed credential rows by sandbox id and container id, in insertion order; guarded by {@code this}. */
     private final Map<List<String>, SealedContainer> sealed = new LinkedHashMap<>();
+    /** Schema snapshots by sandbox and name, in insertion order; guarded by {@code this}. */
+    private final Map<List<String>, StoredSnapshot> snapshots = new LinkedHashMap<>();
     private final int auditCapacity;
     private long nextSeq;
 
@@ -210,6 +212,7 @@ public final class InMemorySettingsStore implements SettingsStore {
         }
         sandboxes.put(id, current.deletedAt(when, reason));
         dropSealed(id);
+        deleteSnapshots(id);
         return true;
     }
 
@@ -217,6 +220,7 @@ public final class InMemorySettingsStore implements SettingsStore {
     public synchronized void forgetSandbox(String id) {
         sandboxes.remove(id);
         dropSealed(id);
+        deleteSnapshots(id);
     }
 
     @Override
@@ -230,6 +234,35 @@ public final class InMemorySettingsStore implements SettingsStore {
             }
         }
         return removed;
+    }
+
+    // --- schema snapshots -------------------------------------------------------------------
+
+    @Override
+    public synchronized boolean saveSnapshot(StoredSnapshot snapshot, int max) {
+        List<String> key = List.of(snapshot.sandbox(), snapshot.name());
+        if (!snapshots.containsKey(key) && snapshotNames(snapshot.sandbox()).size() >= max) {
+            return false;
+        }
+        snapshots.put(key, snapshot);   // a replacement keeps its place (first write's)
+        return true;
+    }
+
+    @Override
+    public synchronized Optional<StoredSnapshot> findSnapshot(String sandbox, String name) {
+        return Optional.ofNullable(snapshots.get(List.of(sandbox, name)));
+    }
+
+    @Override
+    public synchronized List<String> snapshotNames(String sandbox) {
+        return snapshots.keySet().stream().filter(k -> k.get(0).equals(sandbox)).map(k -> k.get(1)).toList();
+    }
+
+    @Override
+    public synchronized int deleteSnapshots(String sandbox) {
+        int before = snapshots.size();
+        snapshots.keySet().removeIf(k -> k.get(0).equals(sandbox));
+        return before - snapshots.size();
     }
 
     // --- sealed credentials -----------------------------------------------------------------

@@ -2,7 +2,7 @@ package io.roboco.sandbox.settings;
 
 /** Everything the plugin persists, behind one store (one database, one transaction boundary per call). */
 public interface SettingsStore extends ProjectStore, FlagStore, AgentStore, AgentTokenStore, AuditLog, AuditHistory, SandboxStore,
-        SealedCredentialStore, AutoCloseable {
+        SealedCredentialStore, SnapshotStore, AutoCloseable {
     @Override
     default void close() {
     }

@@ -14,6 +14,7 @@ import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SealedContainer;
+import io.roboco.sandbox.settings.StoredSnapshot;
 import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
@@ -314,6 +315,7 @@ public final class JdbcSettingsStore implements SettingsStore {
             boolean marked = JdbcSandboxes.markDeleted(c, id, when, reason, onlyIfExpired);
             if (marked) {
                 JdbcSealedCredentials.deleteAll(c, id);   // a closed sandbox's credentials do not outlive it
+                JdbcSnapshots.deleteAll(c, id);           // nor its schema snapshots
             }
             return marked;
         });
@@ -324,6 +326,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         db.transaction("forget sandbox " + id, c -> {
             JdbcSandboxes.forget(c, id);
             JdbcSealedCredentials.deleteAll(c, id);
+            JdbcSnapshots.deleteAll(c, id);
             return null;
         });
     }
@@ -360,6 +363,29 @@ public final class JdbcSettingsStore implements SettingsStore {
     /** Where the store is, without a password (for messages and the doctor). */
     public String where() {
         return db.where();
+    }
+
+    // --- schema snapshots ---------------------------------------------------------------------
+
+    @Override
+    public boolean saveSnapshot(StoredSnapshot snapshot, int max) {
+        return db.transaction("save snapshot '" + snapshot.name() + "' of sandbox " + snapshot.sandbox(),
+                c -> JdbcSnapshots.save(c, snapshot, max));
+    }
+
+    @Override
+    public Optional<StoredSnapshot> findSnapshot(String sandbox, String name) {
+        return db.transaction("read snapshot '" + name + "' of sandbox " + sandbox, c -> JdbcSnapshots.find(c, sandbox, name));
+    }
+
+    @Override
+    public List<String> snapshotNames(String sandbox) {
+        return db.transaction("list the snapshots of sandbox " + sandbox, c -> JdbcSnapshots.names(c, sandbox));
+    }
+
+    @Override
+    public int deleteSnapshots(String sandbox) {
+        return db.transaction("delete the snapshots of sandbox " + sandbox, c -> JdbcSnapshots.deleteAll(c, sandbox));
     }
 
     // --- sealed credentials (opaque here: the plugin seals and opens them) ---------------------

@@ -45,6 +45,8 @@ class DataVerbsApiIT {
     Path stateDir;
     private TestServer server;
     private ApiClient api;
+    private ServerConfig config;
+    private JdbcSettingsStore store;
 
     @BeforeAll
     static void docker() {
@@ -58,11 +60,12 @@ class DataVerbsApiIT {
 
     @BeforeEach
     void start() {
-        ServerConfig config = ServerConfig.fromEnv(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
+        config = ServerConfig.fromEnv(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17",
                 "ROBOCO_SANDBOX_DB_ENABLED", "true",
                 "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN)).withPort(0);
-        server = new TestServer(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(), JdbcSettingsStore.embedded(stateDir));
+        store = JdbcSettingsStore.embedded(stateDir);
+        server = new TestServer(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(), store);
         api = server.api;
         assertThat(api.admin("PUT", "/api/projects/shop",
                 "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"postgres\":\"17\"}}").status()).isEqualTo(200);
@@ -74,6 +77,7 @@ class DataVerbsApiIT {
     void stop() {
         String instance = server.server.instanceId();
         server.close();
+        store.close();
         docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance)).forEach(c -> docker.remove(c.id()));
     }
 
@@ -241,6 +245,68 @@ class DataVerbsApiIT {
         McpSyncClient client = McpClient.sync(transport).requestTimeout(java.time.Duration.ofSeconds(60)).build();
         client.initialize();
         return client;
+    }
+
+    /** Stops the server as an operator does (its sandboxes kept for re-adoption) and starts a new one on the same state. */
+    private void restart() {
+        String before = server.server.instanceId();
+        server.close();
+        store.close();
+        store = JdbcSettingsStore.embedded(stateDir);
+        server = new TestServer(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(), store);
+        api = server.api;
+        assertThat(server.server.instanceId()).isEqualTo(before);
+    }
+
+    @Test
+    void snapshotsAndCheckpointsSurviveARestartThatReadoptsTheSandboxAndGoWithTheSandbox() throws Exception {
+        String url = requestUrl();
+        try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+            s.execute("CREATE TABLE items (id int PRIMARY KEY, title text NOT NULL)");
+            s.execute("INSERT INTO items VALUES (1, 'one')");
+        }
+        ok("snapshot_schema", "before");
+        ok("checkpoint_sandbox", "cp");
+        ApiClient.Reply created = api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}");
+        Map<String, Object> named = (Map<String, Object>) created.json().get("sandbox");
+        String namedId = (String) named.get("id");
+        String namedUrl = ((Map<String, String>) ((List<Map<String, Object>>) named.get("services")).get(0).get("env")).get("ROBOCO_TEST_DB_URL");
+        try (Connection agent = connect(namedUrl); Statement s = agent.createStatement()) {
+            s.execute("CREATE TABLE notes (id int PRIMARY KEY)");
+        }
+        assertThat(api.admin("POST", "/api/sandboxes/" + namedId + "/snapshots", "{\"name\":\"side-before\"}").status()).isEqualTo(200);
+        List<Map<String, Object>> records = (List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=dev-1", null).json().get("sandboxes");
+        String verbSetId = (String) records.stream().filter(r -> "default".equals(r.get("kind"))).findFirst().orElseThrow().get("id");
+
+        restart();
+
+        assertThat(store.snapshotNames(verbSetId)).as("kept in the settings store with the record").containsExactly("before");
+        assertThat(requestUrl()).as("re-adopted: the same sandbox and credentials").isEqualTo(url);
+        assertThat(ok("diff_schema", "before")).containsEntry("empty", true);
+        try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+            s.execute("ALTER TABLE items ADD COLUMN price numeric");
+        }
+        assertThat((List<Map<String, Object>>) ok("diff_schema", "before").get("added")).containsExactly(
+                Map.of("kind", "column", "name", "public.items.price"));
+        ApiClient.Reply namedDiff = api.admin("GET", "/api/sandboxes/" + namedId + "/snapshots/side-before/diff", null);
+        assertThat(namedDiff.status()).as(namedDiff.body()).isEqualTo(200);
+        assertThat(namedDiff.json()).as("a re-adopted named sandbox's snapshot, on its re-opened credentials").containsEntry("empty", true);
+
+        try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+            s.execute("DROP TABLE items");
+        }
+        ok("rewind_sandbox", "cp");
+        try (Connection agent = connect(url); Statement s = agent.createStatement()) {
+            assertThat(count(s, "SELECT count(*) FROM items")).as("the checkpoint lived in the container through the restart").isEqualTo(1);
+        }
+
+        assertThat(api.verb("dev-1", "release_sandbox", "{}").json()).containsEntry("ok", true);
+        assertThat(store.snapshotNames(verbSetId)).as("released: its snapshots went with its record").isEmpty();
+        assertThat(api.admin("DELETE", "/api/sandboxes/" + namedId, null).status()).isEqualTo(200);
+        assertThat(store.snapshotNames(namedId)).isEmpty();
+        requestUrl();
+        ApiClient.Reply fresh = api.verb("dev-1", "diff_schema", "{\"name\":\"before\"}");
+        assertThat((String) fresh.json().get("reason")).as("a new set starts without snapshots").contains("no snapshot 'before'");
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
+import io.roboco.sandbox.settings.StoredSnapshot;
 
 import java.time.Instant;
 import java.util.List;
@@ -209,6 +210,26 @@ public final class FakeSettingsStore implements SettingsStore {
     @Override
     public boolean resealIf(String sandboxId, String containerId, String expected, String next) {
         return delegate.resealIf(sandboxId, containerId, expected, next);
+    }
+
+    @Override
+    public boolean saveSnapshot(StoredSnapshot snapshot, int max) {
+        return delegate.saveSnapshot(snapshot, max);
+    }
+
+    @Override
+    public Optional<StoredSnapshot> findSnapshot(String sandbox, String name) {
+        return delegate.findSnapshot(sandbox, name);
+    }
+
+    @Override
+    public List<String> snapshotNames(String sandbox) {
+        return delegate.snapshotNames(sandbox);
+    }
+
+    @Override
+    public int deleteSnapshots(String sandbox) {
+        return delegate.deleteSnapshots(sandbox);
     }
 
     @Override

@@ -17,6 +17,9 @@ import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
+import io.roboco.sandbox.settings.StoredSnapshot;
+import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -492,6 +495,65 @@ public abstract class SettingsStoreContract {
         assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::containerId).containsExactly("c3");
     }
 
+    // --- schema snapshots ---------------------------------------------------------------------
+
+    private static StoredSnapshot snapshot(String sandbox, String name, int seconds, String columnType) {
+        SchemaDigest digest = SchemaDigest.of("17.12 (Debian 17.12-0+deb13u1)", List.of("public"), List.of(
+                SchemaObject.of("table", "public.items", Map.of("kind", "table", "persistence", "permanent")),
+                SchemaObject.of("column", "public.items.id", Map.of("type", columnType, "nullable", "false")),
+                SchemaObject.of("function", "public.f(x integer)", Map.of("body", "md5:0a1b", "language", "sql"))));
+        return new StoredSnapshot(sandbox, name, T0.plusSeconds(seconds), digest);
+    }
+
+    @Test
+    void snapshotsRoundTripTheWholeDigestAndSavingANameAgainReplacesItInPlace() {
+        StoredSnapshot before = snapshot("sbx_1", "before", 0, "integer");
+        StoredSnapshot other = snapshot("sbx_2", "before", 1, "bigint");
+        assertThat(store.saveSnapshot(before, 32)).isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "after", 2, "bigint"), 32)).isTrue();
+        assertThat(store.saveSnapshot(other, 32)).isTrue();
+
+        assertThat(store.findSnapshot("sbx_1", "before")).contains(before);
+        assertThat(store.findSnapshot("sbx_1", "before").orElseThrow().digest().objects().get("column public.items.id").attributes())
+                .containsEntry("type", "integer");
+        assertThat(store.findSnapshot("sbx_2", "before")).contains(other);
+        assertThat(store.findSnapshot("sbx_1", "nope")).isEmpty();
+        assertThat(store.snapshotNames("sbx_1")).containsExactly("before", "after");
+
+        StoredSnapshot replaced = snapshot("sbx_1", "before", 3, "text");
+        assertThat(store.saveSnapshot(replaced, 32)).isTrue();
+        assertThat(store.findSnapshot("sbx_1", "before")).contains(replaced);
+        assertThat(store.snapshotNames("sbx_1")).as("a replaced name keeps its place").containsExactly("before", "after");
+    }
+
+    @Test
+    void aSandboxHoldsAtMostMaxSnapshotsButMayStillReplaceOne() {
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "a", 0, "integer"), 2)).isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "b", 1, "integer"), 2)).isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "c", 2, "integer"), 2)).isFalse();
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "b", 3, "text"), 2)).isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_2", "c", 4, "integer"), 2)).as("the cap is per sandbox").isTrue();
+        assertThat(store.snapshotNames("sbx_1")).containsExactly("a", "b");
+        assertThat(store.findSnapshot("sbx_1", "c")).isEmpty();
+    }
+
+    @Test
+    void closingOrForgettingASandboxDropsItsSnapshotsInTheSameStep() {
+        store.reserve(draft("sbx_1", "dev-1"), THREE);
+        store.reserve(draft("sbx_2", "dev-1"), THREE);
+        store.saveSnapshot(snapshot("sbx_1", "a", 0, "integer"), 32);
+        store.saveSnapshot(snapshot("sbx_2", "a", 1, "integer"), 32);
+        store.saveSnapshot(snapshot("agent:dev-9", "a", 2, "integer"), 32);
+
+        store.markDeleted("sbx_1", T0, "released", false);
+        assertThat(store.snapshotNames("sbx_1")).isEmpty();
+        assertThat(store.findSnapshot("sbx_2", "a")).isPresent();
+        store.forgetSandbox("sbx_2");
+        assertThat(store.snapshotNames("sbx_2")).isEmpty();
+        assertThat(store.deleteSnapshots("agent:dev-9")).as("a set without a record drops them itself").isEqualTo(1);
+        assertThat(store.findSnapshot("agent:dev-9", "a")).isEmpty();
+    }
+
     @Test
     void listFiltersByOwnerProjectLabelAndState() {
         store.reserve(draft("sbx_1", "dev-1", "shop", "a", Map.of("task", "T-1"), T0), THREE);
@@ -628,6 +690,8 @@ public abstract class SettingsStoreContract {
         store.saveAgent(a);
         store.append(r);
         store.saveToken("dev-1", "aa11", T0);
+        StoredSnapshot snapshot = snapshot("sbx_1", "before", 0, "integer");
+        store.saveSnapshot(snapshot, 32);
         store.close();
         store = null;
 
@@ -638,6 +702,7 @@ public abstract class SettingsStoreContract {
         assertThat(store.findAgent("dev-1")).contains(a);
         assertThat(store.recent(null, null, 10)).containsExactly(r);
         assertThat(store.agentForToken("aa11")).contains("dev-1");
+        assertThat(store.findSnapshot("sbx_1", "before")).contains(snapshot);
         store.append(record(2, "dev-1", "released", List.of("postgres")));
         assertThat(store.recent(null, null, 10)).hasSize(2);
     }
