@@ -132,6 +132,14 @@ public interface Engine {
     }
 
     /**
+     * How this engine seeds warm-pool containers ahead of their claim (the seeded warm pool); empty when it cannot, and
+     * a seeded project's sandboxes of this engine then always start cold and are seeded at request time.
+     */
+    default java.util.Optional<PoolSeeding> poolSeeding() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Activates one allowlisted feature inside the running container through an exec (never a bind
      * mount or init script). Idempotent. Throws {@link FeatureUnavailableException} naming the
      * feature and the image when the image does not carry it. The type is the allowlist check: a name

@@ -63,7 +63,7 @@ final class SetOperations implements AutoCloseable {
             try {
                 start = CompletableFuture.supplyAsync(() -> {
                     try {
-                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent()).orElse(null);
+                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent(), request.projectId()).orElse(null);
                         if (instance == null) {
                             coldStarts.incrementAndGet();
                             instance = provisioner.provision(plan, request.agent(), request.projectId());

@@ -1,6 +1,5 @@
 package io.roboco.sandbox.pool;
 
-import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.ledger.ContainerLedger;
@@ -36,6 +35,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fixed at creation, so a claimed container keeps them: the manager's cache entry (not the labels) says
  * whose it is, release removes it by id, and after a restart it is an orphan the janitor sweeps once the
  * grace window has passed (its credentials died with the process that made them).
+ *
+ * <p><b>Seeded pools</b> ({@link PoolSizes#seeded}): for a project with a seed, containers already seeded (as a seeder
+ * role, see {@link io.roboco.sandbox.engine.PoolSeeding}) so that its sandbox is still a claim with fresh credentials,
+ * not a seed at request time. One pool per project and image, keyed by a digest of the seed ({@link SeedRecipe}); it
+ * is made when the project's first sandbox is asked for (that one starts cold), and a claim presenting another seed
+ * discards it (its idle containers are removed, never served) and starts the new one. A seed that fails in the pool
+ * parks its pool for a minute (the claims in between start cold and report the failure themselves).
+ * Seeded containers are not journaled: on close they are removed even with {@link #keepIdleOnClose}, and after a crash
+ * they are orphans the janitor sweeps.
  */
 public final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
@@ -47,15 +55,10 @@ public final class WarmPool implements AutoCloseable {
     private final ServiceProvisioner provisioner;
     private final PoolSizes sizes;
     private final ScheduledExecutorService refiller;
-    /** A ready container and what its claim holds open (null: nothing). */
-    private record Pooled(ServiceInstance instance, ClaimSession session) {
-    }
-
-    /** Per pool key ({@link ImageChoice#poolKey}): what the pool keeps, its ready containers, its start in progress. */
+    /** Per pool key ({@link ImageChoice#poolKey}) of a configured size: what that pool keeps. */
     private final Map<String, ImageChoice> choices = new ConcurrentHashMap<>();
-    private final Map<String, Integer> targets = new ConcurrentHashMap<>();
-    private final Map<String, ConcurrentLinkedDeque<Pooled>> idle = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> starting = new ConcurrentHashMap<>();
+    private final Shelves shelves = new Shelves();
+    private final SeededPools seeded;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Asked before each start: a release action when a container may start (capacity), or empty when not now. */
     private volatile java.util.function.Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> { });
@@ -86,13 +89,12 @@ public final class WarmPool implements AutoCloseable {
         this.provisioner = provisioner;
         this.sizes = sizes;
         this.refiller = refiller;
+        this.seeded = new SeededPools(sizes.seeded(), shelves, provisioner::removeQuietly);
         sizes.sizes().forEach((key, size) -> {
             Engine engine = registry.require(PoolSizes.engineOf(key));
             ImageChoice choice = provisioner.settings().choose(engine, PoolSizes.majorOf(key));
             choices.put(choice.poolKey(), choice);
-            targets.merge(choice.poolKey(), size, Math::max);
-            idle.put(choice.poolKey(), new ConcurrentLinkedDeque<>());
-            starting.put(choice.poolKey(), new AtomicInteger());
+            shelves.open(choice.poolKey(), size);
         });
     }
 
@@ -120,20 +122,41 @@ public final class WarmPool implements AutoCloseable {
      * @throws ProvisionException when a feature is missing from the image (the cold path would fail the same way)
      */
     public Optional<ServiceInstance> claim(ServicePlan plan, String agent) throws ProvisionException {
+        return claim(plan, agent, null);
+    }
+
+    /**
+     * {@link #claim(ServicePlan, String)} for a sandbox of {@code project}: a seeded plan claims from the project's
+     * seeded pool (made now when there is none, or when the seed changed; the caller then starts cold). Null
+     * {@code project}: a seeded plan finds nothing.
+     */
+    public Optional<ServiceInstance> claim(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
         if (!plan.limitsOr(provisioner.settings().limits()).equals(provisioner.settings().limits())) {
             return Optional.empty();   // pool containers run the default caps; a project with its own limits starts cold
         }
-        String key = plan.image().poolKey();
-        ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
-        Pooled taken = ready == null || closed.get() ? null : ready.pollFirst();
+        if (closed.get()) {
+            return Optional.empty();
+        }
+        String key = plan.seed() == null ? plan.image().poolKey() : seeded.keyFor(plan, project);
+        if (key == null) {
+            if (plan.seed() != null && project != null) {
+                refill(SeedRecipe.of(project, plan).key());   // a seeded pool made just now begins to fill
+            }
+            return Optional.empty();
+        }
+        Shelves.Pooled taken = shelves.take(key, plan.featureNames());
         if (taken == null) {
+            refill(key);
             return Optional.empty();
         }
         ServiceInstance pooled = taken.instance();
-        journal.left(pooled.containerId());
+        if (!taken.seeded()) {
+            journal.left(pooled.containerId());
+        }
         try {
-            return Optional.of(provisioner.claim(plan, pooled, taken.session(), agent));
+            return Optional.of(taken.seeded() ? provisioner.claimSeeded(plan, pooled, taken.session(), agent)
+                    : provisioner.claim(plan, pooled, taken.session(), agent));
         } catch (ProvisionException e) {
             if (!e.retryable()) {
                 throw e;
@@ -146,14 +169,23 @@ public final class WarmPool implements AutoCloseable {
         }
     }
 
+    /** Ready, unclaimed seeded containers of {@code project}'s pools right now. */
+    public int idleSeeded(String project) {
+        return seeded.idle(java.util.Objects.requireNonNull(project, "project"));
+    }
+
+    /** Ready, unclaimed seeded containers of every project right now. */
+    public int idleSeeded() {
+        return seeded.idle(null);
+    }
+
     /** Ready, unclaimed containers of one pool size key ({@code postgres}, {@code postgres:17}) right now. */
     public int idle(String key) {
         Engine engine = registry.find(PoolSizes.engineOf(key)).orElse(null);
         if (engine == null) {
             return 0;
         }
-        ConcurrentLinkedDeque<Pooled> ready = idle.get(provisioner.settings().choose(engine, PoolSizes.majorOf(key)).poolKey());
-        return ready == null ? 0 : ready.size();
+        return shelves.size(provisioner.settings().choose(engine, PoolSizes.majorOf(key)).poolKey());
     }
 
     public PoolSizes sizes() {
@@ -179,13 +211,13 @@ public final class WarmPool implements AutoCloseable {
      */
     public boolean adopt(ServiceInstance pooled) {
         String key = pooled.service() + "@" + pooled.image();
-        ConcurrentLinkedDeque<Pooled> ready = idle.get(key);
-        if (closed.get() || ready == null || ready.size() >= targets.getOrDefault(key, 0)) {
+        ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(key);
+        if (closed.get() || ready == null || ready.size() >= shelves.target(key)) {
             return false;
         }
         Engine engine = registry.require(pooled.service());
         provisioner.ledger().enter(pooled.containerId(), ContainerLedger.Reason.POOLED, key);
-        ready.addLast(new Pooled(pooled, provisioner.openClaimSession(engine, pooled)));
+        ready.addLast(new Shelves.Pooled(pooled, provisioner.openClaimSession(engine, pooled), false));
         return true;
     }
 
@@ -212,12 +244,12 @@ public final class WarmPool implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         int kept = 0;
-        for (ConcurrentLinkedDeque<Pooled> ready : idle.values()) {
-            for (Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
-                if (pooled.session() != null) {
-                    pooled.session().close();
-                }
-                if (keepIdle) {
+        for (ConcurrentLinkedDeque<Shelves.Pooled> ready : shelves.all()) {
+            for (Shelves.Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
+                pooled.closeSession();
+                if (pooled.seeded()) {
+                    provisioner.removeQuietly(pooled.instance().containerId());   // never journaled: not kept
+                } else if (keepIdle) {
                     kept++;
                 } else {
                     journal.left(pooled.instance().containerId());
@@ -237,21 +269,23 @@ public final class WarmPool implements AutoCloseable {
         if (closed.get()) {
             return;
         }
-        int target = targets.getOrDefault(key, 0);
-        AtomicInteger inProgress = starting.get(key);
-        if (target == 0 || inProgress == null || idle.get(key).size() + inProgress.get() >= target || !inProgress.compareAndSet(0, 1)) {
+        int target = shelves.target(key);
+        AtomicInteger inProgress = shelves.starting(key);
+        if (target == 0 || inProgress == null || shelves.size(key) + inProgress.get() >= target
+                || seeded.parked(key) || !inProgress.compareAndSet(0, 1)) {
             return;
         }
         submit(() -> startOne(key), Duration.ZERO, inProgress);
     }
 
     private void startOne(String key) {
-        AtomicInteger inProgress = starting.get(key);
-        if (closed.get()) {
+        AtomicInteger inProgress = Optional.ofNullable(shelves.starting(key)).orElseGet(AtomicInteger::new);
+        SeedRecipe recipe = seeded.recipe(key);
+        ImageChoice choice = recipe != null ? recipe.plan().image() : choices.get(key);
+        if (closed.get() || choice == null) {
             inProgress.set(0);
             return;
         }
-        ImageChoice choice = choices.get(key);
         Engine engine = registry.require(choice.engine());
         Optional<Runnable> permit = permits.get();
         if (permit.isEmpty()) {
@@ -261,9 +295,16 @@ public final class WarmPool implements AutoCloseable {
         }
         ServiceInstance instance;
         try {
-            instance = provisioner.startPooled(engine, choice);
+            instance = recipe != null ? provisioner.startSeededPooled(recipe.plan(), recipe.label()) : provisioner.startPooled(engine, choice);
         } catch (ProvisionException | RuntimeException e) {
             permit.get().run();
+            if (recipe != null) {
+                seeded.park(key);
+                inProgress.set(0);
+                log.warn("seeded warm pool for project {} could not make a container ({}); its sandboxes start cold, and the pool "
+                        + "tries again on a request after {} s", recipe.project(), e.getMessage(), SeededPools.RETRY_AFTER.toSeconds());
+                return;
+            }
             log.warn("warm pool could not start a {} container ({}); retrying in {} s", choice.describe(), e.getMessage(),
                     RETRY_AFTER_FAILURE.toSeconds());
             submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
@@ -271,15 +312,22 @@ public final class WarmPool implements AutoCloseable {
         }
         provisioner.ledger().move(instance.containerId(), ContainerLedger.Reason.POOLED, key);
         permit.get().run();
-        if (closed.get()) {
-            provisioner.removeQuietly(instance.containerId());
+        ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(key);
+        if (closed.get() || ready == null || (recipe != null && seeded.recipe(key) == null)) {
+            provisioner.removeQuietly(instance.containerId());   // closing, or the seeded pool was discarded meanwhile
+            inProgress.set(0);
             return;
         }
-        journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
-        idle.get(key).addLast(new Pooled(instance, provisioner.openClaimSession(engine, instance)));
+        if (recipe == null) {
+            journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
+            ready.addLast(new Shelves.Pooled(instance, provisioner.openClaimSession(engine, instance), false));
+        } else {
+            ready.addLast(new Shelves.Pooled(instance, provisioner.openSeededClaimSession(engine, instance), true));
+        }
         inProgress.set(0);
-        if (idle.get(key).size() >= targets.getOrDefault(key, 0) && filled.add(key)) {
-            log.info("warm pool {} filled: {} ready container(s)", choice.describe(), idle.get(key).size());
+        if (ready.size() >= shelves.target(key) && filled.add(key)) {
+            log.info("warm pool {}{} filled: {} ready container(s)", choice.describe(),
+                    recipe == null ? "" : " seeded for project " + recipe.project(), ready.size());
         }
         refill(key);
     }

@@ -76,6 +76,12 @@ final class ColdStart {
 
     /** Starts {@code engine} on {@code choice}'s image with {@code limits} for {@code agent} (or the pool) and waits until it is ready. */
     Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) throws ProvisionException {
+        return startReady(engine, choice, limits, agent, project, pool, Map.of());
+    }
+
+    /** {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean)} with {@code moreLabels} on the container. */
+    Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool,
+                       Map<String, String> moreLabels) throws ProvisionException {
         try {
             starts.acquire();
         } catch (InterruptedException e) {
@@ -84,7 +90,7 @@ final class ColdStart {
         }
         try {
             for (int attempt = 1; ; attempt++) {
-                Attempt next = attempt(engine, choice, limits, agent, project, pool);
+                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels);
                 try {
                     return startAndAwait(engine, agent, next);
                 } catch (PortTaken taken) {
@@ -106,7 +112,8 @@ final class ColdStart {
                            boolean hostMode) {
     }
 
-    private Attempt attempt(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) {
+    private Attempt attempt(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool,
+                            Map<String, String> moreLabels) {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
@@ -123,6 +130,7 @@ final class ColdStart {
         if (pool) {
             labels.put(SandboxLabels.POOL, "1");
         }
+        labels.putAll(moreLabels);
         RunRequest request = new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
         return new Attempt(request, image, credentials, name, port, created, hostMode);
     }

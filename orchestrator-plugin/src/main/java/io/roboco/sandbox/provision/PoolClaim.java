@@ -1,6 +1,8 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
@@ -11,6 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A ready warm-pool container made one agent's: credentials made at claim time ({@link Engine#claimCredentials}), the
@@ -37,9 +41,10 @@ final class PoolClaim {
     }
 
     /** What a later claim of {@code pooled} can open ahead of time; null when it cannot be opened (the claim logs in itself). */
-    ClaimSession openSession(Engine engine, ServiceInstance pooled) {
+    ClaimSession openSession(Engine engine, ServiceInstance pooled, boolean seeded) {
         try {
-            return engine.openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
+            ProbeTarget target = ProbeTarget.of(pooled.endpoint(), pooled.credentials());
+            return seeded ? seeding(engine).openClaimSession(target) : engine.openClaimSession(target);
         } catch (Exception e) {
             log.info("{} pool container {}: claim session not opened ({}); its claim will log in itself", engine.name(),
                     pooled.containerName(), Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
@@ -47,27 +52,42 @@ final class PoolClaim {
         }
     }
 
-    /** Claims {@code pooled} for {@code agent} on {@code session} (closed here; null: without one). */
-    ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent) throws ProvisionException {
+    /**
+     * Claims {@code pooled} for {@code agent} on {@code session} (closed here; null: without one). A {@code seeded}
+     * container ({@link ServiceProvisioner#startSeededPooled}) is handed over ({@link PoolSeeding}) and not seeded again.
+     */
+    ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent, boolean seeded)
+            throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
-        Credentials credentials = engine.claimCredentials(pooled.credentials(), secrets);
+        Credentials credentials = seeded ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
+                : engine.claimCredentials(pooled.credentials(), secrets);
         try {
             ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
-            if (session != null) {
-                try {
-                    session.claim(target);
-                } finally {
-                    session.close();
+            ClaimSession claim = session;
+            try {
+                if (claim == null && seeded) {
+                    claim = seeding(engine).openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
                 }
-            } else {
-                engine.prepareClaim(target);
+                if (claim != null) {
+                    claim.claim(target);
+                } else {
+                    engine.prepareClaim(target);
+                }
+            } finally {
+                if (claim != null) {
+                    claim.close();
+                }
             }
             long prepared = System.nanoTime();
-            activation.all(engine, id, credentials, pooled.image(), plan.features());
-            activation.seed(plan, target, id);
+            Set<AllowedFeature> lacking = new TreeSet<>(plan.features());
+            lacking.removeIf(f -> pooled.features().contains(f.name()));
+            activation.all(engine, id, credentials, pooled.image(), lacking);
+            if (!seeded) {
+                activation.seed(plan, target, id);
+            }
             ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
                     pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major(), pooled.limits(), true);
             liveness.openLater(engine, instance);
@@ -82,5 +102,9 @@ final class PoolClaim {
             throw new ProvisionException(StartDiagnosis.what(engine, agent) + " claim of a warm-pool container failed: "
                     + Redaction.of(String.valueOf(e.getMessage()), credentials) + "; container removed", true, null);
         }
+    }
+
+    private static PoolSeeding seeding(Engine engine) {
+        return engine.poolSeeding().orElseThrow(() -> new IllegalStateException(engine.name() + " cannot seed warm-pool containers"));
     }
 }

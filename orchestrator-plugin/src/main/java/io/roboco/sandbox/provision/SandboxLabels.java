@@ -19,6 +19,11 @@ public final class SandboxLabels {
     public static final String MAJOR = "roboco.sandbox.major";
     /** Present (value 1) on warm-pool containers not yet claimed by an agent. */
     public static final String POOL = "roboco.sandbox.pool";
+    /**
+     * On a seeded warm-pool container: whose seed it holds, {@code <project>:<digest>} (the project id and the first 12
+     * hex digits of the seed's SHA-256; never the seed itself).
+     */
+    public static final String POOL_SEED = "roboco.sandbox.pool.seed";
 
     private SandboxLabels() {
     }

@@ -1,6 +1,9 @@
 package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.PoolSeeding;
+import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.SecretSource;
@@ -37,6 +40,14 @@ public final class ServiceProvisioner {
     private final ColdStart coldStart;
     private final Activation activation;
     private final PoolClaim poolClaim;
+    private final SecretSource secrets;
+    /** How a seeded pool container gets its seed: the plan's, applied as the seeder ({@link Activation#seed}). */
+    private volatile PoolSeedStep poolSeedStep;
+
+    /** Applies a plan's seed to a seeded pool container as its seeder; a seam for the fakes' tests (same package). */
+    interface PoolSeedStep {
+        void seed(ServicePlan plan, ProbeTarget seeder, String containerId) throws Exception;
+    }
 
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock) {
         this(runtime, settings, secrets, clock, new ContainerLedger(clock));
@@ -62,6 +73,7 @@ public final class ServiceProvisioner {
                               ContainerLedger ledger, java.util.function.Function<String, String> environment) {
         this.runtime = runtime;
         this.settings = settings;
+        this.secrets = secrets;
         this.ledger = ledger;
         this.liveness = new Liveness(runtime, settings.readyTimeout());
         this.containers = new Containers(runtime, ledger, liveness);
@@ -69,6 +81,7 @@ public final class ServiceProvisioner {
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.activation = new Activation(containers, new Seeding(environment));
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
+        this.poolSeedStep = activation::seed;
     }
 
     public ProvisionSettings settings() {
@@ -131,11 +144,52 @@ public final class ServiceProvisioner {
     }
 
     /**
+     * Starts one ready warm-pool container already seeded with {@code plan}'s seed ({@link Engine#poolSeeding}): the
+     * plan's features activated, then the seed applied as a seeder role into a database of its own, then the seeder's
+     * login taken away. Labelled {@link SandboxLabels#POOL} and {@link SandboxLabels#POOL_SEED} {@code seedLabel};
+     * its credentials are the seeder's (never an agent's). A failure (the seed's included) removes the container. In
+     * the ledger as in flight until its owner moves it.
+     */
+    public ServiceInstance startSeededPooled(ServicePlan plan, String seedLabel) throws ProvisionException {
+        Engine engine = plan.engine();
+        PoolSeeding seeding = engine.poolSeeding().orElseThrow(() ->
+                new ProvisionException(engine.name() + " cannot seed warm-pool containers", false, null));
+        long t0 = System.nanoTime();
+        ColdStart.Started s = coldStart.startReady(engine, plan.image(), settings.limits(), POOL_OWNER, POOL_OWNER, true,
+                java.util.Map.of(SandboxLabels.POOL_SEED, seedLabel));
+        String id = s.container().id();
+        Credentials seeder = seeding.seeder(s.credentials(), secrets);
+        ProbeTarget target = containers.target(id, s.endpoint(), seeder);
+        try {
+            seeding.prepareSeeder(target);
+            activation.all(engine, id, seeder, s.image(), plan.features());
+            poolSeedStep.seed(plan, target, id);
+            seeding.retireSeeder(target);
+        } catch (Exception | Error e) {
+            throw diagnosis.failed(engine, POOL_OWNER, s, e);
+        }
+        log.debug("{} seeded pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
+        return new ServiceInstance(engine.name(), s.image(), id, s.container().name(), s.endpoint(), seeder, plan.featureNames(),
+                s.created(), plan.image().major(), settings.limits());
+    }
+
+    /** Seeds pool containers with {@code step} instead of the plan's seed (tests with fakes: no database to seed). */
+    ServiceProvisioner seedPoolsWith(PoolSeedStep step) {
+        this.poolSeedStep = step;
+        return this;
+    }
+
+    /**
      * A ready pool container's claim session, opened off the agent's path ({@link Engine#openClaimSession});
      * null when it cannot be opened (the claim then opens what it needs itself).
      */
     public ClaimSession openClaimSession(Engine engine, ServiceInstance pooled) {
-        return poolClaim.openSession(engine, pooled);
+        return poolClaim.openSession(engine, pooled, false);
+    }
+
+    /** {@link #openClaimSession} for a seeded pool container ({@link #startSeededPooled}). */
+    public ClaimSession openSeededClaimSession(Engine engine, ServiceInstance seeded) {
+        return poolClaim.openSession(engine, seeded, true);
     }
 
     /**
@@ -146,7 +200,17 @@ public final class ServiceProvisioner {
      */
     public ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent)
             throws ProvisionException {
-        return poolClaim.claim(plan, pooled, session, agent);
+        return poolClaim.claim(plan, pooled, session, agent, false);
+    }
+
+    /**
+     * {@link #claim} of a seeded pool container ({@link #startSeededPooled}): the agent's role made now, given the
+     * seeded database and every seeded object, the seeder dropped ({@link PoolSeeding}); the plan's features the
+     * container lacks activated; the seed not applied again.
+     */
+    public ServiceInstance claimSeeded(ServicePlan plan, ServiceInstance seeded, ClaimSession session, String agent)
+            throws ProvisionException {
+        return poolClaim.claim(plan, seeded, session, agent, true);
     }
 
     /** Activates the plan's features a live service lacks, without a teardown; returns the updated instance. */

@@ -8,7 +8,10 @@ public interface RunningServer extends AutoCloseable {
     /** The stable id of this installation, as labelled on its containers. */
     String instanceId();
 
-    /** Ready, unclaimed warm-pool containers per engine right now; empty when no pool is configured. */
+    /**
+     * Ready, unclaimed warm-pool containers per engine right now, and under {@code seeded} those of every seeded
+     * project's pool (when {@code ROBOCO_SANDBOX_POOL_SEEDED} is set); empty when no pool is configured.
+     */
     java.util.Map<String, Integer> poolIdle();
 
     /**

@@ -141,7 +141,7 @@ public final class SandboxServer {
         ServerLifecycle lifecycle = new ServerLifecycle();
         ProvisionSettings provisioning = provisioning(config, instanceId);
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
-        PoolSizes poolSizes = new PoolSizes(config.poolKeys());
+        PoolSizes poolSizes = new PoolSizes(config.poolKeys(), config.seededPoolSize());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);
         LifecycleConfig limits = config.lifecycle();
@@ -202,7 +202,8 @@ public final class SandboxServer {
 
         if (pool != null) {
             pool.start();
-            log.info("warm pool filling in the background: {} ready container(s) per engine", poolSizes.sizes());
+            log.info("warm pool filling in the background: {} ready container(s) per engine{}", poolSizes.sizes(),
+                    poolSizes.seeded() > 0 ? ", " + poolSizes.seeded() + " per seeded project (made at its first request)" : "");
         }
         lifecycle.moveTo(OrchestratorHandle.State.RUNNING);
         log.info("sandbox feature flag {} is {} (stored {}, env override {})", FlagStore.SANDBOX_DB_ENABLED,
@@ -315,7 +316,12 @@ public final class SandboxServer {
         @Override
         public Map<String, Integer> poolIdle() {
             Map<String, Integer> idle = new TreeMap<>();
-            plugin.manager().pool().ifPresent(pool -> pool.sizes().sizes().keySet().forEach(engine -> idle.put(engine, pool.idle(engine))));
+            plugin.manager().pool().ifPresent(pool -> {
+                pool.sizes().sizes().keySet().forEach(engine -> idle.put(engine, pool.idle(engine)));
+                if (pool.sizes().seeded() > 0) {
+                    idle.put(ServerConfig.SEEDED_KEY, pool.idleSeeded());
+                }
+            });
             return idle;
         }
 

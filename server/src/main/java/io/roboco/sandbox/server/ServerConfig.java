@@ -26,7 +26,8 @@ import java.util.TreeMap;
  * @param images           image per engine name (lower case), only those overridden; {@code postgres_17} keys a major
  * @param apiToken         orchestrator token, or null to use / generate the one in the state dir
  * @param adminToken       admin token, or null to use / generate the one in the state dir
- * @param poolSizes        warm-pool size per engine name (lower case); {@code postgres_17} keys a major
+ * @param poolSizes        warm-pool size per engine name (lower case); {@code postgres_17} keys a major; {@code seeded}
+ *                         ({@code ROBOCO_SANDBOX_POOL_SEEDED}) is the size of each seeded project's pool
  * @param bind             {@code ROBOCO_SANDBOX_BIND}: the listen address (default 127.0.0.1; anything else is plain
  *                         HTTP on a reachable interface, and is warned about at start)
  * @param lifecycle        TTLs, quotas, capacity and audit retention
@@ -42,6 +43,9 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
+    /** Ready containers per seeded pool (one per seeded project and image); kept in {@link #poolSizes} under {@value #SEEDED_KEY}. */
+    public static final String POOL_SEEDED = PREFIX + "POOL_SEEDED";
+    static final String SEEDED_KEY = "seeded";
     public static final int DEFAULT_PORT = 7070;
     public static final String DEFAULT_BIND = "127.0.0.1";
     static final int MIN_TOKEN_LENGTH = 16;
@@ -224,6 +228,9 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Refuses an image override or pool size for an engine the registry does not know, or a major it does not have. */
     public void validateAgainst(EngineRegistry registry) {
         for (String key : poolSizes.keySet()) {
+            if (key.equals(SEEDED_KEY)) {
+                continue;
+            }
             requireKnown(registry, POOL_PREFIX, key);
         }
         for (String key : images.keySet()) {
@@ -257,8 +264,17 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Pool sizes keyed as {@link PoolSizes} reads them: {@code postgres}, {@code postgres:17}. */
     public Map<String, Integer> poolKeys() {
         Map<String, Integer> out = new TreeMap<>();
-        poolSizes.forEach((key, size) -> out.put(majorOf(key) == null ? key : engineOf(key) + ":" + majorOf(key), size));
+        poolSizes.forEach((key, size) -> {
+            if (!key.equals(SEEDED_KEY)) {
+                out.put(majorOf(key) == null ? key : engineOf(key) + ":" + majorOf(key), size);
+            }
+        });
         return out;
+    }
+
+    /** {@code ROBOCO_SANDBOX_POOL_SEEDED}: ready containers per seeded project's pool (default 0: seeded at request time). */
+    public int seededPoolSize() {
+        return poolSizes.getOrDefault(SEEDED_KEY, 0);
     }
 
     private static final java.util.regex.Pattern MAJOR_SUFFIX = java.util.regex.Pattern.compile("^(.+)_(\\d+)$");

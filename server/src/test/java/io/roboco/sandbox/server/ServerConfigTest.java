@@ -117,6 +117,17 @@ class ServerConfigTest {
     }
 
     @Test
+    void seededPoolSizeIsItsOwnSettingNotAnEngine() {
+        assertThat(ServerConfig.fromEnv(env()).seededPoolSize()).isZero();
+        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_SEEDED", "2", "ROBOCO_SANDBOX_POOL_POSTGRES", "1"));
+        c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults());   // "seeded" names no engine, and is not refused
+        assertThat(c.seededPoolSize()).isEqualTo(2);
+        assertThat(c.poolKeys()).containsOnlyKeys("postgres");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_SEEDED", "17")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_POOL_SEEDED=17 is out of range");
+    }
+
+    @Test
     void refusesMalformedValues() {
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "70000"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "http"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");

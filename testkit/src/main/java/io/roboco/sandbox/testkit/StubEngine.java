@@ -1,6 +1,8 @@
 package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.AllowedFeature;
+import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -41,6 +43,8 @@ public final class StubEngine implements Engine {
     private final String featuresKey;
     private final Set<Endpoint> dead = ConcurrentHashMap.newKeySet();
     private final List<Credentials> claims = new CopyOnWriteArrayList<>();
+    private final List<Credentials> retired = new CopyOnWriteArrayList<>();
+    private final List<Credentials> handovers = new CopyOnWriteArrayList<>();
     private volatile Predicate<Credentials> holdReadiness = c -> false;
     private volatile CountDownLatch release = new CountDownLatch(0);
     private volatile CountDownLatch held = new CountDownLatch(1);
@@ -90,6 +94,16 @@ public final class StubEngine implements Engine {
     /** The service at this endpoint stops answering (its container may still run). */
     public void markDead(Endpoint endpoint) {
         dead.add(endpoint);
+    }
+
+    /** Seeders retired so far (their seed is in), in order. */
+    public List<Credentials> retiredSeeders() {
+        return List.copyOf(retired);
+    }
+
+    /** Credentials of every seeded claim handed over so far, in order. */
+    public List<Credentials> handovers() {
+        return List.copyOf(handovers);
     }
 
     /** Credentials of every claim prepared so far, in order. */
@@ -165,6 +179,44 @@ public final class StubEngine implements Engine {
             throw new IllegalStateException("connection refused");
         }
         claims.add(target.credentials());
+    }
+
+    /** Seeded pool containers: a seeder pair {@code seeder_<id>} / {@code db_<id>}; retirements and handovers recorded. */
+    @Override
+    public java.util.Optional<PoolSeeding> poolSeeding() {
+        return java.util.Optional.of(new PoolSeeding() {
+            @Override
+            public Credentials seeder(Credentials pooled, SecretSource secrets) {
+                String id = secrets.identifier();
+                return new Credentials(pooled.adminUser(), pooled.adminPassword(), "seeder_" + id, secrets.password(), "db_" + id);
+            }
+
+            @Override
+            public void prepareSeeder(ProbeTarget seeder) {
+            }
+
+            @Override
+            public void retireSeeder(ProbeTarget seeder) {
+                retired.add(seeder.credentials());
+            }
+
+            @Override
+            public ClaimSession openClaimSession(ProbeTarget seeder) {
+                return new ClaimSession() {
+                    @Override
+                    public void claim(ProbeTarget target) {
+                        if (dead.contains(target.endpoint())) {
+                            throw new IllegalStateException("connection refused");
+                        }
+                        handovers.add(target.credentials());
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        });
     }
 
     @Override

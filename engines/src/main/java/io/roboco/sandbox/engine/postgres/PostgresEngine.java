@@ -11,6 +11,7 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Probes;
@@ -45,6 +46,7 @@ public final class PostgresEngine implements Engine {
     static final String DATA_DIR = "/var/lib/postgresql/data";
     /** Every cluster has it (initdb makes it); the admin connects there to create an agent's database. */
     static final String MAINTENANCE_DB = "postgres";
+    private static final PoolSeeding SEEDING = new PostgresPoolSeeding();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
 
     @Override
@@ -223,6 +225,12 @@ public final class PostgresEngine implements Engine {
                         (roleMade - t0) / 1000, (databaseMade - roleMade) / 1000, (System.nanoTime() - adminDone) / 1000);
             }
         }
+    }
+
+    /** Seeded warm-pool containers: seeded as a seeder role when made, handed over to the agent at claim. */
+    @Override
+    public Optional<PoolSeeding> poolSeeding() {
+        return Optional.of(SEEDING);
     }
 
     @Override

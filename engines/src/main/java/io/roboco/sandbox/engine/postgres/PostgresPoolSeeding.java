@@ -1,0 +1,104 @@
+package io.roboco.sandbox.engine.postgres;
+
+import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.PoolSeeding;
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SecretSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Seeded warm-pool containers for Postgres. When the pool container is made: a seeder login role
+ * ({@code roboco_seeder_…}, no superuser, no role or database creation) and a database it owns, made from
+ * {@code template1} ({@code STRATEGY FILE_COPY} on 15+); the seed runs as that role; then the role loses its login
+ * ({@code NOLOGIN PASSWORD NULL}) and its sessions are ended. The agent's database <em>is</em> the seeded one, kept
+ * under the name it was made with, so the claim never copies or renames anything.
+ *
+ * <p>At claim, one transaction on an admin connection into the seeded database, held open since the seed went in:
+ * {@code CREATE ROLE} agent, {@code ALTER DATABASE … OWNER TO} agent, {@code REASSIGN OWNED BY} seeder {@code TO}
+ * agent (every table, view, sequence, function, type and schema the seed made; grants the seeder made are re-granted
+ * by the agent), {@code DROP OWNED BY} seeder (privileges granted to it, default privileges) and {@code DROP ROLE}
+ * seeder. Either all of it happens or none (the claim fails and the container is removed). Measured on this machine
+ * kind (DESIGN.md): role 4.8 ms + owner 0.3 ms + reassign 1.3 ms, against a 32 ms database copy per claim.
+ */
+final class PostgresPoolSeeding implements PoolSeeding {
+    static final String SEEDER_PREFIX = "roboco_seeder_";
+
+    @Override
+    public Credentials seeder(Credentials pooled, SecretSource secrets) {
+        String id = secrets.identifier();
+        return new Credentials(pooled.adminUser(), pooled.adminPassword(), SEEDER_PREFIX + id, secrets.password(), "sandbox_" + id);
+    }
+
+    @Override
+    public void prepareSeeder(ProbeTarget seeder) throws Exception {
+        Credentials c = seeder.credentials();
+        String role = PostgresEngine.identifier(c.user());
+        try (Connection admin = PostgresEngine.connect(seeder, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+             Statement s = admin.createStatement()) {
+            int major = admin.getMetaData().getDatabaseMajorVersion();
+            s.execute("CREATE ROLE " + role + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
+                    + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS");
+            s.execute("CREATE DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER " + role
+                    + (major >= 15 ? " STRATEGY FILE_COPY" : ""));
+            if (major < 15) {
+                try (Connection inNew = PostgresEngine.connect(seeder, Login.ADMIN); Statement t = inNew.createStatement()) {
+                    t.execute("ALTER SCHEMA public OWNER TO " + role);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void retireSeeder(ProbeTarget seeder) throws Exception {
+        String role = PostgresEngine.identifier(seeder.credentials().user());
+        try (Connection admin = PostgresEngine.connect(seeder, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+             Statement s = admin.createStatement()) {
+            s.execute("ALTER ROLE " + role + " NOLOGIN PASSWORD NULL");
+            s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = "
+                    + PostgresEngine.literal(seeder.credentials().user()));
+        }
+    }
+
+    @Override
+    public ClaimSession openClaimSession(ProbeTarget seeder) throws SQLException {
+        String seederRole = seeder.credentials().user();
+        Connection admin = PostgresEngine.connect(seeder, Login.ADMIN);
+        return new ClaimSession() {
+            @Override
+            public void claim(ProbeTarget target) throws Exception {
+                handOver(admin, seederRole, target);
+            }
+
+            @Override
+            public void close() {
+                try {
+                    admin.close();
+                } catch (SQLException ignored) {
+                    // the session was used or the container is going away
+                }
+            }
+        };
+    }
+
+    /** The agent's role made and given the seeded database and everything the seeder owned, in one transaction. */
+    private static void handOver(Connection admin, String seederRole, ProbeTarget target) throws Exception {
+        Credentials c = target.credentials();
+        String agent = PostgresEngine.identifier(c.user());
+        String seeder = PostgresEngine.identifier(seederRole);
+        String sql = "CREATE ROLE " + agent + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
+                + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
+                + "ALTER DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER TO " + agent + ";\n"
+                + "REASSIGN OWNED BY " + seeder + " TO " + agent + ";\n"
+                + "DROP OWNED BY " + seeder + ";\n"
+                + "DROP ROLE " + seeder;
+        try (Statement s = admin.createStatement()) {
+            s.execute(sql);   // one simple-protocol query: one implicit transaction
+        }
+        PostgresEngine.selectOne(target, Login.AGENT);
+    }
+}
