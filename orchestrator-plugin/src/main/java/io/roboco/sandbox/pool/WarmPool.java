@@ -127,8 +127,9 @@ public final class WarmPool implements AutoCloseable {
 
     /**
      * {@link #claim(ServicePlan, String)} for a sandbox of {@code project}: a seeded plan claims from the project's
-     * seeded pool (made now when there is none, or when the seed changed; the caller then starts cold). Null
-     * {@code project}: a seeded plan finds nothing.
+     * seeded pool (made now when there is none, or when the seed changed). When that has nothing ready (or no seeded
+     * pool is kept, or {@code project} is null), a seeded plan claims an unseeded container of its image, and the seed
+     * is applied at claim time, as the agent, as on a cold start.
      */
     public Optional<ServiceInstance> claim(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
@@ -138,16 +139,21 @@ public final class WarmPool implements AutoCloseable {
         if (closed.get()) {
             return Optional.empty();
         }
-        String key = plan.seed() == null ? plan.image().poolKey() : seeded.keyFor(plan, project);
-        if (key == null) {
-            if (plan.seed() != null && project != null) {
-                refill(SeedRecipe.of(project, plan).key());   // a seeded pool made just now begins to fill
+        Shelves.Pooled taken = null;
+        String key = null;
+        if (plan.seed() != null && project != null && sizes.seeded() > 0) {
+            String seededKey = seeded.keyFor(plan, project);
+            if (seededKey != null) {
+                taken = shelves.take(seededKey, plan.featureNames());
+                key = seededKey;
             }
-            return Optional.empty();
+            refill(seededKey != null ? seededKey : SeedRecipe.of(project, plan).key());   // a pool made just now begins to fill
         }
-        Shelves.Pooled taken = shelves.take(key, plan.featureNames());
         if (taken == null) {
-            refill(key);
+            key = plan.image().poolKey();
+            taken = shelves.take(key, plan.featureNames());
+        }
+        if (taken == null) {
             return Optional.empty();
         }
         ServiceInstance pooled = taken.instance();

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
  * was seeded before the request (its pool labels say whose seed it holds), every seeded object (schema, table,
  * sequence, view, function, foreign key, type) belongs to the agent, which can alter and drop them; no seeder role,
  * object or grant is left; a second agent gets its own credentials and cannot open the first's; a changed seed is
- * never served from the old pool.
+ * never served from the old pool; when the seeded pool has nothing ready, an unseeded pool container is claimed and
+ * seeded at request time.
  */
 class SeededPoolIT {
     private static final String INSTANCE = "it-seedpool-" + UUID.randomUUID().toString().substring(0, 8);
@@ -77,7 +78,7 @@ class SeededPoolIT {
         ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES)
                 .withMajorImages(LocalImages.MAJOR_IMAGES).withReadyTimeout(Duration.ofSeconds(90));
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
-        pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of(), SEEDED)).start();
+        pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres", 1), SEEDED)).start();
         plugin = new SandboxPlugin(REGISTRY, new SandboxManager(REGISTRY, provisioner, Clock.systemUTC(), pool), store, true,
                 OrchestratorHandle.running(), Clock.systemUTC());
     }
@@ -178,7 +179,7 @@ class SeededPoolIT {
     }
 
     @Test
-    void aChangedSeedIsNeverServedFromTheOldPool() throws Exception {
+    void aChangedSeedIsNeverServedFromTheOldPoolAndTheRequestInBetweenIsSeededAtRequestTime() throws Exception {
         Project blog = project("blog-" + agents.incrementAndGet(), "CREATE TABLE posts (id int PRIMARY KEY);");
         Set<String> old = awaitSeededPool(blog);
         assertThat(old).hasSize(SEEDED);
@@ -186,7 +187,12 @@ class SeededPoolIT {
         Project changed = project(blog.id(), "CREATE TABLE articles (id int PRIMARY KEY, title text);");
         String agent = "dev-" + agents.incrementAndGet();
         SandboxDecision.Granted granted = granted(request(agent, changed));
-        assertThat(granted.path()).as("the old pool holds the old seed; this one starts cold").isEqualTo("cold");
+        ServiceInstance instance = plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
+        assertThat(old).doesNotContain(instance.containerId());
+        if (instance.fromPool()) {
+            assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels()).as("an unseeded pool container, seeded at request time")
+                    .doesNotContainKey(SandboxLabels.POOL_SEED);
+        }
         try (Connection c = connect(granted.sandboxes().get(0).env()); Statement s = c.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'articles'")).isEqualTo(1);
             assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'")).isZero();
@@ -232,8 +238,15 @@ class SeededPoolIT {
     private static Set<String> awaitSeededPool(Project project) throws Exception {
         if (pool.idleSeeded(project.id()) == 0) {
             String primer = "dev-" + agents.incrementAndGet();
-            SandboxDecision.Granted first = granted(request(primer, project));
-            assertThat(first.path()).isEqualTo("cold");
+            granted(request(primer, project));
+            ServiceInstance first = plugin.sandboxOf(primer).orElseThrow().services().get("postgres");
+            assertThat(runtime.inspect(first.containerId()).orElseThrow().labels())
+                    .as("no seeded pool yet: an unseeded pool container or a cold one, seeded at request time").doesNotContainKey(SandboxLabels.POOL_SEED);
+            try (Connection c = connect(granted(plugin.requestSandbox(primer, null, Map.of())).sandboxes().get(0).env());
+                 Statement s = c.createStatement()) {
+                assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relnamespace <> 'pg_catalog'::regnamespace"
+                        + " AND relnamespace <> 'information_schema'::regnamespace")).as("seeded at request time").isPositive();
+            }
             plugin.releaseSandbox(primer, "i_am_done");
         }
         eventually("the seeded pool of " + project.id() + " filled", () -> pool.idleSeeded(project.id()) == SEEDED);
