@@ -173,7 +173,26 @@ final class ProjectPages {
     }
 
     private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {
-        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card));
+        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card, "versions", versionLabels(card)));
+    }
+
+    /**
+     * The Version options' labels, keyed {@code engine:major} ({@code engine:} for the server's default image): which
+     * image each runs and, for the default, which major, e.g. {@code server default image (PostgreSQL 15, roboco-sandbox/postgres:15)}.
+     */
+    private Map<String, String> versionLabels(SandboxCard card) {
+        Map<String, String> labels = new TreeMap<>();
+        for (SandboxCard.EngineOption e : card.engines()) {
+            if (e.majors().isEmpty()) {
+                continue;
+            }
+            labels.put(e.name() + ":", console.image(e.name(), "").map(c -> "server default image (" + (c.major().isEmpty() ? ""
+                    : e.displayName() + " " + c.major() + ", ") + c.image() + ")").orElse("server default image"));
+            for (String m : e.majors()) {
+                labels.put(e.name() + ":" + m, e.displayName() + " " + m + console.image(e.name(), m).map(c -> " (" + c.image() + ")").orElse(""));
+            }
+        }
+        return labels;
     }
 
     private void notFound(Context ctx) {

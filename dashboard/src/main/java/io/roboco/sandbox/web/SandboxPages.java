@@ -208,7 +208,7 @@ final class SandboxPages {
             List<String> features = cached != null && cached.services().containsKey(c.service())
                     ? List.copyOf(new java.util.TreeSet<>(cached.services().get(c.service()).features())) : c.features();
             services.add(new SandboxRow.Service(c.service(), shortId(c.containerId()), c.image(), features,
-                    v == null ? null : v.live().get(c.service())));
+                    v == null ? null : v.live().get(c.service()), version(c), c.seed()));
         }
         String state;
         String text;
@@ -232,6 +232,16 @@ final class SandboxPages {
         return new SandboxRow(path(r.owner()), "/sandboxes/id/" + URLEncoder.encode(r.id(), StandardCharsets.UTF_8), r.id(), r.owner(),
                 r.name(), r.kind().wire(), r.project(), labels, services, age(Duration.between(r.created(), now)), TIME.format(r.created()),
                 TIME.format(expires), expiresIn, r.state(now).wire(), state, text);
+    }
+
+    /** {@code PostgreSQL 17}: the major the record names, else the one its image's tag says; empty when neither does. */
+    private String version(ContainerRef c) {
+        Optional<io.roboco.sandbox.engine.Engine> engine = console.registry().find(c.service());
+        if (engine.isEmpty()) {
+            return c.major();
+        }
+        String major = c.major().isEmpty() ? engine.get().majorOf(c.image()).orElse("") : c.major();
+        return major.isEmpty() ? "" : engine.get().displayName() + " " + major;
     }
 
     static String shortId(String id) {

@@ -18,8 +18,13 @@ public record SandboxRow(String path, String recordPath, String id, String agent
                          List<String> labels, List<Service> services, String age, String created, String expires, String expiresIn,
                          String lifeState, String state, String stateText) {
 
-    /** @param containerId the short (12-character) container id */
-    public record Service(String name, String containerId, String image, List<String> features, Boolean live) {
+    /**
+     * @param containerId the short (12-character) container id
+     * @param version     the engine and major its image runs, e.g. {@code PostgreSQL 17}; empty when the image does not say
+     * @param seed        how the seed it started with reads ({@code sql (120 bytes)}); empty for none
+     */
+    public record Service(String name, String containerId, String image, List<String> features, Boolean live, String version,
+                          String seed) {
     }
 
     public boolean verbSet() {

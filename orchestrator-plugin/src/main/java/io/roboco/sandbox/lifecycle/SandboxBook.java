@@ -61,6 +61,11 @@ public final class SandboxBook implements Admission {
      * holds theirs) for the data operations: from its create, or from re-adoption after a restart. Never written anywhere.
      */
     private final Map<String, Map<String, ServiceInstance>> namedServices = new ConcurrentHashMap<>();
+    /**
+     * Sandbox id → how each service's seed reads (the project's {@code sandbox_seed} at admission), from admission until
+     * its containers are recorded: each container's record then says what it started with.
+     */
+    private final Map<String, Map<String, String>> admittedSeeds = new ConcurrentHashMap<>();
 
     /** @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED} */
     public SandboxBook(SandboxStore store, String instance, Lifetimes lifetimes, int perOwner, Capacity capacity, Clock clock,
@@ -134,6 +139,7 @@ public final class SandboxBook implements Admission {
     @Override
     public Decision admit(SandboxRequest request, Map<String, String> labels, AgentSandbox current, int containers) {
         if (current != null) {
+            admittedSeeds.put(current.id(), seeds(request.project()));
             return hold(containers, verbSets.get(current.id()), current.id(), current.expires(), null);
         }
         Project project = request.project();
@@ -146,12 +152,14 @@ public final class SandboxBook implements Admission {
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, request.agent(), project.id());
         }
+        admittedSeeds.put(draft.id(), seeds(project));
         return hold(containers, reserved.record(), draft.id(), draft.expires(), draft.id());
     }
 
     @Override
     public void settled(Decision.Admitted admitted, AgentSandbox entry) {
         admitted.release().run();
+        Map<String, String> seeds = admittedSeeds.remove(entry.id());
         SandboxRecord record = verbSets.get(entry.id());
         if (record == null) {
             record = store.findSandbox(entry.id()).orElse(null);
@@ -159,7 +167,8 @@ public final class SandboxBook implements Admission {
         if (record == null) {
             return;
         }
-        SandboxRecord next = record.withContainers(List.copyOf(new TreeSet<>(entry.services().keySet())), refs(entry.services().values()));
+        SandboxRecord next = record.withContainers(List.copyOf(new TreeSet<>(entry.services().keySet())),
+                refs(entry.services().values(), record.containers(), seeds));
         if (!store.updateSandbox(next)) {
             log.warn("sandbox record {} of agent {} was deleted while its set started", entry.id(), entry.agent());
         }
@@ -169,6 +178,7 @@ public final class SandboxBook implements Admission {
     @Override
     public void failed(Decision.Admitted admitted, AgentSandbox current) {
         admitted.release().run();
+        admittedSeeds.remove(admitted.sandboxId());
         if (current == null && !admitted.sandboxId().isEmpty()) {
             store.forgetSandbox(admitted.sandboxId());
             verbSets.remove(admitted.sandboxId());
@@ -187,7 +197,7 @@ public final class SandboxBook implements Admission {
         Duration slack = min(ttl.dividedBy(RENEW_FRACTION), RENEW_SLACK_CAP);
         boolean renew = Duration.between(entry.expires(), target).compareTo(slack) > 0;
         boolean relabel = labels != null && !labels.equals(record.labels());
-        List<ContainerRef> refs = refs(entry.services().values());
+        List<ContainerRef> refs = refs(entry.services().values(), record.containers(), null);
         boolean refeature = !refs.equals(record.containers());
         if (!renew && !relabel && !refeature) {
             return entry;
@@ -238,6 +248,7 @@ public final class SandboxBook implements Admission {
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, owner, project.id());
         }
+        admittedSeeds.put(draft.id(), seeds(project));
         return hold(services.size(), reserved.record(), draft.id(), draft.expires(), draft.id());
     }
 
@@ -251,13 +262,15 @@ public final class SandboxBook implements Admission {
         admitted.release().run();
         SandboxRecord record = store.findSandbox(admitted.sandboxId()).orElseThrow(
                 () -> new IllegalStateException("sandbox record " + admitted.sandboxId() + " vanished while it started"));
-        SandboxRecord next = record.withContainers(record.services(), refs(started.values()));
+        SandboxRecord next = record.withContainers(record.services(), refs(started.values(), List.of(),
+                admittedSeeds.remove(admitted.sandboxId())));
         store.updateSandbox(next);
         return next;
     }
 
     public void abandonNamed(Decision.Admitted admitted) {
         namedServices.remove(admitted.sandboxId());
+        admittedSeeds.remove(admitted.sandboxId());
         admitted.release().run();
         store.forgetSandbox(admitted.sandboxId());
     }
@@ -336,6 +349,7 @@ public final class SandboxBook implements Admission {
     private Decision hold(int containers, SandboxRecord record, String id, Instant expires, String forgetOnRefusal) {
         Optional<Capacity.Hold> hold = capacity.tryReserve(containers);
         if (hold.isEmpty()) {
+            admittedSeeds.remove(id);
             if (forgetOnRefusal != null) {
                 store.forgetSandbox(forgetOnRefusal);
             }
@@ -376,12 +390,26 @@ public final class SandboxBook implements Admission {
         return String.join("; ", parts);
     }
 
-    static List<ContainerRef> refs(java.util.Collection<ServiceInstance> instances) {
+    /**
+     * The records of {@code instances}: a container already recorded ({@code known}) keeps the seed it started with; a new
+     * one is recorded with {@code seeds}' (service → how it reads; null: none known).
+     */
+    static List<ContainerRef> refs(java.util.Collection<ServiceInstance> instances, List<ContainerRef> known, Map<String, String> seeds) {
+        Map<String, String> startedWith = new java.util.HashMap<>();
+        known.forEach(c -> startedWith.put(c.containerId(), c.seed()));
         return instances.stream()
                 .sorted(java.util.Comparator.comparing(ServiceInstance::service))
                 .map(i -> new ContainerRef(i.service(), i.containerId(), i.containerName(), i.image(), List.copyOf(new TreeSet<>(i.features())),
-                        i.fromPool()))
+                        i.fromPool(), i.major(), startedWith.getOrDefault(i.containerId(),
+                        seeds == null ? "" : seeds.getOrDefault(i.service(), ""))))
                 .toList();
+    }
+
+    /** How each of the project's seeds reads, per service. */
+    private static Map<String, String> seeds(Project project) {
+        Map<String, String> out = new java.util.HashMap<>();
+        project.seeds().forEach((service, seed) -> out.put(service, seed.describe()));
+        return out;
     }
 
     static String newId() {

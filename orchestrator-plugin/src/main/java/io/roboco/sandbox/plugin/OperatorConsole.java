@@ -35,6 +35,14 @@ public interface OperatorConsole {
         return io.roboco.sandbox.runtime.Limits.operatorMaximums();
     }
 
+    /**
+     * The image a project's sandboxes of {@code engine} run at {@code major} (empty: the server's configured default
+     * image), with the major it runs; empty when the engine or major is unknown.
+     */
+    default Optional<io.roboco.sandbox.provision.ImageChoice> image(String engine, String major) {
+        return Optional.empty();
+    }
+
     List<AgentSandbox> liveSandboxes();
 
     Optional<AgentSandbox> sandbox(String agent);

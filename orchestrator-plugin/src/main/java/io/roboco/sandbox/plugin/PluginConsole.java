@@ -42,6 +42,15 @@ final class PluginConsole implements OperatorConsole {
     }
 
     @Override
+    public Optional<io.roboco.sandbox.provision.ImageChoice> image(String engine, String major) {
+        try {
+            return plugin.registry().find(engine).map(e -> plugin.manager().provisioner().settings().choose(e, major));
+        } catch (io.roboco.sandbox.engine.UnknownNameException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
     public List<AgentSandbox> liveSandboxes() {
         return plugin.manager().live();
     }

@@ -88,6 +88,8 @@ public final class SandboxViews {
             ServiceInstance live = cached == null ? null : cached.services().get(c.service());
             cv.put("features", live == null ? c.features() : List.copyOf(new java.util.TreeSet<>(live.features())));
             cv.put("from_pool", c.fromPool());
+            cv.put("major", c.major());
+            cv.put("seed", c.seed());
             containers.add(cv);
         }
         v.put("containers", containers);

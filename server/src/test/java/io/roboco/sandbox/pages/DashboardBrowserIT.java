@@ -143,6 +143,8 @@ class DashboardBrowserIT {
         browser.find("#new-name").sendKeys("Shop backend");
         browser.clickAndWait("#add-project");
         assertThat(browser.path()).isEqualTo("/projects/shop");
+        assertThat(browser.find("#ver-postgres option[value='']").getAttribute("textContent").trim()).as("the default image and its major")
+                .isEqualTo("server default image (PostgreSQL 15, roboco-sandbox/postgres:15)");
         browser.check("svc-postgres", true);
         browser.check("feat-postgres-pg_trgm", true);
         browser.check("svc-redis", true);
@@ -190,6 +192,10 @@ class DashboardBrowserIT {
     @Test
     @Order(6)
     void aSandboxRequestedThroughTheApiIsOnTheLivePage() {
+        String seed = "create table orders (id int primary key);";
+        WebClient.Reply seeded = api.json("PUT", "/api/projects/shop", ADMIN, "{\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
+                + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_seed\":{\"postgres\":{\"sql\":\"" + seed + "\"}}}");
+        assertThat(seeded.status()).as(seeded.body()).isEqualTo(200);
         assertThat(api.json("POST", "/api/agents/dev-1/spawn", API, "{\"role\":\"developer\",\"project\":\"shop\"}").body())
                 .contains("ROBOCO_SANDBOX_SERVICES_AVAILABLE");
         assertThat(api.json("POST", "/api/agents/dev-1/verbs/give_me_work", API, "{\"project\":\"shop\",\"task\":\"T-7\"}").body())
@@ -202,6 +208,9 @@ class DashboardBrowserIT {
         String row = browser.text("tr[data-agent='dev-1']");
         assertThat(row).contains("dev-1").contains("shop").contains("postgres").contains("redis").contains("pg_trgm")
                 .contains("search").contains("unchecked");
+        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='postgres']")).as("its major and the seed it started with")
+                .contains("PostgreSQL 15").contains("seed: sql (" + seed.length() + " bytes)");
+        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='redis']")).doesNotContain("seed");
         browser.clickAndWait("tr[data-agent='dev-1'] form[action$='/verify'] button");
         assertThat(browser.text("#flash")).contains("every service answered");
         assertThat(browser.text("tr[data-agent='dev-1']")).contains("live");

@@ -322,6 +322,19 @@ class DashboardPagesTest {
     }
 
     @Test
+    void theCardsVersionChoicesNameTheImageEachRunsAndTheDefaultsMajorAndTheSeedIsShown() {
+        WebClient web = start(true, EngineRegistry.defaults());
+        web.signIn(ADMIN);
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of("postgres", "17"), Map.of("postgres",
+                new io.roboco.sandbox.provision.Seed.Sql("create table t (id int);"))));
+        String page = web.get("/projects/shop").body();
+        assertThat(page).contains("server default image (PostgreSQL 16, postgres:16-alpine)")
+                .contains("PostgreSQL 17 (postgres:17-alpine)").contains("PostgreSQL 15 (postgres:15-alpine)");
+        assertThat(page).containsPattern("<option value=\"17\" selected[^>]*>PostgreSQL 17");
+        assertThat(page).contains("id=\"seed-postgres\"").contains("sql (24 bytes)");
+    }
+
+    @Test
     void liveSandboxIsListedWithoutCredentialsAndReleasedFromThePage() throws Exception {
         WebClient web = signedIn(true);
         store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));

@@ -171,4 +171,27 @@ class SandboxBookTest {
         assertThat(store.sandboxes(new SandboxQuery(null, null, Map.of(), EnumSet.of(SandboxState.LIVE), null, clock.instant())))
                 .extracting(SandboxRecord::id).containsExactly(named.sandboxId());
     }
+
+    private static io.roboco.sandbox.provision.ServiceInstance instance(String service, String containerId, String major) {
+        return new io.roboco.sandbox.provision.ServiceInstance(service, "img:" + major, containerId, "name-" + containerId,
+                new io.roboco.sandbox.engine.Endpoint("127.0.0.1", 5432), new io.roboco.sandbox.engine.Credentials("a", "pa", "u", "pu", "d"),
+                Set.of(), Instant.EPOCH, major);
+    }
+
+    @Test
+    void eachContainerIsRecordedWithItsMajorAndTheSeedItStartedWithWhichAGrowingSetKeeps() {
+        List<io.roboco.sandbox.settings.ContainerRef> first = SandboxBook.refs(List.of(instance("postgres", "c1", "17")), List.of(),
+                Map.of("postgres", "sql (12 bytes)"));
+        assertThat(first).singleElement().satisfies(c -> {
+            assertThat(c.major()).isEqualTo("17");
+            assertThat(c.seed()).isEqualTo("sql (12 bytes)");
+        });
+        // The project's seed changed since; the set grows by redis: the postgres container still says what it started with.
+        List<io.roboco.sandbox.settings.ContainerRef> grown = SandboxBook.refs(
+                List.of(instance("postgres", "c1", "17"), instance("redis", "c2", "")), first, Map.of("postgres", "clone of $SRC (schema only)"));
+        assertThat(grown).extracting(io.roboco.sandbox.settings.ContainerRef::seed).containsExactly("sql (12 bytes)", "");
+        assertThat(grown).extracting(io.roboco.sandbox.settings.ContainerRef::major).containsExactly("17", "");
+        assertThat(SandboxBook.refs(List.of(instance("postgres", "c3", "15")), List.of(), null))
+                .singleElement().satisfies(c -> assertThat(c.seed()).as("no seed known").isEmpty());
+    }
 }
