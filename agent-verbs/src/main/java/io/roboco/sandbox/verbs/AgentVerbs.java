@@ -87,6 +87,10 @@ public final class AgentVerbs {
         if (VerbNames.DATA.contains(verb)) {
             return dataVerb(slug, verb, Arguments.name(verb, args));
         }
+        if (VerbNames.SAVE_TEMPLATE.equals(verb)) {
+            Arguments.Template t = Arguments.template(args);
+            return dataVerb(slug, verb, t.name(), t.replace());
+        }
         Arguments.none(verb, args);
         if (VerbNames.RELEASE_SANDBOX.equals(verb)) {
             return releaseSandbox(slug);
@@ -146,11 +150,17 @@ public final class AgentVerbs {
             }
         }
         // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
-        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions(), request.labels());
+        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions(), request.labels(),
+                request.template());
         return Envelope.of(decision);
     }
 
     private Envelope dataVerb(String slug, String verb, String name) throws InterruptedException {
+        return dataVerb(slug, verb, name, false);
+    }
+
+    /** A data verb, or save_template (with {@code replace}). */
+    private Envelope dataVerb(String slug, String verb, String name, boolean replace) throws InterruptedException {
         Optional<Agent> agent = store.findAgent(slug);
         if (agent.isEmpty()) {
             return refuse(slug, "", verb, notSpawned(slug), List.of());
@@ -159,7 +169,8 @@ public final class AgentVerbs {
         if (refusal.isPresent()) {
             return refusal.get();
         }
-        return envelope(verb, plugin.dataOperation(slug, verb, name));
+        return envelope(verb, VerbNames.SAVE_TEMPLATE.equals(verb) ? plugin.saveTemplate(slug, name, replace)
+                : plugin.dataOperation(slug, verb, name));
     }
 
     private static Envelope envelope(String verb, DataOutcome outcome) {

@@ -22,9 +22,10 @@ final class Arguments {
 
     /**
      * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
-     * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record.
+     * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record,
+     * {@code template} an optional template name (a new sandbox starts from it).
      */
-    record SandboxRequest(List<String> services, Map<String, List<String>> extensions, Map<String, String> labels) {
+    record SandboxRequest(List<String> services, Map<String, List<String>> extensions, Map<String, String> labels, String template) {
     }
 
     /** {@code give_me_work}: both required, non-blank strings. */
@@ -32,7 +33,7 @@ final class Arguments {
     }
 
     static SandboxRequest sandboxRequest(Map<String, Object> args) {
-        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels"));
+        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels", "template"));
         List<String> services = null;
         Object rawServices = in.get("services");
         if (rawServices != null) {
@@ -61,7 +62,14 @@ final class Arguments {
             }
         }
         Map<String, String> labels = in.containsKey("labels") ? io.roboco.sandbox.request.Labels.parse("labels", in.get("labels")) : null;
-        return new SandboxRequest(services, extensions, labels);
+        String template = null;
+        if (in.get("template") != null) {
+            if (!(in.get("template") instanceof String t) || !io.roboco.sandbox.template.TemplateInfo.validName(t)) {
+                throw new BadRequest("'template' must be a template name (" + io.roboco.sandbox.template.TemplateInfo.NAME_RULE + ")");
+            }
+            template = t;
+        }
+        return new SandboxRequest(services, extensions, labels, template);
     }
 
     static Work work(Map<String, Object> args) {
@@ -78,6 +86,19 @@ final class Arguments {
     static String name(String verb, Map<String, Object> args) {
         Map<String, Object> in = onlyKeys(verb, args, Set.of("name"));
         return requiredString(in, "name");
+    }
+
+    /** {@code save_template}: {@code {"name": "…", "replace"?: bool}}; the name's shape is checked by the operation. */
+    record Template(String name, boolean replace) {
+    }
+
+    static Template template(Map<String, Object> args) {
+        Map<String, Object> in = onlyKeys(VerbNames.SAVE_TEMPLATE, args, Set.of("name", "replace"));
+        Object replace = in.get("replace");
+        if (replace != null && !(replace instanceof Boolean)) {
+            throw new BadRequest("'replace' must be true or false");
+        }
+        return new Template(requiredString(in, "name"), Boolean.TRUE.equals(replace));
     }
 
     /** Verbs that take no arguments accept an empty object (or no body). */

@@ -21,6 +21,7 @@ import static io.roboco.sandbox.verbs.VerbNames.RELEASE_SANDBOX;
 import static io.roboco.sandbox.verbs.VerbNames.REQUEST_SANDBOX;
 import static io.roboco.sandbox.verbs.VerbNames.UNCLAIM;
 import static io.roboco.sandbox.verbs.VerbNames.SNAPSHOT_SCHEMA;
+import static io.roboco.sandbox.verbs.VerbNames.SAVE_TEMPLATE;
 import static io.roboco.sandbox.verbs.VerbNames.DIFF_SCHEMA;
 import static io.roboco.sandbox.verbs.VerbNames.CHECKPOINT_SANDBOX;
 import static io.roboco.sandbox.verbs.VerbNames.REWIND_SANDBOX;
@@ -51,9 +52,9 @@ public final class RoleManifest {
     public static RoleManifest defaults() {
         Map<String, Set<String>> roles = new LinkedHashMap<>();
         roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, I_DOCUMENTED, UNCLAIM, I_AM_IDLE,
-                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX));
+                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX, SAVE_TEMPLATE));
         roles.put("qa", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, PASS_REVIEW, FAIL_REVIEW, I_AM_DONE, UNCLAIM, I_AM_IDLE,
-                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX));
+                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX, SAVE_TEMPLATE));
         roles.put("reviewer", ordered(GIVE_ME_WORK, PASS_REVIEW, FAIL_REVIEW, UNCLAIM, I_AM_IDLE));
         roles.put("documenter", ordered(GIVE_ME_WORK, I_DOCUMENTED, I_AM_DONE, UNCLAIM, I_AM_IDLE));
         roles.put("planner", ordered(GIVE_ME_WORK, I_AM_DONE, UNCLAIM, I_AM_IDLE));

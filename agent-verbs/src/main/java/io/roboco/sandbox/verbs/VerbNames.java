@@ -22,12 +22,15 @@ public final class VerbNames {
     public static final String CHECKPOINT_SANDBOX = io.roboco.sandbox.data.SandboxData.CHECKPOINT;
     public static final String REWIND_SANDBOX = io.roboco.sandbox.data.SandboxData.REWIND;
     public static final List<String> DATA = List.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
+    /** Saves the agent's sandbox's Postgres database as a named template: {@code {"name": "…", "replace"?: bool}}. */
+    public static final String SAVE_TEMPLATE = io.roboco.sandbox.data.TemplateSaving.SAVE_TEMPLATE;
 
     /** Verbs that end an engagement: on success they clear the active task and release the sandbox best-effort. */
     public static final List<String> LIFECYCLE_EXITS = List.of(I_AM_DONE, UNCLAIM, I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
 
     public static final Set<String> ALL = Set.of(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, UNCLAIM,
-            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED, SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
+            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED, SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX,
+            SAVE_TEMPLATE);
 
     private VerbNames() {
     }

@@ -9,6 +9,9 @@ import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.manager.SandboxRequest.Validation;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.settings.Project;
 
@@ -26,10 +29,12 @@ import java.util.TreeSet;
 final class RequestChecks {
     private final EngineRegistry registry;
     private final ProvisionSettings images;
+    private final TemplateStore templates;
 
-    RequestChecks(EngineRegistry registry, ProvisionSettings images) {
+    RequestChecks(EngineRegistry registry, ProvisionSettings images, TemplateStore templates) {
         this.registry = registry;
         this.images = images;
+        this.templates = templates;
     }
 
     Validation validate(String agent, Project project, List<String> asked, Map<String, List<String>> perCall) {
@@ -86,10 +91,27 @@ final class RequestChecks {
                     return refused(notOffered(engine, choice, feature.name()));
                 }
             }
-            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, project.seedFor(engine.name()),
+            Seed seed = project.seedFor(engine.name());
+            if (seed instanceof Seed.Template template) {
+                Optional<String> refusal = templateRefusal(project, template.name(), choice);
+                if (refusal.isPresent()) {
+                    return refused(refusal.get());
+                }
+            }
+            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, seed,
                     project.limitsFor(engine.name()).over(images.limits())));
         }
         return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
+    }
+
+    /** A template seed that is unknown, or was saved from a newer major than the one the project runs; before anything starts. */
+    private Optional<String> templateRefusal(Project project, String name, ImageChoice choice) {
+        Optional<TemplateInfo> info = templates.find(name);
+        if (info.isEmpty()) {
+            return Optional.of("template '" + Printable.of(name) + "' (the seed of project '" + project.id() + "') does not exist; known: "
+                    + templates.knownNames());
+        }
+        return info.get().refusalFor(choice.major(), "project '" + project.id() + "' (" + choice.describe() + ")");
     }
 
     private static Validation refused(String reason) {

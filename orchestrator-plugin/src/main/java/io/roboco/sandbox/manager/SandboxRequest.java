@@ -44,7 +44,16 @@ public final class SandboxRequest {
      */
     public static Validation validate(EngineRegistry registry, ProvisionSettings images, String agent, Project project,
                                   List<String> services, Map<String, List<String>> extensions) {
-        return new RequestChecks(registry, images).validate(agent, project,
+        return validate(registry, images, io.roboco.sandbox.template.TemplateStore.none(), agent, project, services, extensions);
+    }
+
+    /**
+     * {@link #validate(EngineRegistry, ProvisionSettings, String, Project, List, Map)} with the project's template seed
+     * checked against {@code templates}: it exists, and restores into the major the project runs (the same or newer).
+     */
+    public static Validation validate(EngineRegistry registry, ProvisionSettings images, io.roboco.sandbox.template.TemplateStore templates,
+                                      String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
+        return new RequestChecks(registry, images, templates).validate(agent, project,
                 services == null ? List.of() : services, extensions == null ? Map.of() : extensions);
     }
 

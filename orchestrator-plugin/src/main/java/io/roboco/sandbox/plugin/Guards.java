@@ -18,10 +18,16 @@ import java.util.Optional;
 final class Guards {
     private final EngineRegistry registry;
     private final ProvisionSettings images;
+    private final java.util.function.Supplier<io.roboco.sandbox.template.TemplateStore> templates;
 
     Guards(EngineRegistry registry, ProvisionSettings images) {
+        this(registry, images, io.roboco.sandbox.template.TemplateStore::none);
+    }
+
+    Guards(EngineRegistry registry, ProvisionSettings images, java.util.function.Supplier<io.roboco.sandbox.template.TemplateStore> templates) {
         this.registry = registry;
         this.images = images;
+        this.templates = templates;
     }
 
     /** 1. The feature flag. */
@@ -57,7 +63,7 @@ final class Guards {
      * Valid, the request is the validated type everything after the guards takes.
      */
     SandboxRequest.Validation allowed(String slug, Project project, List<String> services, Map<String, List<String>> features) {
-        return SandboxRequest.validate(registry, images, slug, project, services, features);
+        return SandboxRequest.validate(registry, images, templates.get(), slug, project, services, features);
     }
 
     /** 5. The orchestrator handle is available. Retryable. */

@@ -38,7 +38,7 @@ final class PluginConsole implements OperatorConsole {
 
     @Override
     public ProjectForm.Check checkProject(String id, Map<String, Object> body) {
-        return ProjectForm.check(id, body, plugin.registry(), plugin.manager().provisioner().settings());
+        return ProjectForm.check(id, body, plugin.registry(), plugin.manager().provisioner().settings(), plugin.templates());
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
+import io.roboco.sandbox.data.TemplateSaving;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
@@ -46,6 +47,9 @@ public final class SandboxPlugin implements AutoCloseable {
     private final OrchestratorHandle handle;
     private final Clock clock;
     private final Guards guards;
+    private final TemplateSaving templateSaving;
+    /** The template an agent's live verb set was made from, when it was (per-call templates). */
+    private final Map<String, String> templateOf = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile SandboxEvents events = SandboxEvents.none();
     private volatile Sandboxes sandboxes;
     /** Set by the builder: release every live sandbox on close, recorded under this verb. */
@@ -64,7 +68,8 @@ public final class SandboxPlugin implements AutoCloseable {
         this.flagEffective = flagEffective;
         this.handle = handle;
         this.clock = clock;
-        this.guards = new Guards(registry, manager.provisioner().settings());
+        this.templateSaving = new TemplateSaving(manager, clock);
+        this.guards = new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates);
     }
 
     /** The front door for an embedding orchestrator: sensible defaults, one required setting (the instance id). */
@@ -90,13 +95,23 @@ public final class SandboxPlugin implements AutoCloseable {
     /** The verb with labels for the agent's sandbox record (already validated; null keeps the record's labels). */
     public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
                                          Map<String, List<String>> extensions, Map<String, String> labels) throws InterruptedException {
+        return requestSandbox(slug, agent, services, extensions, labels, null);
+    }
+
+    /**
+     * The verb with a per-call {@code template} (null: the project's seed): a new sandbox starts from that template of
+     * the project's own. A live sandbox made otherwise is not re-made: the call is refused, saying to release it first.
+     */
+    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
+                                         Map<String, List<String>> extensions, Map<String, String> labels, String template)
+            throws InterruptedException {
         long start = System.nanoTime();
         List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
         Map<String, List<String>> perCall = extensions == null ? Map.of() : extensions;
         String projectId = agent.map(Agent::project).orElse("");
 
         long looked = System.nanoTime();
-        SandboxDecision decision = decide(slug, agent, asked, perCall, labels);
+        SandboxDecision decision = decide(slug, agent, asked, perCall, labels, template);
         long decided = System.nanoTime();
         tell(decision, decided - start);
         List<String> audited = decision instanceof SandboxDecision.Granted g
@@ -110,7 +125,7 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall,
-                                   Map<String, String> labels) throws InterruptedException {
+                                   Map<String, String> labels, String template) throws InterruptedException {
         Optional<String> refusal = Guards.flag(flagEffective);
         String code = "flag_off";
         if (refusal.isEmpty()) {
@@ -125,6 +140,17 @@ public final class SandboxPlugin implements AutoCloseable {
         if (refusal.isPresent()) {
             return new SandboxDecision.Refused(refusal.get(), false, code, List.of());
         }
+        if (template != null) {
+            Optional<String> why = TemplateSeeds.refusal(template, project.get(), templates());
+            if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
+                why = Optional.of("your sandbox " + manager.find(slug).get().id() + " is live and was not made from template '" + template
+                        + "'; a template seeds a new sandbox: call release_sandbox first, then request_sandbox(template=\"" + template + "\")");
+            }
+            if (why.isPresent()) {
+                return new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of());
+            }
+            project = project.map(p -> TemplateSeeds.seededWith(p, template));
+        }
         SandboxRequest.Validation validation = guards.allowed(slug, project.get(), asked, perCall);
         if (validation instanceof SandboxRequest.Validation.Invalid refused) {
             return new SandboxDecision.Refused(refused.reason(), false, "not_allowed", List.of());
@@ -134,7 +160,40 @@ public final class SandboxPlugin implements AutoCloseable {
             return new SandboxDecision.Refused(unavailable.get(), true, "unavailable", List.of());
         }
         SandboxRequest request = ((SandboxRequest.Validation.Valid) validation).request();
-        return decision(manager.ensure(request, labels), this::grant);
+        SandboxDecision decision = decision(manager.ensure(request, labels), this::grant);
+        if (decision instanceof SandboxDecision.Granted g && !g.cacheHit()) {
+            if (template == null) {
+                templateOf.remove(slug);
+            } else {
+                templateOf.put(slug, template);
+            }
+        }
+        return decision;
+    }
+
+    /** Where templates are kept ({@link TemplateStore#none()} when the plugin keeps none). */
+    public io.roboco.sandbox.template.TemplateStore templates() {
+        return manager.provisioner().templates();
+    }
+
+    /**
+     * Saves the postgres database of the owner's verb sandbox as template {@code name} (a dump plus its metadata),
+     * audited as {@value TemplateSaving#SAVE_TEMPLATE}; with {@code replace} a template of that name is replaced, without
+     * it the name must be new.
+     */
+    public DataOutcome saveTemplate(String owner, String name, boolean replace) throws InterruptedException {
+        long start = System.nanoTime();
+        String project = projectOf(owner);
+        DataOutcome outcome = templateSaving.save(owner, project, name, replace);
+        String verb = TemplateSaving.SAVE_TEMPLATE;
+        if (outcome instanceof DataOutcome.Done) {
+            record(owner, project, verb, "granted", verb + " '" + name + "'", List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Refused r) {
+            record(owner, project, verb, "refused", r.reason(), List.of("postgres"), start);
+        } else if (outcome instanceof DataOutcome.Failed f) {
+            record(owner, project, verb, "invalid_state", f.reason(), List.of("postgres"), start);
+        }
+        return outcome;
     }
 
     /**
@@ -293,6 +352,7 @@ public final class SandboxPlugin implements AutoCloseable {
         try {
             int removed = manager.release(slug);
             data.forget(slug);
+            templateOf.remove(slug);
             record(slug, project, verb, "released", removed + " container(s) removed", List.copyOf(new TreeSet<>(services)), start);
             return removed;
         } catch (InterruptedException e) {

@@ -57,6 +57,8 @@ public final class SandboxPluginBuilder {
      * Required: this orchestrator's stable id, on the {@code roboco.sandbox.instance} label of every container it
      * starts (a janitor uses it to tell its own orphans from other orchestrators'). 1-64 letters, digits, {@code . _ -}.
      */
+    private io.roboco.sandbox.template.TemplateStore templates = io.roboco.sandbox.template.TemplateStore.none();
+
     public SandboxPluginBuilder instanceId(String id) {
         this.instanceId = id;
         return this;
@@ -124,6 +126,20 @@ public final class SandboxPluginBuilder {
         return this;
     }
 
+    /**
+     * Keeps saved templates as files in {@code directory} ({@code <name>.sql} + {@code <name>.json}); without it the
+     * plugin keeps none (a template seed is refused naming none known).
+     */
+    public SandboxPluginBuilder templateDirectory(java.nio.file.Path directory) {
+        return templates(new io.roboco.sandbox.template.DirectoryTemplateStore(Objects.requireNonNull(directory, "directory")));
+    }
+
+    /** Keeps saved templates in {@code store} (an embedding orchestrator's own). */
+    public SandboxPluginBuilder templates(io.roboco.sandbox.template.TemplateStore store) {
+        this.templates = Objects.requireNonNull(store, "templates");
+        return this;
+    }
+
     /** Where passwords and identifiers come from (default: {@link SecretSource#secure()}). */
     public SandboxPluginBuilder secrets(SecretSource source) {
         this.secrets = Objects.requireNonNull(source, "secrets");
@@ -148,7 +164,7 @@ public final class SandboxPluginBuilder {
         ContainerRuntime containerRuntime = runtime != null ? runtime : DockerContainerRuntime.connect();
         boolean flag = featureFlag != null ? featureFlag
                 : settingsStore.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(false);
-        ServiceProvisioner provisioner = new ServiceProvisioner(containerRuntime, settings, secrets, clock);
+        ServiceProvisioner provisioner = new ServiceProvisioner(containerRuntime, settings, secrets, clock).useTemplates(templates);
         SandboxPlugin plugin = new SandboxPlugin(engines, new SandboxManager(engines, provisioner, clock), settingsStore,
                 flag, handle, clock);
         plugin.releaseOnClose(CLOSE_VERB);

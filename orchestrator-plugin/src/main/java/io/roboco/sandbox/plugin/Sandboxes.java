@@ -50,12 +50,18 @@ public final class Sandboxes {
 
     /** A named sandbox to create, its shapes already validated (see the HTTP route). */
     public record CreateRequest(String owner, String project, List<String> services, Map<String, List<String>> extensions,
-                                String name, Duration ttl, Map<String, String> labels) {
+                                String name, Duration ttl, Map<String, String> labels, String template) {
         public CreateRequest {
             services = services == null ? List.of() : List.copyOf(services);
             extensions = extensions == null ? Map.of() : Map.copyOf(extensions);
             name = name == null ? "" : name;
             labels = labels == null ? Map.of() : Map.copyOf(labels);
+        }
+
+        /** A request on the project's own seed (no per-call template). */
+        public CreateRequest(String owner, String project, List<String> services, Map<String, List<String>> extensions,
+                             String name, Duration ttl, Map<String, String> labels) {
+            this(owner, project, services, extensions, name, ttl, labels, null);
         }
     }
 
@@ -76,6 +82,13 @@ public final class Sandboxes {
             throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME + "': that is the name of an agent's request_sandbox set");
         }
         Optional<Project> found = plugin.store().findProject(r.project());
+        if (r.template() != null && found.isPresent() && found.get().optedIn()) {
+            Optional<String> why = TemplateSeeds.refusal(r.template(), found.get(), plugin.templates());
+            if (why.isPresent()) {
+                return notCreated(r, new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of()), start);
+            }
+            found = found.map(p -> TemplateSeeds.seededWith(p, r.template()));
+        }
         SandboxPlugin.Guarded guarded = plugin.guard(r.owner(), r.project(), found, r.services(), r.extensions());
         if (guarded instanceof SandboxPlugin.Guarded.Refused refused) {
             return notCreated(r, refused.refusal(), start);

@@ -34,8 +34,20 @@ final class Containers {
                 () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials));
     }
 
+    /** Execs in the container through the runtime, streams included (a template's dump and restore). */
     ContainerExec exec(String containerId) {
-        return (command, env) -> runtime.exec(containerId, command, env);
+        return new ContainerExec() {
+            @Override
+            public io.roboco.sandbox.engine.ExecResult exec(java.util.List<String> command, java.util.Map<String, String> env) {
+                return runtime.exec(containerId, command, env);
+            }
+
+            @Override
+            public io.roboco.sandbox.engine.ExecResult exec(java.util.List<String> command, java.util.Map<String, String> env,
+                                                             java.io.InputStream stdin, java.io.OutputStream stdout) {
+                return runtime.exec(containerId, command, env, stdin, stdout);
+            }
+        };
     }
 
     /**

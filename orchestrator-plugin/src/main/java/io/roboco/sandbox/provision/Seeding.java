@@ -3,20 +3,39 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.postgres.PostgresSeeds;
+import io.roboco.sandbox.engine.postgres.PostgresTemplates;
 import io.roboco.sandbox.engine.postgres.SeedException;
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.sql.SQLException;
 
 import java.util.function.Function;
 
 /**
  * Applies a plan's {@link Seed} to a freshly prepared sandbox database, after activation, as the agent's role.
  * A clone's source URL is read from the server's environment at the moment of seeding, under the name the project
- * stores; it is never stored, logged or echoed.
+ * stores; it is never stored, logged or echoed. A template's dump is read from the {@link TemplateStore} and restored
+ * only into the major it was saved from or a newer one (checked against the running server, as a last line behind the
+ * guard's check of the project's major).
  */
 final class Seeding {
     private final Function<String, String> environment;
+    private volatile TemplateStore templates = TemplateStore.none();
 
     Seeding(Function<String, String> environment) {
         this.environment = environment;
+    }
+
+    /** Where template seeds are read from (set once, at wiring). */
+    void useTemplates(TemplateStore store) {
+        this.templates = store;
+    }
+
+    TemplateStore templates() {
+        return templates;
     }
 
     void apply(ServicePlan plan, ProbeTarget target, ContainerExec exec) throws SeedException {
@@ -37,7 +56,27 @@ final class Seeding {
             }
             PostgresSeeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable());
         } else if (seed instanceof Seed.Template template) {
-            throw new SeedException("template seeds are not available yet (template '" + template.name() + "')");
+            restore(template.name(), target, exec);
+        }
+    }
+
+    private void restore(String name, ProbeTarget target, ContainerExec exec) throws SeedException {
+        TemplateInfo info = templates.find(name).orElseThrow(() -> new SeedException("no template '" + name + "' on this server (known: "
+                + templates.knownNames() + ")"));
+        int major;
+        try {
+            major = PostgresTemplates.serverMajor(target);
+        } catch (SQLException e) {
+            throw new SeedException("template '" + name + "': the sandbox's server version could not be read: " + e.getMessage());
+        }
+        java.util.Optional<String> refusal = info.refusalFor(Integer.toString(major), "this sandbox");
+        if (refusal.isPresent()) {
+            throw new SeedException(refusal.get());
+        }
+        try (InputStream dump = templates.open(name)) {
+            PostgresTemplates.restore(exec, target, dump);
+        } catch (IOException e) {
+            throw new SeedException("template '" + name + "': its dump could not be read: " + e.getMessage());
         }
     }
 }

@@ -40,6 +40,7 @@ public final class ServiceProvisioner {
     private final ColdStart coldStart;
     private final Activation activation;
     private final PoolClaim poolClaim;
+    private final Seeding seeding;
     private final SecretSource secrets;
     /** How a seeded pool container gets its seed: the plan's, applied as the seeder ({@link Activation#seed}). */
     private volatile PoolSeedStep poolSeedStep;
@@ -79,9 +80,21 @@ public final class ServiceProvisioner {
         this.containers = new Containers(runtime, ledger, liveness);
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
-        this.activation = new Activation(containers, new Seeding(environment));
+        this.seeding = new Seeding(environment);
+        this.activation = new Activation(containers, seeding);
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
         this.poolSeedStep = activation::seed;
+    }
+
+    /** Where {@code {"template": …}} seeds are read from; set once, at wiring (none: no template seed can restore). */
+    public ServiceProvisioner useTemplates(io.roboco.sandbox.template.TemplateStore store) {
+        seeding.useTemplates(store);
+        return this;
+    }
+
+    /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} until set). */
+    public io.roboco.sandbox.template.TemplateStore templates() {
+        return seeding.templates();
     }
 
     public ProvisionSettings settings() {
@@ -254,6 +267,11 @@ public final class ServiceProvisioner {
      */
     public void resetLiveSession(ServiceInstance instance) {
         liveness.drop(instance.containerId());
+    }
+
+    /** An exec into the instance's container through the runtime, streams included (a template's dump). */
+    public io.roboco.sandbox.engine.ContainerExec execIn(ServiceInstance instance) {
+        return containers.exec(instance.containerId());
     }
 
     /** Removes the container (closing its live session); never throws (removal of a missing container is success). */

@@ -2,6 +2,10 @@ package io.roboco.sandbox.runtime;
 
 import io.roboco.sandbox.engine.ExecResult;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +31,26 @@ public interface ContainerRuntime extends AutoCloseable {
 
     /** Runs a command inside a running container and waits for it. */
     ExecResult exec(String containerId, List<String> command, Map<String, String> env);
+
+    /**
+     * Runs a command with streams, for what is too large for a string (a dump saved, a dump restored): {@code stdin}
+     * (null: none) is fed to the command and closed at its end, so the command sees end of input; the command's
+     * stdout goes to {@code stdout} as it arrives (the result's stdout is then empty; its stderr is kept). Waits like
+     * {@link #exec}. This default feeds no stdin (it refuses one) and copies a collected stdout; a runtime that
+     * can stream overrides it.
+     */
+    default ExecResult exec(String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
+        if (stdin != null) {
+            throw new ContainerRuntimeException(getClass().getSimpleName() + " cannot feed a command's stdin (exec " + command + ")");
+        }
+        ExecResult result = exec(containerId, command, env);
+        try {
+            stdout.write(result.stdout().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new ContainerRuntimeException("exec " + command + ": could not write its output: " + e.getMessage(), e);
+        }
+        return new ExecResult(result.exitCode(), "", result.stderr());
+    }
 
     /** The container's state, or empty when it does not exist. */
     Optional<ContainerState> inspect(String containerId);

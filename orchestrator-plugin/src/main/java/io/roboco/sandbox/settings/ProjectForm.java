@@ -52,8 +52,14 @@ public final class ProjectForm {
 
     /** {@link #check(String, Map, EngineRegistry)} that also checks the standing extensions against the images of the picked majors. */
     public static Check check(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
+        return check(id, body, registry, images, null);
+    }
+
+    /** {@link #check(String, Map, EngineRegistry, ProvisionSettings)} with a template seed checked against {@code templates} too. */
+    public static Check check(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images,
+                              io.roboco.sandbox.template.TemplateStore templates) {
         try {
-            return new Check.Valid(parse(id, body, registry, images));
+            return new Check.Valid(parse(id, body, registry, images, templates));
         } catch (BadRequest e) {
             return new Check.Invalid(e.getMessage());
         }
@@ -69,6 +75,23 @@ public final class ProjectForm {
      * of the project's major lacks is refused too, naming the majors that offer it.
      */
     public static Project parse(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
+        return parse(id, body, registry, images, null);
+    }
+
+    /**
+     * {@link #parse(String, Map, EngineRegistry, ProvisionSettings)}; with {@code templates} (null: skip) a template seed
+     * must name a saved template (the refusal lists the known ones) that restores into the project's major.
+     */
+    public static Project parse(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images,
+                                io.roboco.sandbox.template.TemplateStore templates) {
+        Project project = parseFields(id, body, registry, images);
+        if (templates != null) {
+            SeedForm.requireTemplates(project, templates, registry, images);
+        }
+        return project;
+    }
+
+    private static Project parseFields(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
         Names.requireProjectId(id);
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {

@@ -78,8 +78,7 @@ public final class SeedForm {
                 if (!(value instanceof String name) || !TEMPLATE_NAME.matcher(name).matches()) {
                     throw new BadRequest("'" + field + ".template' must be a template name (1-30 of a-z 0-9 _ -)");
                 }
-                throw new BadRequest("'" + field + ".template': templates are not available on this server yet; use sql or clone;"
-                        + " nothing saved");
+                return new Seed.Template(name);
             }
             case "clone" -> {
                 return clone(field + ".clone", value);
@@ -114,6 +113,37 @@ public final class SeedForm {
         }
         throw new BadRequest("'" + field + ".data' must be false (schema only) or {\"max_rows_per_table\": N} with N 1-"
                 + MAX_ROWS_PER_TABLE + " (data is always capped)");
+    }
+
+    /**
+     * A project's template seed names a saved template that restores into the project's postgres major (the same or
+     * newer than the template's); else a {@link BadRequest} naming the known templates or the majors.
+     */
+    static void requireTemplates(Project project, io.roboco.sandbox.template.TemplateStore templates,
+                                 io.roboco.sandbox.engine.EngineRegistry registry, io.roboco.sandbox.provision.ProvisionSettings images) {
+        for (Map.Entry<String, Seed> e : project.seeds().entrySet()) {
+            if (!(e.getValue() instanceof Seed.Template t)) {
+                continue;
+            }
+            String field = "sandbox_seed." + e.getKey() + ".template";
+            java.util.Optional<io.roboco.sandbox.template.TemplateInfo> info = templates.find(t.name());
+            if (info.isEmpty()) {
+                throw new BadRequest("'" + field + "': no template '" + t.name() + "'; known: " + templates.knownNames()
+                        + " (save one with POST /api/sandboxes/{id}/templates); nothing saved");
+            }
+            if (images != null && registry.find(e.getKey()).isPresent()) {
+                String major;
+                try {
+                    major = images.choose(registry.require(e.getKey()), project.versionFor(e.getKey())).major();
+                } catch (RuntimeException unknownMajor) {
+                    continue;
+                }
+                java.util.Optional<String> refusal = info.get().refusalFor(major, "the project");
+                if (refusal.isPresent()) {
+                    throw new BadRequest("'" + field + "': " + refusal.get() + "; nothing saved");
+                }
+            }
+        }
     }
 
     /** The JSON of a seed, as parsed. */

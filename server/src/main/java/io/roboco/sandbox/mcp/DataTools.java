@@ -27,7 +27,11 @@ final class DataTools {
         Map<String, Object> snapshotName = McpTools.object(Map.of("name", McpTools.string(
                 "snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
         Map<String, Object> checkpointName = McpTools.object(Map.of("name", McpTools.string(
-                "checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
+                "checkpoint (or template) name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox,
+                "template", Map.of("type", "boolean", "description", "true: save_template, a dump kept on the server as a named"
+                        + " template (it outlives this sandbox; a new sandbox starts from it with request_sandbox(template=name))"),
+                "replace", Map.of("type", "boolean", "description", "with template: replace a template of that name (default: refuse)")),
+                List.of("name"));
         return List.of(
                 new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
                         "Record your Postgres sandbox's schema now under a name (digest version, Postgres version, object counts,"
@@ -39,17 +43,40 @@ final class DataTools {
                         snapshotName, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.DIFF_SCHEMA)),
                 new ToolSpec(VerbNames.CHECKPOINT_SANDBOX, "Checkpoint your database",
                         "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
-                                + " it for the copy (reconnect with the same URL).",
-                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
+                                + " it for the copy (reconnect with the same URL). With template=true it is save_template instead:"
+                                + " a dump kept on the server that new sandboxes of your project start from; the answer lists"
+                                + " your project's templates.",
+                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::checkpoint),
                 new ToolSpec(VerbNames.REWIND_SANDBOX, "Rewind your database to a checkpoint",
                         "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
                                 + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
                         checkpointName, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.REWIND_SANDBOX)));
     }
 
-    private ToolResult run(ToolCall call, String verb) throws InterruptedException {
-        // The gate resolved a 'sandbox' argument among the caller's own; without one it is the caller's verb set.
+    /** checkpoint_sandbox, or save_template with {@code template: true} (folded in: the agent tool list stays at fifteen). */
+    private ToolResult checkpoint(ToolCall call) throws InterruptedException {
         Map<String, Object> args = new java.util.LinkedHashMap<>(call.arguments());
+        boolean template = Boolean.TRUE.equals(args.remove("template"));
+        if (template) {
+            if (call.sandbox() != null && !"default".equals(call.sandbox().kind())) {
+                String reason = "save_template works on your request_sandbox set for now, not on named sandbox " + call.sandbox().id();
+                return ToolResult.failed(io.roboco.sandbox.verbs.Envelope.refused(reason, false).asMap(), "refused: " + reason);
+            }
+            return run(call, VerbNames.SAVE_TEMPLATE, args);
+        }
+        if (args.remove("replace") != null) {
+            throw new io.roboco.sandbox.request.BadRequest("'replace' applies to template=true (a checkpoint of a name replaces it anyway)");
+        }
+        return run(call, VerbNames.CHECKPOINT_SANDBOX, args);
+    }
+
+    private ToolResult run(ToolCall call, String verb) throws InterruptedException {
+        return run(call, verb, call.arguments());
+    }
+
+    private ToolResult run(ToolCall call, String verb, Map<String, Object> arguments) throws InterruptedException {
+        // The gate resolved a 'sandbox' argument among the caller's own; without one it is the caller's verb set.
+        Map<String, Object> args = new java.util.LinkedHashMap<>(arguments);
         args.remove("sandbox");
         Envelope envelope = call.sandbox() == null || "default".equals(call.sandbox().kind())
                 ? verbs.call(call.agent(), verb, args)
@@ -66,6 +93,8 @@ final class DataTools {
                     : "since snapshot '" + evidence.get("name") + "': added " + evidence.get("added") + ", removed " + evidence.get("removed")
                     + ", changed " + evidence.get("changed");
             case VerbNames.CHECKPOINT_SANDBOX -> "checkpoint '" + evidence.get("name") + "' made; " + evidence.get("note");
+            case VerbNames.SAVE_TEMPLATE -> "template '" + evidence.get("name") + "' saved (" + evidence.get("size_bytes") + " bytes, PostgreSQL "
+                    + evidence.get("major") + "); your project's templates: " + evidence.get("templates") + "; " + evidence.get("note");
             default -> "rewound to checkpoint '" + evidence.get("name") + "'; " + evidence.get("note");
         };
         return ToolResult.ok(body, text);

@@ -54,6 +54,8 @@ final class VerbTools {
         properties.put("name", McpTools.string("a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
                 + " within your quota); asking again with the same name answers the same sandbox", NAME, 63));
         properties.put("ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
+        properties.put("template", McpTools.string("a template of your project (saved with checkpoint_sandbox template=true) that the"
+                + " NEW sandbox's Postgres starts from, instead of the project's seed", "^[a-z0-9][a-z0-9_-]{0,29}$", 30));
         Map<String, Object> releaseArgs = McpTools.object(Map.of("sandbox", SandboxTools.sandboxArgument(
                 "a sandbox id of yours (list_sandboxes) to remove; default: your request_sandbox set")), List.of());
         return List.of(

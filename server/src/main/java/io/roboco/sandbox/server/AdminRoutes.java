@@ -47,7 +47,7 @@ final class AdminRoutes {
 
     private void putProject(Context ctx) {
         Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry(),
-                plugin.manager().provisioner().settings());
+                plugin.manager().provisioner().settings(), plugin.templates());
         store.saveProject(project);
         Json.write(ctx, 200, ProjectForm.toJson(project));
     }

@@ -30,7 +30,8 @@ import java.util.TreeMap;
  * verb set. Only a create's answer carries credentials.
  */
 final class SandboxRoutes {
-    private static final Set<String> CREATE_FIELDS = Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels");
+    private static final Set<String> CREATE_FIELDS = Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels",
+            "template");
     private static final Set<String> CLEANUP_FIELDS = Set.of("dry_run", "owner", "foreign", "older_than", "force");
     static final String NAME_RULE = "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
     static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -62,6 +63,7 @@ final class SandboxRoutes {
         app.post("/api/sandboxes/{id}/checkpoints", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.CHECKPOINT, bodyName(ctx)));
         app.post("/api/sandboxes/{id}/checkpoints/{name}/rewind",
                 ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.REWIND, ctx.pathParam("name")));
+        new TemplateRoutes(sandboxes, plugin).register(app);
         app.exception(Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
         app.exception(Sandboxes.Conflict.class, (e, ctx) -> Json.write(ctx, 409, Json.error("conflict", e.getMessage())));
     }
@@ -129,7 +131,15 @@ final class SandboxRoutes {
         }
         Duration ttl = body.get("ttl") == null ? null : DurationText.require("ttl", body.get("ttl"));
         Map<String, String> labels = Labels.parse("labels", body.get("labels"));
-        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl, labels));
+        String template = null;
+        if (body.get("template") != null) {
+            if (!(body.get("template") instanceof String t) || !io.roboco.sandbox.template.TemplateInfo.validName(t)) {
+                throw new BadRequest("'template' must be a template name (" + io.roboco.sandbox.template.TemplateInfo.NAME_RULE + ")");
+            }
+            template = t;
+        }
+        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl,
+                labels, template));
         if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
             Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("ok", true);

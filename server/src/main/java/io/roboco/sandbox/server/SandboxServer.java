@@ -141,6 +141,8 @@ public final class SandboxServer {
         ServerLifecycle lifecycle = new ServerLifecycle();
         ProvisionSettings provisioning = provisioning(config, instanceId);
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
+        // Saved templates: <state>/templates/<name>.sql + <name>.json (issue 13, part 4).
+        provisioner.useTemplates(new io.roboco.sandbox.template.DirectoryTemplateStore(state.path().resolve("templates")));
         PoolSizes poolSizes = new PoolSizes(config.poolKeys(), config.seededPoolSize());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);

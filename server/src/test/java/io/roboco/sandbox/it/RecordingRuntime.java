@@ -104,6 +104,13 @@ public final class RecordingRuntime implements ContainerRuntime {
     }
 
     @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                           java.io.OutputStream stdout) {
+        count();
+        return delegate.exec(containerId, command, env, stdin, stdout);
+    }
+
+    @Override
     public Optional<ContainerState> inspect(String containerId) {
         count();
         return delegate.inspect(containerId);

@@ -52,6 +52,13 @@ public abstract class ContainerRuntimeContract {
     /** A fragment the long-running container writes to its log soon after start. */
     protected abstract String expectedLogFragment();
 
+    /** Copies stdin to stdout, then says "done" on stderr. */
+    protected static final List<String> CAT_COMMAND = List.of("sh", "-c", "cat; echo done >&2");
+
+    /** Hook: make {@link #CAT_COMMAND} answer what it was fed on stdout and "done\n" on stderr, exit 0. */
+    protected void prepareCat() {
+    }
+
     /** Hook: make {@link #GREETING_COMMAND} with GREETING=hello answer (7, "hello\n", "oops\n"). */
     protected void prepareGreeting() {
     }
@@ -123,6 +130,21 @@ public abstract class ContainerRuntimeContract {
         assertThat(runtime().inspect(started.id())).isEmpty();
         assertThat(runtime().isRunning(started.id())).isFalse();
         assertThat(runtime().logTail(started.id(), 10)).isEmpty();
+        runtime().remove(started.id());
+    }
+
+    @Test
+    void execFeedsStdinToItsEndAndStreamsStdout() {
+        StartedContainer started = runtime().start(longRunningRequest(uniqueName("stdin"), labels()));
+        prepareCat();
+        String input = "line one\nline two\n".repeat(20_000);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ExecResult result = runtime().exec(started.id(), CAT_COMMAND, Map.of(),
+                new java.io.ByteArrayInputStream(input.getBytes(java.nio.charset.StandardCharsets.UTF_8)), out);
+        assertThat(result.exitCode()).as("the command saw the end of its input and finished").isEqualTo(0);
+        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(input);
+        assertThat(result.stdout()).as("streamed stdout is not kept in the result").isEmpty();
+        assertThat(result.stderr()).isEqualTo("done\n");
         runtime().remove(started.id());
     }
 

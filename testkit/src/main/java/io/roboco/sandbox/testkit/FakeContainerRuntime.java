@@ -35,7 +35,11 @@ import java.util.function.Predicate;
  */
 public final class FakeContainerRuntime implements ContainerRuntime {
     /** A recorded exec call. */
-    public record ExecCall(String containerId, List<String> command, Map<String, String> env) {
+    public record ExecCall(String containerId, List<String> command, Map<String, String> env, String stdin) {
+        /** A call without stdin. */
+        public ExecCall(String containerId, List<String> command, Map<String, String> env) {
+            this(containerId, command, env, null);
+        }
     }
 
     private record ExecScript(Predicate<ExecCall> matches, Function<ExecCall, ExecResult> result) {
@@ -262,9 +266,35 @@ public final class FakeContainerRuntime implements ContainerRuntime {
 
     @Override
     public ExecResult exec(String containerId, List<String> command, Map<String, String> env) {
+        return answer(new ExecCall(containerId, List.copyOf(command), Map.copyOf(env)));
+    }
+
+    /** Records {@code stdin} (read to its end, UTF-8) on the call; the scripted stdout is written to {@code stdout}. */
+    @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                           java.io.OutputStream stdout) {
+        String input = null;
+        if (stdin != null) {
+            try (stdin) {
+                input = new String(stdin.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new ContainerRuntimeException("exec " + command + ": stdin could not be read: " + e.getMessage(), e);
+            }
+        }
+        ExecResult result = answer(new ExecCall(containerId, List.copyOf(command), Map.copyOf(env), input));
+        try {
+            stdout.write(result.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+            throw new ContainerRuntimeException("exec " + command + ": its output could not be written: " + e.getMessage(), e);
+        }
+        return new ExecResult(result.exitCode(), "", result.stderr());
+    }
+
+    private ExecResult answer(ExecCall call) {
+        String containerId = call.containerId();
+        List<String> command = call.command();
         execs.incrementAndGet();
         checkReachable();
-        ExecCall call = new ExecCall(containerId, List.copyOf(command), Map.copyOf(env));
         execCalls.add(call);
         FakeContainer c = containers.get(containerId);
         if (c == null) {

@@ -58,6 +58,11 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
                 call -> new ExecResult(7, call.env().get("GREETING") + "\n", "oops\n"));
     }
 
+    @Override
+    protected void prepareCat() {
+        fake.onExec(call -> call.command().equals(CAT_COMMAND), call -> new ExecResult(0, call.stdin(), "done\n"));
+    }
+
     private static RunRequest request(String name, String image, Map<String, String> labels) {
         return new RunRequest(name, new ContainerSpec(image, Map.of(), List.of("serve"), "/data", 6379),
                 labels, Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);

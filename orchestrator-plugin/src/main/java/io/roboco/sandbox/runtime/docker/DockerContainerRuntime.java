@@ -196,15 +196,60 @@ public final class DockerContainerRuntime implements ContainerRuntime {
 
     @Override
     public ExecResult exec(String containerId, List<String> command, Map<String, String> env) {
+        return run(containerId, command, env, null, new FrameCollector());
+    }
+
+    /**
+     * With {@code stdin} attached and stdout streamed to {@code stdout}. docker-java's transport cannot half-close the
+     * hijacked connection, so the daemon never passes an end of input on: the input is spooled to a temporary file to
+     * learn its length, and the command runs behind {@code head -c <length>}, which ends its input there.
+     */
+    @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                           java.io.OutputStream stdout) {
+        if (stdin == null) {
+            return run(containerId, command, env, null, new FrameCollector(stdout));
+        }
+        java.nio.file.Path spool = null;
+        try {
+            spool = java.nio.file.Files.createTempFile("roboco-exec-stdin", ".spool");
+            long length;
+            try (stdin; java.io.OutputStream file = java.nio.file.Files.newOutputStream(spool)) {
+                length = stdin.transferTo(file);
+            }
+            List<String> bounded = new ArrayList<>(List.of("sh", "-c", "head -c " + length + " | \"$@\"", "sh"));
+            bounded.addAll(command);
+            try (java.io.InputStream input = java.nio.file.Files.newInputStream(spool)) {
+                return run(containerId, bounded, env, input, new FrameCollector(stdout));
+            }
+        } catch (java.io.IOException e) {
+            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + ": its input could not be spooled ("
+                    + e.getMessage() + "); check the temporary directory's free space", e);
+        } finally {
+            if (spool != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(spool);
+                } catch (java.io.IOException e) {
+                    log.debug("could not delete {}: {}", spool, e.getMessage());
+                }
+            }
+        }
+    }
+
+    private ExecResult run(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                           FrameCollector output) {
         String what = "exec " + command + " in container " + containerId;
-        FrameCollector output = new FrameCollector();
         String execId;
         try {
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
             execId = client.execCreateCmd(containerId).withCmd(command.toArray(String[]::new)).withEnv(envList)
-                    .withAttachStdout(true).withAttachStderr(true).exec().getId();
-            client.execStartCmd(execId).exec(output);
+                    .withAttachStdin(stdin != null).withAttachStdout(true).withAttachStderr(true).exec().getId();
+            var start = client.execStartCmd(execId);
+            if (stdin != null) {
+                start = start.withStdIn(stdin);
+            }
+            start.exec(output);
             if (!output.awaitCompletion(execTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 closeQuietly(output);
                 throw new ContainerRuntimeException(what + " did not finish within " + execTimeout.toSeconds()

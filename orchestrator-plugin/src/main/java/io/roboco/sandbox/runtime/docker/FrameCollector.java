@@ -12,7 +12,18 @@ final class FrameCollector extends ResultCallback.Adapter<Frame> {
     private final ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
     private final ByteArrayOutputStream combined = new ByteArrayOutputStream();
+    /** Where stdout goes when it is streamed (null: collected here). */
+    private final java.io.OutputStream stdoutSink;
     private volatile Throwable error;
+
+    FrameCollector() {
+        this(null);
+    }
+
+    /** Streams stdout to {@code stdoutSink} instead of collecting it; stderr is collected either way. */
+    FrameCollector(java.io.OutputStream stdoutSink) {
+        this.stdoutSink = stdoutSink;
+    }
 
     @Override
     public synchronized void onNext(Frame frame) {
@@ -20,8 +31,19 @@ final class FrameCollector extends ResultCallback.Adapter<Frame> {
         if (payload == null) {
             return;
         }
-        (frame.getStreamType() == StreamType.STDERR ? stderr : stdout).writeBytes(payload);
-        combined.writeBytes(payload);
+        if (frame.getStreamType() == StreamType.STDERR) {
+            stderr.writeBytes(payload);
+            combined.writeBytes(payload);
+        } else if (stdoutSink != null) {
+            try {
+                stdoutSink.write(payload);
+            } catch (java.io.IOException e) {
+                onError(e);
+            }
+        } else {
+            stdout.writeBytes(payload);
+            combined.writeBytes(payload);
+        }
     }
 
     /** Keeps the failure for the caller instead of docker-java's ERROR log line (a 404 here is routine). */

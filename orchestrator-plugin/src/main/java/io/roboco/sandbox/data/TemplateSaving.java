@@ -1,0 +1,115 @@
+package io.roboco.sandbox.data;
+
+import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.postgres.PostgresSchemas;
+import io.roboco.sandbox.engine.postgres.PostgresTemplates;
+import io.roboco.sandbox.engine.postgres.SeedException;
+import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
+import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.template.DirectoryTemplateStore;
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Saves one of our own sandboxes' Postgres database as a named template: its schema digest read first (on the agent's
+ * credential), then {@code pg_dump --no-owner --no-privileges} inside its container streamed into the
+ * {@link TemplateStore}. Runs under the owner's lock, so it never overlaps the owner's request_sandbox or release. Only
+ * a sandbox this process holds can be saved: the owner key must name a live set with postgres in it.
+ */
+public final class TemplateSaving {
+    public static final String SAVE_TEMPLATE = "save_template";
+
+    private final SandboxManager manager;
+    private final Clock clock;
+
+    public TemplateSaving(SandboxManager manager, Clock clock) {
+        this.manager = manager;
+        this.clock = clock;
+    }
+
+    /** Saves the postgres database of the set keyed {@code owner} (of {@code project}) as {@code name}. */
+    public DataOutcome save(String owner, String project, String name, boolean replace) throws InterruptedException {
+        if (!TemplateInfo.validName(name)) {
+            return new DataOutcome.Refused("template name must be " + TemplateInfo.NAME_RULE);
+        }
+        TemplateStore store = manager.provisioner().templates();
+        try {
+            return manager.withAgent(owner, found -> {
+                Optional<ServiceInstance> postgres = found.map(AgentSandbox::services).map(s -> s.get("postgres"));
+                if (postgres.isEmpty()) {
+                    return new DataOutcome.Refused(found.isEmpty()
+                            ? "no live sandbox of '" + owner + "' on this server; only our own sandboxes can become templates"
+                            : "the sandbox has no postgres service; a template is a Postgres dump");
+                }
+                if (!replace && store.find(name).isPresent()) {
+                    return new DataOutcome.Refused(new TemplateStore.NameTaken(name).getMessage());
+                }
+                return save(store, found.get(), postgres.get(), project, name, replace);
+            });
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (TemplateStore.NameTaken e) {
+            return new DataOutcome.Refused(e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            return new DataOutcome.Refused(e.getMessage());
+        } catch (SQLException | SeedException e) {
+            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + redact(e.getMessage(), owner) + "; no template was saved, try again", true);
+        } catch (Exception e) {
+            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + e.getClass().getSimpleName() + ": " + redact(e.getMessage(), owner)
+                    + "; no template was saved", true);
+        }
+    }
+
+    private DataOutcome save(TemplateStore store, AgentSandbox set, ServiceInstance postgres, String project, String name,
+                             boolean replace) throws Exception {
+        ProbeTarget target = ProbeTarget.of(postgres.endpoint(), postgres.credentials());
+        SchemaDigest digest = PostgresSchemas.snapshot(target);
+        List<String> extensions = digest.objects().values().stream().filter(o -> o.kind().equals("extension"))
+                .map(SchemaObject::name).filter(e -> !e.equals("plpgsql")).sorted().toList();
+        String major = postgres.major().isEmpty() ? majorOf(digest.postgresVersion()) : postgres.major();
+        TemplateInfo info = new TemplateInfo(name, project, set.id(), major, digest.postgresVersion(), 0, clock.instant(),
+                digest.digest(), extensions);
+        TemplateInfo saved = store.save(info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
+        Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
+        evidence.put("templates", store.list().stream().filter(t -> t.project().equals(project)).map(t -> {
+            Map<String, Object> brief = new LinkedHashMap<>();
+            brief.put("name", t.name());
+            brief.put("major", t.major());
+            brief.put("size_bytes", t.sizeBytes());
+            brief.put("created", t.created().toString());
+            return brief;
+        }).toList());
+        evidence.put("note", "a template is a dump of the database as it was now (schema and rows, no owners or grants); a new"
+                + " sandbox from it (request_sandbox(template=\"" + name + "\")) gets it as its own, on PostgreSQL " + major + " or newer");
+        return new DataOutcome.Done(evidence);
+    }
+
+    /** {@code 15} of {@code 15.14 (Debian 15.14-0+deb12u1)}. */
+    static String majorOf(String version) {
+        String digits = String.valueOf(version).strip().split("[^0-9]", 2)[0];
+        return digits;
+    }
+
+    private String redact(String message, String owner) {
+        String out = String.valueOf(message);
+        Optional<ServiceInstance> postgres = manager.find(owner).map(s -> s.services().get("postgres"));
+        if (postgres.isPresent()) {
+            for (String secret : new String[] {postgres.get().credentials().password(), postgres.get().credentials().adminPassword()}) {
+                if (secret != null && !secret.isEmpty()) {
+                    out = out.replace(secret, "<redacted>");
+                }
+            }
+        }
+        return out;
+    }
+}

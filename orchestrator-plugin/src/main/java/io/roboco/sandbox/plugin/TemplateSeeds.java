@@ -1,0 +1,49 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.engine.Printable;
+import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A template asked for per call ({@code request_sandbox(template=…)}, {@code create_sandbox(template=…)}): it becomes
+ * the postgres seed of that one new sandbox, in place of the project's. Such a template must come from the project's
+ * own sandboxes (an operator's project seed may name any template); the major check is the guard chain's, as for a
+ * project seed.
+ */
+final class TemplateSeeds {
+    private TemplateSeeds() {
+    }
+
+    /** Why {@code name} cannot seed a new sandbox of {@code project} per call; empty when it can. */
+    static Optional<String> refusal(String name, Project project, TemplateStore store) {
+        if (!TemplateInfo.validName(name)) {
+            return Optional.of("template must be a template name (" + TemplateInfo.NAME_RULE + "); got '" + Printable.of(name) + "'");
+        }
+        if (!project.services().contains("postgres")) {
+            return Optional.of("a template restores into postgres, which is not in project '" + project.id() + "''s sandbox_services "
+                    + project.services());
+        }
+        Optional<TemplateInfo> info = store.find(name);
+        if (info.isEmpty() || !info.get().project().equals(project.id())) {
+            String known = store.list().stream().filter(t -> t.project().equals(project.id())).map(TemplateInfo::name)
+                    .collect(Collectors.joining(", "));
+            return Optional.of((info.isEmpty() ? "no template '" + name + "'" : "template '" + name + "' was saved from another project")
+                    + "; the templates of project '" + project.id() + "' are: " + (known.isEmpty() ? "none (save one with save_template)" : known));
+        }
+        return Optional.empty();
+    }
+
+    /** {@code project} with {@code name} as its postgres seed, for one call. */
+    static Project seededWith(Project project, String name) {
+        Map<String, Seed> seeds = new TreeMap<>(project.seeds());
+        seeds.put("postgres", new Seed.Template(name));
+        return project.withSeeds(seeds);
+    }
+}
