@@ -97,6 +97,8 @@ final class RequestChecks {
                 if (refusal.isPresent()) {
                     return refused(refusal.get());
                 }
+                TemplateInfo info = templates.find(template.name()).orElseThrow();
+                seed = template.withRevision(info.created() + "/" + info.schemaDigest() + "/" + info.sizeBytes());
             }
             plans.put(engine.name(), new ServicePlan(engine, choice, wanted, seed,
                     project.limitsFor(engine.name()).over(images.limits())));

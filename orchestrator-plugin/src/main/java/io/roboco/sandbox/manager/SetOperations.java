@@ -63,7 +63,7 @@ final class SetOperations implements AutoCloseable {
             try {
                 start = CompletableFuture.supplyAsync(() -> {
                     try {
-                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent(), request.projectId()).orElse(null);
+                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent(), poolProject(plan, request)).orElse(null);
                         if (instance == null) {
                             coldStarts.incrementAndGet();
                             instance = provisioner.provision(plan, request.agent(), request.projectId());
@@ -176,5 +176,13 @@ final class SetOperations implements AutoCloseable {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /**
+     * The project whose seeded pool a plan may claim from: none for a one-off template ({@code request_sandbox(template=…)}),
+     * which starts cold rather than discarding the project's own seeded pool.
+     */
+    private static String poolProject(io.roboco.sandbox.provision.ServicePlan plan, SandboxRequest request) {
+        return plan.seed() instanceof io.roboco.sandbox.provision.Seed.Template t && t.oneOff() ? null : request.projectId();
     }
 }

@@ -43,7 +43,7 @@ final class TemplateSeeds {
     /** {@code project} with {@code name} as its postgres seed, for one call. */
     static Project seededWith(Project project, String name) {
         Map<String, Seed> seeds = new TreeMap<>(project.seeds());
-        seeds.put("postgres", new Seed.Template(name));
+        seeds.put("postgres", new Seed.Template(name, "", true));
         return project.withSeeds(seeds);
     }
 }

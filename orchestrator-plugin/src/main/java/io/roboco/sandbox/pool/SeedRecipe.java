@@ -58,7 +58,7 @@ record SeedRecipe(String project, ServicePlan plan, String digest) {
 
     /**
      * The seed's digest: its kind and every component of it (a record's text: the script, the clone's variable name and
-     * row cap, the template's name), so any change to what the seed says is a new digest. Not a secret (the clone's
+     * row cap, the template's name and revision, i.e. which save of it), so any change to what the seed says is a new digest. Not a secret (the clone's
      * source URL is read from the environment and is not part of the seed).
      */
     static String digestOf(ServicePlan plan) {
@@ -69,7 +69,7 @@ record SeedRecipe(String project, ServicePlan plan, String digest) {
         } else if (seed instanceof Seed.Clone clone) {
             canonical = "clone\0" + clone.urlEnv() + "\0" + clone.maxRowsPerTable();
         } else if (seed instanceof Seed.Template template) {
-            canonical = "template\0" + template.name();
+            canonical = "template\0" + template.name() + "\0" + template.revision();
         } else {
             canonical = seed.getClass().getName() + "\0" + seed;
         }

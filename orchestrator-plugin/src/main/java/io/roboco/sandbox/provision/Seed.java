@@ -22,8 +22,30 @@ public sealed interface Seed {
         }
     }
 
-    /** A saved template, restored into each new sandbox. */
-    record Template(String name) implements Seed {
+    /**
+     * A saved template, restored into each new sandbox.
+     *
+     * @param revision which save of the template (its created time and schema digest), filled in by the guard chain when
+     *                 it looks the template up, so a seeded pool keyed by the seed never serves a replaced template; empty
+     *                 as stored with a project
+     * @param oneOff   asked for by one call ({@code request_sandbox(template=…)}), not the project's seed: such a sandbox
+     *                 starts cold instead of claiming (and so discarding) the project's seeded pool
+     */
+    record Template(String name, String revision, boolean oneOff) implements Seed {
+        public Template {
+            Objects.requireNonNull(name, "name");
+            revision = revision == null ? "" : revision;
+        }
+
+        /** A project's template seed, as stored. */
+        public Template(String name) {
+            this(name, "", false);
+        }
+
+        public Template withRevision(String newRevision) {
+            return new Template(name, newRevision, oneOff);
+        }
+
         @Override
         public String describe() {
             return "template " + name;
