@@ -173,7 +173,8 @@ final class ProjectPages {
     }
 
     private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {
-        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card, "versions", versionLabels(card)));
+        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card, "versions", versionLabels(card),
+                "templates", console.templates(project.id())));
     }
 
     /**

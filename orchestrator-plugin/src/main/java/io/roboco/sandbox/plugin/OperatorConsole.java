@@ -43,6 +43,14 @@ public interface OperatorConsole {
         return Optional.empty();
     }
 
+    /**
+     * The templates of project {@code project}: those saved from its sandboxes and the one its seed names, by name
+     * (metadata only; empty when the plugin keeps no templates).
+     */
+    default List<io.roboco.sandbox.template.TemplateInfo> templates(String project) {
+        return List.of();
+    }
+
     List<AgentSandbox> liveSandboxes();
 
     Optional<AgentSandbox> sandbox(String agent);

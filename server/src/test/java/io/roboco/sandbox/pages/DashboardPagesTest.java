@@ -335,6 +335,25 @@ class DashboardPagesTest {
     }
 
     @Test
+    void theProjectCardListsTheProjectsTemplatesAndTheOneItsSeedNames() throws Exception {
+        WebClient web = start(true, EngineRegistry.defaults());
+        web.signIn(ADMIN);
+        io.roboco.sandbox.template.DirectoryTemplateStore templates = new io.roboco.sandbox.template.DirectoryTemplateStore(dir.resolve("templates"));
+        for (String[] t : new String[][] {{"shop-v1", "shop"}, {"base", "other"}, {"unrelated", "other"}}) {
+            templates.save(new io.roboco.sandbox.template.TemplateInfo(t[0], t[1], "sbx_1", "15", "15.14", 0,
+                    java.time.Instant.parse("2026-12-01T12:00:00Z"), "0123456789abcdef0123", List.of()), out -> out.write(new byte[42]), false);
+        }
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of(), Map.of("postgres",
+                new io.roboco.sandbox.provision.Seed.Template("base"))));
+        store.saveProject(new Project("empty", "Empty", List.of("postgres"), Map.of()));
+        String page = web.get("/projects/shop").body();
+        assertThat(page).contains("id=\"template-shop-v1\"", "id=\"template-base\"", "PostgreSQL 15", "42 bytes", "0123456789ab")
+                .doesNotContain("template-unrelated");
+        assertThat(page).contains("id=\"seed-postgres\"").contains("template base");
+        assertThat(web.get("/projects/empty").body()).contains("id=\"templates-none\"");
+    }
+
+    @Test
     void liveSandboxIsListedWithoutCredentialsAndReleasedFromThePage() throws Exception {
         WebClient web = signedIn(true);
         store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
