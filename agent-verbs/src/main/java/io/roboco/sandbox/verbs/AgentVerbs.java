@@ -106,10 +106,13 @@ public final class AgentVerbs {
      */
     public Envelope callOn(String slug, String sandboxId, String verb, Map<String, Object> args) throws InterruptedException {
         Names.requireAgentSlug(slug);
-        if (!VerbNames.DATA.contains(verb)) {
-            throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: " + String.join(", ", VerbNames.DATA));
+        boolean save = VerbNames.SAVE_TEMPLATE.equals(verb);
+        if (!VerbNames.DATA.contains(verb) && !save) {
+            throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: " + String.join(", ", VerbNames.DATA)
+                    + ", " + VerbNames.SAVE_TEMPLATE);
         }
-        String name = Arguments.name(verb, args);
+        Arguments.Template template = save ? Arguments.template(args) : null;
+        String name = save ? template.name() : Arguments.name(verb, args);
         Optional<Agent> agent = store.findAgent(slug);
         if (agent.isEmpty()) {
             return refuse(slug, "", verb, notSpawned(slug), List.of());
@@ -125,7 +128,8 @@ public final class AgentVerbs {
         }
         DataOutcome outcome;
         try {
-            outcome = sandboxes.get().dataOperation(sandboxId, verb, name);
+            outcome = save ? sandboxes.get().saveTemplate(sandboxId, name, template.replace())
+                    : sandboxes.get().dataOperation(sandboxId, verb, name);
         } catch (io.roboco.sandbox.plugin.Sandboxes.NotFound | io.roboco.sandbox.plugin.Sandboxes.Conflict e) {
             return refuse(slug, agent.get().project(), verb, e.getMessage(), List.of());
         }

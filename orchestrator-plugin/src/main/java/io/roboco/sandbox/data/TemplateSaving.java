@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Saves one of our own sandboxes' Postgres database as a named template: its schema digest read first (on the agent's
@@ -58,26 +59,70 @@ public final class TemplateSaving {
             });
         } catch (InterruptedException e) {
             throw e;
-        } catch (TemplateStore.NameTaken e) {
-            return new DataOutcome.Refused(e.getMessage());
-        } catch (UnsupportedOperationException e) {
-            return new DataOutcome.Refused(e.getMessage());
-        } catch (SQLException | SeedException e) {
-            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + redact(e.getMessage(), owner) + "; no template was saved, try again", true);
         } catch (Exception e) {
-            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + e.getClass().getSimpleName() + ": " + redact(e.getMessage(), owner)
-                    + "; no template was saved", true);
+            return failure(e, manager.find(owner).flatMap(s -> postgres(s.services())));
+        }
+    }
+
+    /**
+     * Saves the postgres database of named sandbox {@code id} (of {@code project}), whose services {@code held} answers
+     * while it is live and this process holds its credentials; under the lock its data operations and deletion share.
+     */
+    public DataOutcome saveNamed(String id, String project, String name, boolean replace,
+                                 Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+        if (!TemplateInfo.validName(name)) {
+            return new DataOutcome.Refused("template name must be " + TemplateInfo.NAME_RULE);
+        }
+        TemplateStore store = manager.provisioner().templates();
+        try {
+            return manager.withAgent(SandboxData.lockKey(id), ignored -> {
+                Optional<ServiceInstance> postgres = held.apply(id).map(s -> s.get("postgres"));
+                if (postgres.isEmpty()) {
+                    return new DataOutcome.Refused(held.apply(id).isEmpty()
+                            ? "this server does not hold the credentials of named sandbox " + id + " (no longer live, or made before a"
+                            + " restart that did not re-adopt it); only our own live sandboxes can become templates"
+                            : "the sandbox has no postgres service; a template is a Postgres dump");
+                }
+                if (!replace && store.find(name).isPresent()) {
+                    return new DataOutcome.Refused(new TemplateStore.NameTaken(name).getMessage());
+                }
+                return save(store, id, postgres.get(), project, name, replace);
+            });
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            return failure(e, postgres(held.apply(id).orElse(Map.of())));
         }
     }
 
     private DataOutcome save(TemplateStore store, AgentSandbox set, ServiceInstance postgres, String project, String name,
+                             boolean replace) throws Exception {
+        return save(store, set.id(), postgres, project, name, replace);
+    }
+
+    private static Optional<ServiceInstance> postgres(Map<String, ServiceInstance> services) {
+        return Optional.ofNullable(services.get("postgres"));
+    }
+
+    private DataOutcome failure(Exception e, Optional<ServiceInstance> postgres) {
+        if (e instanceof TemplateStore.NameTaken || e instanceof UnsupportedOperationException) {
+            return new DataOutcome.Refused(e.getMessage());
+        }
+        String message = redact(String.valueOf(e.getMessage()), postgres);
+        if (e instanceof SQLException || e instanceof SeedException) {
+            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + message + "; no template was saved, try again", true);
+        }
+        return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + e.getClass().getSimpleName() + ": " + message + "; no template was saved", true);
+    }
+
+    private DataOutcome save(TemplateStore store, String sandboxId, ServiceInstance postgres, String project, String name,
                              boolean replace) throws Exception {
         ProbeTarget target = ProbeTarget.of(postgres.endpoint(), postgres.credentials());
         SchemaDigest digest = PostgresSchemas.snapshot(target);
         List<String> extensions = digest.objects().values().stream().filter(o -> o.kind().equals("extension"))
                 .map(SchemaObject::name).filter(e -> !e.equals("plpgsql")).sorted().toList();
         String major = postgres.major().isEmpty() ? majorOf(digest.postgresVersion()) : postgres.major();
-        TemplateInfo info = new TemplateInfo(name, project, set.id(), major, digest.postgresVersion(), 0, clock.instant(),
+        TemplateInfo info = new TemplateInfo(name, project, sandboxId, major, digest.postgresVersion(), 0, clock.instant(),
                 digest.digest(), extensions);
         TemplateInfo saved = store.save(info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
         Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
@@ -100,9 +145,8 @@ public final class TemplateSaving {
         return digits;
     }
 
-    private String redact(String message, String owner) {
-        String out = String.valueOf(message);
-        Optional<ServiceInstance> postgres = manager.find(owner).map(s -> s.services().get("postgres"));
+    private static String redact(String message, Optional<ServiceInstance> postgres) {
+        String out = message;
         if (postgres.isPresent()) {
             for (String secret : new String[] {postgres.get().credentials().password(), postgres.get().credentials().adminPassword()}) {
                 if (secret != null && !secret.isEmpty()) {

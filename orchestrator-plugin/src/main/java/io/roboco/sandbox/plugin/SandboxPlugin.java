@@ -184,7 +184,23 @@ public final class SandboxPlugin implements AutoCloseable {
     public DataOutcome saveTemplate(String owner, String name, boolean replace) throws InterruptedException {
         long start = System.nanoTime();
         String project = projectOf(owner);
-        DataOutcome outcome = templateSaving.save(owner, project, name, replace);
+        return auditSave(owner, project, name, templateSaving.save(owner, project, name, replace), start);
+    }
+
+    /**
+     * {@link #saveTemplate(String, String, boolean)} on the sandbox of {@code record} (see {@link Sandboxes#saveTemplate}): a
+     * verb set's is its owner's set; a named sandbox's the services {@code held} answers for it.
+     */
+    DataOutcome saveTemplate(io.roboco.sandbox.settings.SandboxRecord record, String name, boolean replace,
+                             java.util.function.Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+        long start = System.nanoTime();
+        DataOutcome outcome = record.kind() == io.roboco.sandbox.settings.SandboxRecord.Kind.DEFAULT
+                ? templateSaving.save(record.owner(), record.project(), name, replace)
+                : templateSaving.saveNamed(record.id(), record.project(), name, replace, held);
+        return auditSave(record.owner(), record.project(), name, outcome, start);
+    }
+
+    private DataOutcome auditSave(String owner, String project, String name, DataOutcome outcome, long start) {
         String verb = TemplateSaving.SAVE_TEMPLATE;
         if (outcome instanceof DataOutcome.Done) {
             record(owner, project, verb, "granted", verb + " '" + name + "'", List.of("postgres"), start);

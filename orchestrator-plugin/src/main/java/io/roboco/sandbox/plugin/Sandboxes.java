@@ -200,6 +200,23 @@ public final class Sandboxes {
         return plugin.dataOperation(record, verb, name, this::heldServices);
     }
 
+    /**
+     * Saves the Postgres database of live sandbox {@code id} as template {@code name} (see {@link SandboxPlugin#saveTemplate});
+     * only this instance's own sandboxes: another instance's is a {@link Conflict}, an unknown id {@link NotFound}.
+     */
+    public io.roboco.sandbox.data.DataOutcome saveTemplate(String id, String name, boolean replace) throws InterruptedException {
+        SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
+        if (!record.instance().equals(book.instance())) {
+            throw new Conflict("sandbox " + id + " belongs to instance " + record.instance() + "; only this server's own sandboxes can"
+                    + " become its templates");
+        }
+        Instant now = book.clock().instant();
+        if (record.state(now) != SandboxState.LIVE) {
+            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + "; save_template works on a live sandbox");
+        }
+        return plugin.saveTemplate(record, name, replace, this::heldServices);
+    }
+
     /** A named sandbox's services while it is live (asked under its lock, so a deletion is either before or after). */
     private Optional<Map<String, ServiceInstance>> heldServices(String id) {
         Instant now = book.clock().instant();

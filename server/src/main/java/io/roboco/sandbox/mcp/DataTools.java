@@ -58,10 +58,6 @@ final class DataTools {
         Map<String, Object> args = new java.util.LinkedHashMap<>(call.arguments());
         boolean template = Boolean.TRUE.equals(args.remove("template"));
         if (template) {
-            if (call.sandbox() != null && !"default".equals(call.sandbox().kind())) {
-                String reason = "save_template works on your request_sandbox set for now, not on named sandbox " + call.sandbox().id();
-                return ToolResult.failed(io.roboco.sandbox.verbs.Envelope.refused(reason, false).asMap(), "refused: " + reason);
-            }
             return run(call, VerbNames.SAVE_TEMPLATE, args);
         }
         if (args.remove("replace") != null) {

@@ -7,7 +7,6 @@ import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
-import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateInfo;
 
@@ -50,18 +49,12 @@ final class TemplateRoutes {
             throw new BadRequest("'replace' must be true or false");
         }
         String id = ctx.pathParam("id");
-        SandboxRecord record = sandboxes.find(id).orElseThrow(() -> new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'"));
-        if (!record.instance().equals(sandboxes.book().instance())) {
-            Json.write(ctx, 409, Json.error("conflict", "sandbox " + id + " belongs to instance " + record.instance()
-                    + "; only this server's own sandboxes can become its templates"));
-            return;
+        DataOutcome outcome;
+        try {
+            outcome = sandboxes.saveTemplate(id, name, (Boolean) replace);
+        } catch (Sandboxes.NotFound e) {
+            throw new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'");
         }
-        if (record.kind() != SandboxRecord.Kind.DEFAULT) {
-            Json.write(ctx, 409, Json.error("conflict", "save_template works on an owner's verb sandbox (kind default) for now; sandbox '"
-                    + record.id() + "' is a named one"));
-            return;
-        }
-        DataOutcome outcome = plugin.saveTemplate(record.owner(), name, (Boolean) replace);
         if (outcome instanceof DataOutcome.Done done) {
             Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("ok", true);

@@ -67,10 +67,16 @@ class TemplatesIT {
 
     @BeforeEach
     void start() {
-        ServerConfig config = ServerConfig.fromEnv(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
+        start(Map.of());
+    }
+
+    private void start(Map<String, String> more) {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(), "ROBOCO_SANDBOX_NETWORK", "host",
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15", "ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17",
                 "ROBOCO_SANDBOX_DB_ENABLED", "true",
-                "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN)).withPort(0);
+                "ROBOCO_SANDBOX_API_TOKEN", ApiClient.API_TOKEN, "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN));
+        env.putAll(more);
+        ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
         server = new TestServer(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(), JdbcSettingsStore.embedded(stateDir));
         api = server.api;
     }
@@ -80,6 +86,36 @@ class TemplatesIT {
         String instance = server.server.instanceId();
         server.close();
         docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance)).forEach(c -> docker.remove(c.id()));
+    }
+
+    @Test
+    void aTemplateSeedIsServedFromTheSeededPoolWithEveryObjectTheClaimingAgents() throws Exception {
+        stop();
+        start(Map.of("ROBOCO_SANDBOX_POOL_SEEDED", "1"));
+        project("shop", "15", null);
+        try (Connection agent = connect(agentUrl("dev-1", "shop", "{}")); Statement s = agent.createStatement()) {
+            s.execute(SCHEMA);
+        }
+        String digest = digest("dev-1");
+        assertThat(api.verb("dev-1", "save_template", "{\"name\":\"shop-v1\"}").json()).containsEntry("ok", true);
+        project("shop-seeded", "15", "shop-v1");
+        assertRestoredAndOwned(agentUrl("dev-2", "shop-seeded", "{}"));   // the first request makes the project's seeded pool
+
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(180).toNanos();
+        java.util.function.Supplier<Long> seededIdle = () -> docker.list(Map.of(SandboxLabels.SANDBOX, "1",
+                SandboxLabels.INSTANCE, server.server.instanceId(), SandboxLabels.AGENT, "-")).stream()
+                .filter(c -> String.valueOf(c.labels().get(SandboxLabels.POOL_SEED)).startsWith("shop-seeded:")).count();
+        while (seededIdle.get() == 0) {
+            assertThat(System.nanoTime()).as("the seeded pool of shop-seeded filled within 180 s").isLessThan(deadline);
+            Thread.sleep(200);
+        }
+        String pooled = agentUrl("dev-3", "shop-seeded", "{}");
+        Map<String, Object> record = ((List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=dev-3", null).json().get("sandboxes")).get(0);
+        String container = (String) ((List<Map<String, Object>>) record.get("containers")).get(0).get("container_id");
+        assertThat(docker.inspect(container).orElseThrow().labels().get(SandboxLabels.POOL_SEED))
+                .as("dev-3's container came from the seeded pool").startsWith("shop-seeded:");
+        assertThat(digest("dev-3")).isEqualTo(digest);
+        assertRestoredAndOwned(pooled);
     }
 
     @Test
@@ -133,6 +169,7 @@ class TemplatesIT {
             s.execute(SCHEMA);
         }
         assertThat(api.verb("dev-1", "save_template", "{\"name\":\"from-15\"}").json()).containsEntry("ok", true);
+        String digest15 = digest("dev-1");
 
         project("shop17", "17", "from-15");
         String on17 = agentUrl("dev-2", "shop17", "{}");
@@ -140,6 +177,7 @@ class TemplatesIT {
             assertThat(single(s, "SHOW server_version_num")).startsWith("17");
         }
         assertRestoredAndOwned(on17);
+        assertThat(digest("dev-2")).as("the 15 template restored on 17 has the same schema digest").isEqualTo(digest15);
 
         // A 17 template, then the same project moved to 15: the request is refused before any container starts.
         project("mixed", "17", null);
@@ -200,6 +238,12 @@ class TemplatesIT {
         assertThat(taken.status()).isEqualTo(409);
         assertThat(taken.body()).contains("already exists", "replace");
         assertThat(api.admin("POST", "/api/sandboxes/" + id + "/templates", "{\"name\":\"a\",\"replace\":true}").status()).isEqualTo(200);
+        ApiClient.Reply named = api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}");
+        String namedId = (String) ((Map<String, Object>) named.json().get("sandbox")).get("id");
+        ApiClient.Reply fromNamed = api.admin("POST", "/api/sandboxes/" + namedId + "/templates", "{\"name\":\"from-named\"}");
+        assertThat(fromNamed.status()).as(fromNamed.body()).isEqualTo(200);
+        assertThat((Map<String, Object>) fromNamed.json().get("template")).containsEntry("sandbox", namedId).containsEntry("project", "shop");
+        assertThat(api.admin("DELETE", "/api/templates/from-named", null).status()).isEqualTo(200);
 
         ApiClient.Reply unknownSeed = api.admin("PUT", "/api/projects/other",
                 "{\"sandbox_services\":[\"postgres\"],\"sandbox_seed\":{\"postgres\":{\"template\":\"nope\"}}}");
@@ -219,7 +263,62 @@ class TemplatesIT {
         assertThat(Files.exists(stateDir.resolve("templates/a.sql"))).isFalse();
     }
 
+    @Test
+    void overMcpCheckpointSandboxWithTemplateSavesItAndRequestSandboxStartsFromIt() throws Exception {
+        project("shop", "15", null);
+        try (Connection agent = connect(agentUrl("dev-1", "shop", "{}")); Statement s = agent.createStatement()) {
+            s.execute(SCHEMA);
+        }
+        io.modelcontextprotocol.client.McpSyncClient saver = mcp("dev-1");
+        assertThat(saver.listTools().tools()).as("the agent's tool list stays at fifteen").hasSizeLessThanOrEqualTo(15);
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult saved = saver.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
+                "checkpoint_sandbox", Map.of("name", "mcp-v1", "template", true)));
+        assertThat(saved.isError()).as(String.valueOf(saved.content())).isNotEqualTo(Boolean.TRUE);
+        Map<String, Object> evidence = (Map<String, Object>) ((Map<String, Object>) saved.structuredContent()).get("evidence");
+        assertThat((List<Map<String, Object>>) evidence.get("templates")).extracting(t -> t.get("name")).containsExactly("mcp-v1");
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult again = saver.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
+                "checkpoint_sandbox", Map.of("name", "mcp-v1", "template", true)));
+        assertThat(again.isError()).isTrue();
+        assertThat(String.valueOf(again.content())).contains("already exists");
+
+        agentUrlNone("dev-5", "shop");
+        io.modelcontextprotocol.client.McpSyncClient user = mcp("dev-5");
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult own = user.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
+                "request_sandbox", Map.of("template", "mcp-v1")));
+        assertThat(own.isError()).as(String.valueOf(own.content())).isNotEqualTo(Boolean.TRUE);
+        Map<String, Object> ownEvidence = (Map<String, Object>) ((Map<String, Object>) own.structuredContent()).get("evidence");
+        assertRestoredAndOwned(((Map<String, String>) ((List<Map<String, Object>>) ownEvidence.get("sandboxes")).get(0).get("env")).get("ROBOCO_TEST_DB_URL"));
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult named = user.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
+                "request_sandbox", Map.of("name", "side", "template", "mcp-v1")));
+        assertThat(named.isError()).as(String.valueOf(named.content())).isNotEqualTo(Boolean.TRUE);
+        Map<String, Object> sandbox = (Map<String, Object>) ((Map<String, Object>) named.structuredContent()).get("sandbox");
+        assertRestoredAndOwned(((Map<String, String>) ((List<Map<String, Object>>) sandbox.get("services")).get(0).get("env")).get("ROBOCO_TEST_DB_URL"));
+        saver.close();
+        user.close();
+    }
+
     // --- helpers ------------------------------------------------------------------------------
+
+    private io.modelcontextprotocol.client.McpSyncClient mcp(String slug) {
+        ApiClient.Reply minted = api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        assertThat(minted.status()).as(minted.body()).isEqualTo(200);
+        String token = (String) minted.json().get("token");
+        var transport = io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + server.server.port())
+                .endpoint("/mcp")
+                .jsonMapper(new io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper()))
+                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
+                .build();
+        io.modelcontextprotocol.client.McpSyncClient client = io.modelcontextprotocol.client.McpClient.sync(transport)
+                .requestTimeout(java.time.Duration.ofSeconds(60)).build();
+        client.initialize();
+        return client;
+    }
+
+    private void agentUrlNone(String slug, String project) {
+        assertThat(api.orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"developer\",\"project\":\"" + project + "\"}").status())
+                .isEqualTo(200);
+        assertThat(api.verb(slug, "give_me_work", "{\"project\":\"" + project + "\",\"task\":\"T-1\"}").json()).containsEntry("ok", true);
+    }
 
     /** Every restored table, view, sequence and function belongs to the connecting agent; rows came along. */
     private static void assertRestoredAndOwned(String url) throws SQLException {
