@@ -65,6 +65,26 @@ class H2SettingsStoreTest extends SettingsStoreContract {
     }
 
     @Test
+    void aContainerWrittenBeforeMajorAndSeedWereRecordedReadsWithBothEmpty() throws Exception {
+        java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+        store.reserve(new io.roboco.sandbox.settings.SandboxRecord("sbx_old", "dev-1", "shop", "default",
+                io.roboco.sandbox.settings.SandboxRecord.Kind.DEFAULT, java.util.Map.of(), java.util.List.of("postgres"), java.util.List.of(),
+                "inst-a", t0, t0.plusSeconds(3600), t0.plusSeconds(7200), null, null), new io.roboco.sandbox.settings.Quota(3, 0));
+        store.close();
+        store = null;
+        try (Connection c = DriverManager.getConnection(h2Url(), "sa", ""); Statement s = c.createStatement()) {
+            s.execute("UPDATE sandboxes SET containers = '[{\"service\":\"postgres\",\"containerId\":\"c1\",\"containerName\":\"n1\","
+                    + "\"image\":\"roboco-sandbox/postgres:15\",\"features\":[],\"fromPool\":false}]' WHERE id = 'sbx_old'");
+        }
+        store = JdbcSettingsStore.embedded(stateDir);
+        assertThat(store.findSandbox("sbx_old").orElseThrow().containers()).singleElement().satisfies(ref -> {
+            assertThat(ref.containerId()).isEqualTo("c1");
+            assertThat(ref.major()).isEmpty();
+            assertThat(ref.seed()).isEmpty();
+        });
+    }
+
+    @Test
     void refusesADatabaseWrittenByANewerServer() throws Exception {
         store.close();
         store = null;

@@ -581,7 +581,8 @@ public abstract class SettingsStoreContract {
         SandboxRecord r = draft("sbx_1", "dev-1");
         store.reserve(r, THREE);
         SandboxRecord next = r.withExpires(T0.plusSeconds(7200)).withLabels(Map.of("run", "2"))
-                .withContainers(List.of("postgres"), List.of(new ContainerRef("postgres", "c2", "n2", "img:2", List.of())));
+                .withContainers(List.of("postgres", "redis"), List.of(new ContainerRef("postgres", "c2", "n2", "img:2", List.of(), true, "17",
+                        "clone of $SHOP_DB_URL (at most 3 rows per table)"), new ContainerRef("redis", "c3", "n3", "img:3", List.of())));
         assertThat(store.updateSandbox(next)).isTrue();
         assertThat(store.findSandbox("sbx_1")).contains(next);
         store.markDeleted("sbx_1", T0, "deleted", false);
