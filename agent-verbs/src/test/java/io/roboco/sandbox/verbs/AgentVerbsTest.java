@@ -78,6 +78,32 @@ class AgentVerbsTest {
     }
 
     @Test
+    void templateArgumentsAreCheckedForShapeBeforeAnyGuard() throws Exception {
+        fixture.working("dev-1", "developer", "shop");
+        assertThatThrownBy(() -> verbs.call("dev-1", "request_sandbox", Map.of("template", "Bad/Name")))
+                .isInstanceOf(BadRequest.class).hasMessageContaining("'template' must be a template name");
+        assertThatThrownBy(() -> verbs.call("dev-1", "request_sandbox", Map.of("template", 3)))
+                .isInstanceOf(BadRequest.class).hasMessageContaining("'template'");
+        assertThatThrownBy(() -> verbs.call("dev-1", "save_template", Map.of()))
+                .isInstanceOf(BadRequest.class).hasMessageContaining("'name' is required");
+        assertThatThrownBy(() -> verbs.call("dev-1", "save_template", Map.of("name", "a", "replace", "yes")))
+                .isInstanceOf(BadRequest.class).hasMessageContaining("'replace' must be true or false");
+        assertThatThrownBy(() -> verbs.call("dev-1", "save_template", Map.of("name", "a", "sql", "x")))
+                .isInstanceOf(BadRequest.class).hasMessageContaining("it takes: name, replace");
+    }
+
+    @Test
+    void saveTemplateWithoutASandboxIsRefusedSayingOnlyOurOwnCanBecomeTemplates() throws Exception {
+        fixture.working("dev-1", "developer", "shop");
+        Envelope e = verbs.call("dev-1", "save_template", Map.of("name", "shop-v1"));
+        assertThat(e.ok()).isFalse();
+        assertThat(e.asMap().get("reason").toString()).contains("no live sandbox of 'dev-1'", "only our own sandboxes");
+        fixture.working("rev-1", "reviewer", "shop");
+        assertThat(verbs.call("rev-1", "save_template", Map.of("name", "shop-v1")).asMap().get("reason").toString())
+                .contains("does not carry save_template");
+    }
+
+    @Test
     void unknownVerbAndBadSlugAreBadRequests() {
         assertThatThrownBy(() -> verbs.call("dev-1", "drop_database", Map.of())).isInstanceOf(BadRequest.class)
                 .hasMessageContaining("unknown verb 'drop_database'");

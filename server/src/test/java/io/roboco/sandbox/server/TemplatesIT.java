@@ -202,6 +202,33 @@ class TemplatesIT {
     }
 
     @Test
+    void aTemplateUsingVectorRestoresWhereVectorIsActivatedAndFailsNamingItWhereNot() throws Exception {
+        ApiClient.Reply vec = api.admin("PUT", "/api/projects/vec",
+                "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"postgres\":\"17\"},\"sandbox_extensions\":{\"postgres\":[\"vector\"]}}");
+        assertThat(vec.status()).as(vec.body()).isEqualTo(200);
+        try (Connection agent = connect(agentUrl("dev-1", "vec", "{}")); Statement s = agent.createStatement()) {
+            s.execute("CREATE TABLE items (id int PRIMARY KEY, embedding vector(3))");
+            s.execute("INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]')");
+        }
+        ApiClient.Reply saved = api.verb("dev-1", "save_template", "{\"name\":\"vec-v1\"}");
+        assertThat(saved.json()).as(saved.body()).containsEntry("ok", true);
+        assertThat((Map<String, Object>) saved.json().get("evidence")).containsEntry("extensions", List.of("vector"));
+
+        try (Connection agent = connect(agentUrl("dev-2", "vec", "{\"template\":\"vec-v1\"}")); Statement s = agent.createStatement()) {
+            assertThat(single(s, "SELECT id FROM items ORDER BY embedding <-> '[0,0.9,0.1]' LIMIT 1")).isEqualTo("2");
+            assertThat(single(s, "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE relname = 'items'")).isEqualTo("t");
+        }
+
+        project("novec", "17", "vec-v1");
+        agentUrlNone("dev-3", "novec");
+        ApiClient.Reply failed = api.verb("dev-3", "request_sandbox", "{}");
+        assertThat(failed.json()).as(failed.body()).containsEntry("ok", false).containsEntry("error", "invalid_state")
+                .containsEntry("retryable", true);
+        assertThat((String) failed.json().get("reason")).contains("vector", "sandbox_extensions", "container removed");
+        assertThat(containersOf("dev-3")).isZero();
+    }
+
+    @Test
     void aBrokenDumpIsARetryableInvalidStateWithNoContainerLeft() throws Exception {
         project("shop", "15", null);
         try (Connection agent = connect(agentUrl("dev-1", "shop", "{}")); Statement s = agent.createStatement()) {
