@@ -184,8 +184,8 @@ final class InspectTools {
         NoService(String tool, String sandboxId) {
             super(null, null, false, false);
             String reason = "this server does not hold the credentials of sandbox " + sandboxId + ": a named sandbox's are answered once,"
-                    + " when it is created, and kept only for those created through MCP since the server started; " + tool
-                    + " needs them. Use your own connection with the credentials you were given, or release it and request a new one";
+                    + " when it is created, and held only for those this server made since it started or re-adopted after a restart; "
+                    + tool + " needs them. Use your own connection with the credentials you were given, or release it and request a new one";
             this.result = ToolResult.failed(Gate.failure("refused", reason, false), reason);
         }
 

@@ -16,8 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The gate's scope: which sandbox a call may act on. An agent reaches its own only: its verb set (no
  * {@code sandbox} argument), or a live record it owns named by id; the operator any live record. Anything
- * else resolves to nothing, so "not yours" and "no such sandbox" are one answer. Also keeps, for this
- * process's life, the access to named sandboxes created through MCP (their credentials are answered once).
+ * else resolves to nothing, so "not yours" and "no such sandbox" are one answer. A named sandbox's access comes from
+ * what its MCP create answered, else from the services the sandbox book holds (made since this start, through MCP
+ * or HTTP, or re-adopted after a restart).
  */
 final class OwnSandboxes implements Gate.SandboxScope {
     private final SandboxPlugin plugin;
@@ -52,8 +53,20 @@ final class OwnSandboxes implements Gate.SandboxScope {
                 return Optional.of(ScopedSandbox.of(set.get(), registry));
             }
         }
-        return Optional.of(new ScopedSandbox(r.id(), r.owner(), r.kind().wire(), r.services(),
-                created.getOrDefault(r.id(), Map.of())));
+        Map<String, ScopedSandbox.Access> access = created.get(r.id());
+        if (access == null) {
+            access = held(r.id());
+        }
+        return Optional.of(new ScopedSandbox(r.id(), r.owner(), r.kind().wire(), r.services(), access));
+    }
+
+    /** A named sandbox's access from the services the sandbox book holds (made since the start, or re-adopted); else none. */
+    private Map<String, ScopedSandbox.Access> held(String sandboxId) {
+        Map<String, ScopedSandbox.Access> access = new java.util.TreeMap<>();
+        plugin.sandboxes().flatMap(s -> s.book().namedServices(sandboxId)).ifPresent(services -> services.values().forEach(i ->
+                access.put(i.service(), new ScopedSandbox.Access(i.service(), i.containerId(),
+                        registry.require(i.service()).env(i.endpoint(), i.credentials())))));
+        return access;
     }
 
     /** A named sandbox this endpoint created: its access, for inspection and for answering the same request again. */

@@ -12,9 +12,9 @@ import java.util.TreeMap;
 /**
  * The sandbox a tool call acts on, as the gate resolved it among the caller's own (the operator's: any).
  * {@code access} holds, per service, the container and the agent's connection values (the {@code env} the
- * agent was handed) when this server holds them: always for a verb set, for a named sandbox only when it was
- * created through this server's MCP endpoint since it started (its credentials are answered once and kept
- * nowhere else). {@link #toString()} names no credential.
+ * agent was handed) when this server holds them: always for a verb set; for a named sandbox when this process made
+ * it or re-adopted it after a restart (its credentials are answered once, held in memory, sealed at rest for
+ * re-adoption). {@link #toString()} names no credential.
  *
  * @param kind {@code default} (an agent's request_sandbox set) or {@code named}
  */

@@ -190,6 +190,9 @@ class DataVerbsApiIT {
 
         String token = (String) api.orchestrator("POST", "/api/agents/dev-1/token", null).json().get("token");
         try (McpSyncClient mcp = mcp(token); McpSyncClient other = mcpAs("dev-2")) {
+            McpSchema.CallToolResult tables = mcp.callTool(new McpSchema.CallToolRequest("list_tables", Map.of("sandbox", id)));
+            assertThat(tables.isError()).as("made over HTTP, inspected over MCP: %s", tables.structuredContent()).isFalse();
+            assertThat(((McpSchema.TextContent) tables.content().get(0)).text()).contains("items");
             McpSchema.CallToolResult untouched = mcp.callTool(new McpSchema.CallToolRequest("diff_schema", Map.of("name", "before", "sandbox", id)));
             assertThat(untouched.isError()).as(String.valueOf(untouched.structuredContent())).isFalse();
             assertThat((Map<String, Object>) ((Map<String, Object>) untouched.structuredContent()).get("evidence")).containsEntry("empty", true);
