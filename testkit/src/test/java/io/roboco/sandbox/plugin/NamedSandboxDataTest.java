@@ -1,0 +1,133 @@
+package io.roboco.sandbox.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.roboco.sandbox.data.DataOutcome;
+import io.roboco.sandbox.data.SandboxData;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.lifecycle.Capacity;
+import io.roboco.sandbox.lifecycle.Lifetimes;
+import io.roboco.sandbox.lifecycle.SandboxBook;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.settings.InMemorySettingsStore;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.LockWaiters;
+import io.roboco.sandbox.testkit.StubEngine;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Data operations on named sandboxes, over the fakes: a deletion waits for an operation holding the sandbox's lock
+ * (forced with a latch), an operation after the deletion is a conflict, and a named sandbox whose services this process
+ * does not hold (taken on after a restart without re-adoption) is refused saying why, touching nothing.
+ */
+class NamedSandboxDataTest {
+    private final FakeContainerRuntime runtime = new FakeContainerRuntime();
+    private final InMemorySettingsStore store = new InMemorySettingsStore();
+    private final EngineRegistry registry = EngineRegistry.of(List.of(new StubEngine("postgres", Set.of())));
+    private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
+            ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), Clock.systemUTC());
+    private final SandboxManager manager = new SandboxManager(registry, provisioner, Clock.systemUTC());
+    private final SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, true, OrchestratorHandle.running(), Clock.systemUTC());
+    private final SandboxBook book = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
+            new Capacity(10, () -> provisioner.ledger().ownedIds().size()), Clock.systemUTC(), provisioner.ledger());
+    private final Sandboxes sandboxes = plugin.keepRecords(book);
+
+    @AfterEach
+    void close() {
+        plugin.close();
+    }
+
+    private SandboxRecord named(String name) throws InterruptedException {
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
+        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest("ci-1", "shop", List.of(), Map.of(), name, null, Map.of()));
+        assertThat(outcome).isInstanceOf(Sandboxes.CreateOutcome.Created.class);
+        return ((Sandboxes.CreateOutcome.Created) outcome).record();
+    }
+
+    @Test
+    void aDeletionWaitsForAnOperationHoldingTheSandboxsLockAndAnOperationAfterItIsAConflict() throws Exception {
+        SandboxRecord record = named("migration");
+        assertThat(book.namedServices(record.id())).hasValueSatisfying(s -> assertThat(s).containsOnlyKeys("postgres"));
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        // What a checkpoint or rewind does: run under the named sandbox's lock.
+        CompletableFuture<Boolean> operation = CompletableFuture.supplyAsync(() -> {
+            try {
+                return manager.underLock(SandboxData.lockKey(record.id()), () -> {
+                    holding.countDown();
+                    try {
+                        return done.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Sandboxes.Deletion> deletion = CompletableFuture.supplyAsync(() -> {
+            try {
+                return sandboxes.delete(record.id(), "test");
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        LockWaiters.await("io.roboco.sandbox.manager.SandboxManager", "underLock", 1, Duration.ofSeconds(30));
+        assertThat(store.findSandbox(record.id()).orElseThrow().deleted()).as("not deleted while the operation holds the lock").isNull();
+        assertThat(runtime.runningCount()).isEqualTo(1);
+
+        done.countDown();
+        assertThat(operation.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(deletion.get(30, TimeUnit.SECONDS)).isEqualTo(Sandboxes.Deletion.DELETED);
+        assertThat(runtime.runningCount()).isZero();
+        assertThat(book.namedServices(record.id())).isEmpty();
+        assertThatThrownBy(() -> sandboxes.dataOperation(record.id(), SandboxData.CHECKPOINT, "cp"))
+                .isInstanceOf(Sandboxes.Conflict.class).hasMessageContaining(record.id()).hasMessageContaining("deleted");
+        assertThatThrownBy(() -> sandboxes.dataOperation("sbx_nosuch", SandboxData.CHECKPOINT, "cp")).isInstanceOf(Sandboxes.NotFound.class);
+    }
+
+    @Test
+    void aNamedSandboxWhoseServicesThisProcessDoesNotHoldIsRefusedSayingWhy() throws Exception {
+        SandboxRecord record = named("old");
+        // A later process that took the record on without re-adoption (ROBOCO_SANDBOX_READOPT=false) holds no services.
+        SandboxBook later = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
+                new Capacity(10, () -> 0), Clock.systemUTC(), provisioner.ledger());
+        later.reconcileAtStart();
+        assertThat(later.namedServices(record.id())).isEmpty();
+        SandboxPlugin next = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, Clock.systemUTC()), store, true,
+                OrchestratorHandle.running(), Clock.systemUTC());
+        try {
+            DataOutcome outcome = next.keepRecords(later).dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");
+            assertThat(outcome).isInstanceOfSatisfying(DataOutcome.Refused.class, r -> assertThat(r.reason())
+                    .contains("does not hold the credentials of named sandbox " + record.id(), "ROBOCO_SANDBOX_READOPT=false"));
+            assertThat(store.snapshotNames(record.id())).isEmpty();
+            assertThat(store.recent("ci-1", "refused", 10)).anySatisfy(a -> assertThat(a.verb()).isEqualTo(SandboxData.SNAPSHOT_SCHEMA));
+        } finally {
+            next.manager().close();
+        }
+    }
+
+    @Test
+    void aBadNameIsRefusedBeforeTheLockOrTheSandboxIsTouched() throws Exception {
+        SandboxRecord record = named("named");
+        DataOutcome outcome = sandboxes.dataOperation(record.id(), SandboxData.CHECKPOINT, "Bad Name!");
+        assertThat(outcome).isInstanceOfSatisfying(DataOutcome.Refused.class, r -> assertThat(r.reason()).contains("checkpoint name"));
+    }
+}
