@@ -228,6 +228,42 @@ class TemplatesIT {
         assertThat(containersOf("dev-3")).isZero();
     }
 
+    /** The figures docs/data.md quotes: a pgbench scale-1 template's size, save time and restore time (no assertion on speed). */
+    @Test
+    void aPgbenchScaleOneTemplateSavesAndRestoresWellWithinTheExecTimeout() throws Exception {
+        project("bench", "15", null);
+        String url = agentUrl("dev-1", "bench", "{}");
+        URI u = URI.create(url);
+        String user = URLDecoder.decode(u.getRawUserInfo().split(":", 2)[0], StandardCharsets.UTF_8);
+        Map<String, Object> record = ((List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=dev-1", null).json().get("sandboxes")).get(0);
+        String container = (String) ((List<Map<String, Object>>) record.get("containers")).get(0).get("container_id");
+        var init = docker.exec(container, List.of("pgbench", "-i", "-s", "1", "-q", "-U", user, "-h", "/var/run/postgresql",
+                "-p", Integer.toString(u.getPort()), u.getRawPath().substring(1)), Map.of());
+        assertThat(init.ok()).as("pgbench -i: %s", init.output()).isTrue();
+
+        long t0 = System.nanoTime();
+        ApiClient.Reply saved = api.admin("POST", "/api/sandboxes/" + record.get("id") + "/templates", "{\"name\":\"pgbench-1\"}");
+        long saveMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(saved.status()).as(saved.body()).isEqualTo(200);
+        long bytes = ((Number) ((Map<String, Object>) saved.json().get("template")).get("size_bytes")).longValue();
+
+        agentUrlNone("dev-2", "bench");
+        long t1 = System.nanoTime();
+        String restored = urlOf(api.verb("dev-2", "request_sandbox", "{\"template\":\"pgbench-1\"}"));
+        long restoreMs = (System.nanoTime() - t1) / 1_000_000;
+        agentUrlNone("dev-3", "bench");
+        long t2 = System.nanoTime();
+        urlOf(api.verb("dev-3", "request_sandbox", "{}"));
+        long coldMs = (System.nanoTime() - t2) / 1_000_000;
+        try (Connection agent = connect(restored); Statement s = agent.createStatement()) {
+            assertThat(count(s, "SELECT count(*) FROM pgbench_accounts")).isEqualTo(100_000);
+        }
+        System.out.printf("pgbench scale 1 template: %d bytes; save %d ms; new sandbox from it %d ms (a cold one without: %d ms)%n",
+                bytes, saveMs, restoreMs, coldMs);
+        assertThat(saveMs).as("well within the 60 s exec timeout").isLessThan(30_000);
+        assertThat(restoreMs).isLessThan(30_000);
+    }
+
     @Test
     void aBrokenDumpIsARetryableInvalidStateWithNoContainerLeft() throws Exception {
         project("shop", "15", null);
