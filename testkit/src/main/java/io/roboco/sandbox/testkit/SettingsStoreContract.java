@@ -527,6 +527,21 @@ public abstract class SettingsStoreContract {
     }
 
     @Test
+    void aLargeSchemasSnapshotRoundTrips() {
+        List<SchemaObject> objects = new ArrayList<>();
+        for (int t = 0; t < 500; t++) {
+            objects.add(SchemaObject.of("table", "public.table_" + t, Map.of("kind", "table", "persistence", "permanent")));
+            for (int c = 0; c < 10; c++) {
+                objects.add(SchemaObject.of("column", "public.table_" + t + ".column_with_a_long_name_" + c,
+                        Map.of("type", "character varying(255)", "nullable", "true", "default", "'a default value of some length'::text")));
+            }
+        }
+        StoredSnapshot big = new StoredSnapshot("sbx_1", "big", T0, SchemaDigest.of("17.12", List.of("public"), objects));
+        assertThat(store.saveSnapshot(big, 32)).isTrue();
+        assertThat(store.findSnapshot("sbx_1", "big")).contains(big);
+    }
+
+    @Test
     void aSandboxHoldsAtMostMaxSnapshotsButMayStillReplaceOne() {
         assertThat(store.saveSnapshot(snapshot("sbx_1", "a", 0, "integer"), 2)).isTrue();
         assertThat(store.saveSnapshot(snapshot("sbx_1", "b", 1, "integer"), 2)).isTrue();
