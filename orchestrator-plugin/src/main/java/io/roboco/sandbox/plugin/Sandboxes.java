@@ -217,6 +217,15 @@ public final class Sandboxes {
         return plugin.saveTemplate(record, name, replace, this::heldServices);
     }
 
+    /**
+     * The grants (credentials) of a live named sandbox whose services this process holds (made since it started, or
+     * re-adopted): what its owner was answered at its create, for answering the same request again. Empty otherwise.
+     */
+    public Optional<List<SandboxDecision.Grant>> heldGrants(String id) {
+        return heldServices(id).map(services -> services.values().stream()
+                .sorted(java.util.Comparator.comparing(ServiceInstance::service)).map(plugin::grant).toList());
+    }
+
     /** A named sandbox's services while it is live (asked under its lock, so a deletion is either before or after). */
     private Optional<Map<String, ServiceInstance>> heldServices(String id) {
         Instant now = book.clock().instant();

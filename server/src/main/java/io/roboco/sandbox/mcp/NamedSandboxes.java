@@ -27,7 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * An agent's named sandboxes through MCP: created with the agent as owner, in its project, within its quotas
  * ({@link Sandboxes#create}: the same guards, quota and capacity step and audit as {@code POST /api/sandboxes});
  * removed with {@link Sandboxes#delete}. Asking again for a name that is live answers the same sandbox and
- * credentials, as the verb does: this endpoint keeps what it created, for the server's life.
+ * credentials, as the verb does: from what this endpoint created, else from the services the server holds for it
+ * (made over HTTP since the start, or re-adopted after a restart).
  */
 final class NamedSandboxes {
     private final Sandboxes sandboxes;
@@ -59,6 +60,9 @@ final class NamedSandboxes {
                 clock.instant())).stream().filter(r -> r.kind() == SandboxRecord.Kind.NAMED && r.name().equals(name)).findFirst();
         if (existing.isPresent()) {
             List<SandboxDecision.Grant> held = grants.get(existing.get().id());
+            if (held == null) {
+                held = sandboxes.heldGrants(existing.get().id()).orElse(null);   // made over HTTP, or re-adopted after a restart
+            }
             if (held == null) {
                 String reason = "your sandbox named '" + name + "' (" + existing.get().id() + ") exists, but its credentials were answered"
                         + " only when it was created and this server no longer holds them; release it (release_sandbox with sandbox="

@@ -294,6 +294,16 @@ class DataVerbsApiIT {
         ApiClient.Reply namedDiff = api.admin("GET", "/api/sandboxes/" + namedId + "/snapshots/side-before/diff", null);
         assertThat(namedDiff.status()).as(namedDiff.body()).isEqualTo(200);
         assertThat(namedDiff.json()).as("a re-adopted named sandbox's snapshot, on its re-opened credentials").containsEntry("empty", true);
+        try (McpSyncClient mcp = mcp((String) api.orchestrator("POST", "/api/agents/dev-1/token", null).json().get("token"))) {
+            McpSchema.CallToolResult again = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of("name", "side")));
+            assertThat(again.isError()).as(String.valueOf(again.structuredContent())).isFalse();
+            Map<String, Object> sandbox = (Map<String, Object>) ((Map<String, Object>) again.structuredContent()).get("sandbox");
+            assertThat(sandbox).containsEntry("id", namedId);
+            assertThat(((Map<String, String>) ((List<Map<String, Object>>) sandbox.get("services")).get(0).get("env")).get("ROBOCO_TEST_DB_URL"))
+                    .as("the same name after a restart: the same re-adopted sandbox and credentials").isEqualTo(namedUrl);
+            McpSchema.CallToolResult tables = mcp.callTool(new McpSchema.CallToolRequest("list_tables", Map.of("sandbox", namedId)));
+            assertThat(((McpSchema.TextContent) tables.content().get(0)).text()).contains("notes");
+        }
 
         try (Connection agent = connect(url); Statement s = agent.createStatement()) {
             s.execute("DROP TABLE items");
