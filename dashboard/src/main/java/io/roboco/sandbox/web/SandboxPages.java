@@ -214,7 +214,7 @@ final class SandboxPages {
         String text;
         if (!verbSet) {
             state = "unchecked";
-            text = "named sandbox: its owner holds the credentials";
+            text = "named sandbox: not re-verified from this page (its owner checks it with the credentials it was given)";
         } else if (v == null) {
             state = "unchecked";
             text = "not re-verified since it was last served; press Verify";
