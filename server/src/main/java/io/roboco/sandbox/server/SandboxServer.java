@@ -128,6 +128,7 @@ public final class SandboxServer {
     private static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
                                        SettingsStore store, Clock clock, PrintStream console, SecretSource secrets) {
         config.validateAgainst(registry);
+        SecretSafeLogging.check();
         StateDir state = StateDir.open(config.stateDir());
         String instanceId = state.instanceId();
         StateDir.Token apiToken = state.token("api-token", config.apiToken());
