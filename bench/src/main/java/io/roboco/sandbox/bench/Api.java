@@ -30,6 +30,12 @@ final class Api {
         send("PUT", "/api/projects/" + id, adminToken, JSON.writeValueAsString(Map.of("name", id, "sandbox_services", services)));
     }
 
+    /** A Postgres project whose sandboxes start with {@code sql} ({@code sandbox_seed {"postgres": {"sql": …}}}). */
+    void seededProject(String id, String sql) throws IOException, InterruptedException {
+        send("PUT", "/api/projects/" + id, adminToken, JSON.writeValueAsString(Map.of("name", id, "sandbox_services", List.of("postgres"),
+                "sandbox_seed", Map.of("postgres", Map.of("sql", sql)))));
+    }
+
     /** Spawn as developer and bind to a task of {@code project}: what precedes request_sandbox. Not timed. */
     void working(String agent, String project) throws IOException, InterruptedException {
         send("POST", "/api/agents/" + agent + "/spawn", apiToken, "{\"role\":\"developer\",\"project\":\"" + project + "\"}");

@@ -144,35 +144,73 @@ public final class Bench {
         return new ArrayList<>(registry.all());
     }
 
-    /** The two in-process servers: one without a pool (cold, cache hits, scale) and one with a Postgres pool. */
+    /**
+     * The seed of the {@code seeded} project: a small shop schema (a schema, 4 tables with foreign keys, an index, a
+     * view, a function) and about 5,000 rows; 13 statements.
+     */
+    static final String SEED_SQL = """
+            CREATE SCHEMA shop;
+            CREATE TABLE shop.customers (id bigserial PRIMARY KEY, email text NOT NULL UNIQUE, created timestamptz DEFAULT now());
+            CREATE TABLE shop.products (id bigserial PRIMARY KEY, sku text NOT NULL UNIQUE, price numeric(10,2) NOT NULL);
+            CREATE TABLE shop.orders (id bigserial PRIMARY KEY, customer_id bigint NOT NULL REFERENCES shop.customers (id),
+                                      placed timestamptz DEFAULT now());
+            CREATE TABLE shop.order_lines (order_id bigint REFERENCES shop.orders (id), product_id bigint REFERENCES shop.products (id),
+                                           qty int NOT NULL, PRIMARY KEY (order_id, product_id));
+            CREATE INDEX orders_customer_idx ON shop.orders (customer_id);
+            CREATE VIEW shop.order_totals AS SELECT o.id, sum(l.qty * p.price) AS total FROM shop.orders o
+                JOIN shop.order_lines l ON l.order_id = o.id JOIN shop.products p ON p.id = l.product_id GROUP BY o.id;
+            CREATE FUNCTION shop.customer_total(c bigint) RETURNS numeric LANGUAGE sql STABLE AS $$
+                SELECT coalesce(sum(t.total), 0) FROM shop.order_totals t JOIN shop.orders o ON o.id = t.id WHERE o.customer_id = c $$;
+            INSERT INTO shop.customers (email) SELECT 'c' || g || '@shop.test' FROM generate_series(1, 1000) g;
+            INSERT INTO shop.products (sku, price) SELECT 'sku-' || g, g % 100 + 0.99 FROM generate_series(1, 200) g;
+            INSERT INTO shop.orders (customer_id) SELECT 1 + g % 1000 FROM generate_series(1, 2000) g;
+            INSERT INTO shop.order_lines SELECT o, 1 + (o * 7) % 200, 1 + o % 5 FROM generate_series(1, 2000) o;
+            ANALYZE;
+            """;
+
+    /**
+     * The in-process servers: one without a pool (cold, cache hits, scale, seed at request time on a cold start), one
+     * with a Postgres pool and a seeded pool ({@code ROBOCO_SANDBOX_POOL_SEEDED=1}), and one with a Postgres pool only
+     * (a seeded project's sandbox is then a claim seeded at request time, as before the seeded pool).
+     */
     static final class Servers implements AutoCloseable {
         final RunningServer cold;
         final RunningServer pooled;
+        final RunningServer seedAtClaim;
         final Api coldApi;
         final Api poolApi;
+        final Api seedAtClaimApi;
 
-        private Servers(RunningServer cold, RunningServer pooled) {
+        private Servers(RunningServer cold, RunningServer pooled, RunningServer seedAtClaim) {
             this.cold = cold;
             this.pooled = pooled;
+            this.seedAtClaim = seedAtClaim;
             this.coldApi = new Api(cold.port(), API, ADMIN);
             this.poolApi = new Api(pooled.port(), API, ADMIN);
+            this.seedAtClaimApi = new Api(seedAtClaim.port(), API, ADMIN);
         }
 
         static Servers start(Path state, Map<String, String> images, EngineRegistry registry) throws Exception {
             RunningServer cold = server(state.resolve("cold"), images, registry, Map.of());
-            RunningServer pooled;
+            RunningServer pooled = null;
+            RunningServer seedAtClaim;
             try {
-                pooled = server(state.resolve("pool"), images, registry, Map.of("postgres", 1));
+                pooled = server(state.resolve("pool"), images, registry, Map.of("postgres", 1, "seeded", 1));
+                seedAtClaim = server(state.resolve("seed-at-claim"), images, registry, Map.of("postgres", 1));
             } catch (RuntimeException e) {
                 cold.close();
+                if (pooled != null) {
+                    pooled.close();
+                }
                 throw e;
             }
-            Servers servers = new Servers(cold, pooled);
-            for (Api api : List.of(servers.coldApi, servers.poolApi)) {
+            Servers servers = new Servers(cold, pooled, seedAtClaim);
+            for (Api api : List.of(servers.coldApi, servers.poolApi, servers.seedAtClaimApi)) {
                 api.project("pg", List.of("postgres"));
                 api.project("redis", List.of("redis"));
                 api.project("mongo", List.of("mongo"));
                 api.project("full", List.of("postgres", "redis", "mongo"));
+                api.seededProject("seeded", SEED_SQL);
             }
             return servers;
         }
@@ -190,6 +228,9 @@ public final class Bench {
             // 20 full sets at once on 2 cores take longer than the 30 s default.
             env.put("ROBOCO_SANDBOX_READY_TIMEOUT", "180s");
             env.put("ROBOCO_SANDBOX_JANITOR_GRACE", "10m");
+            // 20 full sets at once are 60 containers: past the default capacity (3/4 of host memory over 512 MB: 35 on a
+            // 24 GB host), which refused a third of the burst instead of timing it.
+            env.put("ROBOCO_SANDBOX_MAX_CONTAINERS", "80");
             images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
             pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
             ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
@@ -200,6 +241,7 @@ public final class Bench {
         public void close() {
             cold.close();
             pooled.close();
+            seedAtClaim.close();
         }
     }
 

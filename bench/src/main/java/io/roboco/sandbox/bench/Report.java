@@ -43,6 +43,7 @@ final class Report {
         add("cache_hit_p50_ms", s.get("cache_hit_postgres").median(), 10, "ms");
         add("mcp_cache_hit_p50_ms", s.get("cache_hit_postgres_mcp").median(), 15, "ms");
         add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
+        add("seeded_pool_claim_p50_ms", s.get("seeded_pool_claim_postgres").median(), 60, "ms");
     }
 
     private void add(String key, double value, double limit, String unit) {
@@ -55,7 +56,12 @@ final class Report {
         for (Samples s : runner.samples.values()) {
             out.printf("%-38s %4d %4d %9.1f %9.1f %9.1f %9.1f%n", s.name(), s.count(), s.failures(), s.median(), s.p95(), s.min(), s.max());
         }
-        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP; _mcp: as an MCP tools/call over Streamable HTTP)");
+        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP; _mcp: as an MCP tools/call over Streamable HTTP;");
+        out.println(" seeded_pool_claim / seed_at_claim / seed_at_cold_start: the same 13-statement seed from the seeded pool, on a claim, on a cold start)");
+        out.printf("seeded pool claim vs seed at claim: %.3f x; vs seed at cold start: %.3f x; vs unseeded pool claim: %.3f x%n",
+                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("seed_at_claim_postgres").median()),
+                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("seed_at_cold_start_postgres").median()),
+                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("pool_claim_postgres").median()));
         out.println();
         for (Target t : targets.values()) {
             out.printf("%-46s %9.3f %-2s  target <= %-6s %s%n", t.key(), t.value(), t.unit(), fmt(t.limit()), t.met() ? "MET" : "MISSED");
@@ -78,6 +84,13 @@ final class Report {
         json.put("pool_claim_postgres_vs_testcontainers_official_like", ratio(all.get("pool_claim_postgres").median(),
                 all.get("testcontainers_postgres_official_like").median()));
         json.put("cache_hit_full_set_p50_ms", Samples.round(all.get("cache_hit_full_set").median()));
+        // The seeded pool against seeding at request time, same seed, same run.
+        json.put("seeded_pool_claim_vs_seed_at_claim", ratio(all.get("seeded_pool_claim_postgres").median(),
+                all.get("seed_at_claim_postgres").median()));
+        json.put("seeded_pool_claim_vs_seed_at_cold_start", ratio(all.get("seeded_pool_claim_postgres").median(),
+                all.get("seed_at_cold_start_postgres").median()));
+        json.put("seeded_pool_claim_vs_pool_claim", ratio(all.get("seeded_pool_claim_postgres").median(),
+                all.get("pool_claim_postgres").median()));
         Map<String, Object> met = new LinkedHashMap<>();
         targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
         json.put("targets", met);

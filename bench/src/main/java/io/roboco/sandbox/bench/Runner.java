@@ -47,7 +47,8 @@ final class Runner {
         this.options = options;
         for (String name : List.of("raw_postgres", "raw_redis", "raw_mongo", "testcontainers_postgres",
                 "raw_postgres_official_like", "testcontainers_postgres_official_like", "cold_postgres", "cold_redis",
-                "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_postgres_mcp", "cache_hit_full_set", "pool_claim_postgres")) {
+                "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_postgres_mcp", "cache_hit_full_set", "pool_claim_postgres",
+                "seeded_pool_claim_postgres", "seed_at_claim_postgres", "seed_at_cold_start_postgres")) {
             samples.put(name, new Samples(name));
         }
         for (String engine : List.of("postgres", "redis", "mongo")) {
@@ -63,13 +64,18 @@ final class Runner {
         contenders.add(new Contender("cold_mongo", counted -> cold("mongo", "cold_mongo", null, counted)));
         contenders.add(new Contender("cold_full_set", counted -> cold("full", "cold_full_set", "cache_hit_full_set", counted)));
         contenders.add(new Contender("pool_claim_postgres", this::poolClaim));
+        contenders.add(new Contender("seeded_pool_claim_postgres", this::seededPoolClaim));
+        contenders.add(new Contender("seed_at_claim_postgres", this::seedAtClaim));
+        contenders.add(new Contender("seed_at_cold_start_postgres", counted -> cold("seeded", "seed_at_cold_start_postgres", null, counted)));
         if (!options.only().isEmpty()) {
             contenders.removeIf(c -> !options.only().contains(c.name()));
         }
     }
 
     void rounds() throws Exception {
+        primeSeededPool();
         awaitPool();
+        awaitIdle(servers.seedAtClaim, "postgres");
         int total = options.warmup() + options.rounds();
         for (int round = 0; round < total; round++) {
             boolean counted = round >= options.warmup();
@@ -160,12 +166,75 @@ final class Runner {
     }
 
     private void awaitPool() throws InterruptedException {
+        awaitIdle(servers.pooled, "postgres");
+        awaitIdle(servers.pooled, "seeded");
+    }
+
+    /** Until {@code server}'s pool has a ready container under {@code key} ({@code postgres}, {@code seeded}). */
+    private static void awaitIdle(io.roboco.sandbox.server.RunningServer server, String key) throws InterruptedException {
         long t0 = System.nanoTime();
-        while (servers.pooled.poolIdle().getOrDefault("postgres", 0) < 1) {
+        while (server.poolIdle().getOrDefault(key, 0) < 1) {
             if (Bench.since(t0).toSeconds() > 120) {
-                throw new IllegalStateException("the warm pool did not refill within 120 s");
+                throw new IllegalStateException("the warm pool (" + key + ") did not refill within 120 s");
             }
             Thread.sleep(20);
+        }
+    }
+
+    /** The seeded project's first request on the pooled server makes its seeded pool (not timed; seeded at request time). */
+    private void primeSeededPool() throws Exception {
+        String agent = "bench-seeded-prime";
+        servers.poolApi.working(agent, "seeded");
+        try {
+            servers.poolApi.requestSandbox(agent);
+        } finally {
+            servers.poolApi.release(agent);
+            servers.poolApi.forget(agent);
+        }
+    }
+
+    /**
+     * A fresh agent's request_sandbox for the seeded project on the pooled server: a claim of a container seeded
+     * before the request (the seeded pool's count drops to 0, or the request was not a seeded claim); then refill
+     * (not timed).
+     */
+    private void seededPoolClaim(boolean counted) throws Exception {
+        awaitPool();
+        Api api = servers.poolApi;
+        String agent = "bench-seeded-pool-" + agents.incrementAndGet();
+        api.working(agent, "seeded");
+        try {
+            double ms = Bench.time(() -> api.requestSandbox(agent));
+            if (servers.pooled.poolIdle().getOrDefault("seeded", 0) != 0) {
+                throw new IllegalStateException("the request did not claim from the seeded pool");
+            }
+            record("seeded_pool_claim_postgres", counted, ms);
+        } finally {
+            api.release(agent);
+            api.forget(agent);
+            awaitPool();
+        }
+    }
+
+    /**
+     * The seeded project on a server with an unseeded pool only: a claim, then the seed applied at request time as the
+     * agent (the way every seeded sandbox was made before the seeded pool); then refill (not timed).
+     */
+    private void seedAtClaim(boolean counted) throws Exception {
+        awaitIdle(servers.seedAtClaim, "postgres");
+        Api api = servers.seedAtClaimApi;
+        String agent = "bench-seed-at-claim-" + agents.incrementAndGet();
+        api.working(agent, "seeded");
+        try {
+            double ms = Bench.time(() -> api.requestSandbox(agent));
+            if (servers.seedAtClaim.poolIdle().getOrDefault("postgres", 0) != 0) {
+                throw new IllegalStateException("the request did not claim from the pool");
+            }
+            record("seed_at_claim_postgres", counted, ms);
+        } finally {
+            api.release(agent);
+            api.forget(agent);
+            awaitIdle(servers.seedAtClaim, "postgres");
         }
     }
 
