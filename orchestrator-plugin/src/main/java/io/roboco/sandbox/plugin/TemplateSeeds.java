@@ -40,8 +40,14 @@ final class TemplateSeeds {
         return Optional.empty();
     }
 
-    /** {@code project} with {@code name} as its postgres seed, for one call. */
+    /**
+     * {@code project} with {@code name} as its postgres seed, for one call (one-off: it does not touch the project's
+     * seeded pool); the project as it is when its own seed is that template already (its seeded pool serves it).
+     */
     static Project seededWith(Project project, String name) {
+        if (project.seedFor("postgres") instanceof Seed.Template own && own.name().equals(name)) {
+            return project;
+        }
         Map<String, Seed> seeds = new TreeMap<>(project.seeds());
         seeds.put("postgres", new Seed.Template(name, "", true));
         return project.withSeeds(seeds);

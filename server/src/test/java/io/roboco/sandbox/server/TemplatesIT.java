@@ -89,7 +89,7 @@ class TemplatesIT {
     }
 
     @Test
-    void aTemplateSeedIsServedFromTheSeededPoolWithEveryObjectTheClaimingAgents() throws Exception {
+    void aTemplateSeedIsServedFromTheSeededPoolAndAPerCallTemplateLeavesThePoolAlone() throws Exception {
         stop();
         start(Map.of("ROBOCO_SANDBOX_POOL_SEEDED", "1"));
         project("shop", "15", null);
@@ -98,24 +98,50 @@ class TemplatesIT {
         }
         String digest = digest("dev-1");
         assertThat(api.verb("dev-1", "save_template", "{\"name\":\"shop-v1\"}").json()).containsEntry("ok", true);
-        project("shop-seeded", "15", "shop-v1");
-        assertRestoredAndOwned(agentUrl("dev-2", "shop-seeded", "{}"));   // the first request makes the project's seeded pool
+        assertThat(api.verb("dev-1", "save_template", "{\"name\":\"shop-v2\"}").json()).containsEntry("ok", true);
+        project("shop", "15", "shop-v1");
+        assertRestoredAndOwned(agentUrl("dev-2", "shop", "{}"));   // the first seeded request makes the project's seeded pool
 
-        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(180).toNanos();
-        java.util.function.Supplier<Long> seededIdle = () -> docker.list(Map.of(SandboxLabels.SANDBOX, "1",
-                SandboxLabels.INSTANCE, server.server.instanceId(), SandboxLabels.AGENT, "-")).stream()
-                .filter(c -> String.valueOf(c.labels().get(SandboxLabels.POOL_SEED)).startsWith("shop-seeded:")).count();
-        while (seededIdle.get() == 0) {
-            assertThat(System.nanoTime()).as("the seeded pool of shop-seeded filled within 180 s").isLessThan(deadline);
-            Thread.sleep(200);
-        }
-        String pooled = agentUrl("dev-3", "shop-seeded", "{}");
-        Map<String, Object> record = ((List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=dev-3", null).json().get("sandboxes")).get(0);
-        String container = (String) ((List<Map<String, Object>>) record.get("containers")).get(0).get("container_id");
-        assertThat(docker.inspect(container).orElseThrow().labels().get(SandboxLabels.POOL_SEED))
-                .as("dev-3's container came from the seeded pool").startsWith("shop-seeded:");
+        String idle = awaitIdleSeeded("shop");
+        String pooled = agentUrl("dev-3", "shop", "{}");
+        assertThat(containerOf("dev-3")).as("dev-3's sandbox is the seeded pool's container").isEqualTo(idle);
         assertThat(digest("dev-3")).isEqualTo(digest);
         assertRestoredAndOwned(pooled);
+
+        // A per-call template other than the project's seed starts cold and leaves the project's seeded pool as it is
+        // (not discarded, not claimed); asking per call for the project's own seed template is served by the pool.
+        String refilled = awaitIdleSeeded("shop");
+        assertRestoredAndOwned(agentUrl("dev-4", "shop", "{\"template\":\"shop-v2\"}"));
+        assertThat(docker.inspect(containerOf("dev-4")).orElseThrow().labels()).doesNotContainKey(SandboxLabels.POOL_SEED);
+        assertThat(idleSeeded("shop")).as("the seeded pool's idle container is still there").contains(refilled);
+        assertRestoredAndOwned(agentUrl("dev-5", "shop", "{\"template\":\"shop-v1\"}"));
+        assertThat(containerOf("dev-5")).as("the project's own seed template, asked per call, comes from its pool (labels %s, idle now %s)",
+                docker.inspect(containerOf("dev-5")).orElseThrow().labels(), idleSeeded("shop")).isEqualTo(refilled);
+    }
+
+    /** The id of the ready container of {@code project}'s seeded pool (the only seeded pool here), once the pool says so (within 180 s). */
+    private String awaitIdleSeeded(String project) throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(180).toNanos();
+        while (server.server.poolIdle().getOrDefault(ServerConfig.SEEDED_KEY, 0) < 1 || idleSeeded(project).size() != 1) {
+            assertThat(System.nanoTime()).as("the seeded pool of %s filled within 180 s", project).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+        return idleSeeded(project).get(0);
+    }
+
+    /** Seeded pool containers of {@code project} that no sandbox record holds. */
+    private List<String> idleSeeded(String project) {
+        List<Map<String, Object>> records = (List<Map<String, Object>>) api.admin("GET", "/api/sandboxes", null).json().get("sandboxes");
+        java.util.Set<String> held = new java.util.HashSet<>();
+        records.forEach(r -> ((List<Map<String, Object>>) r.get("containers")).forEach(c -> held.add((String) c.get("container_id"))));
+        return docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, server.server.instanceId())).stream()
+                .filter(c -> String.valueOf(c.labels().get(SandboxLabels.POOL_SEED)).startsWith(project + ":"))
+                .map(c -> c.id()).filter(id -> !held.contains(id)).sorted().toList();
+    }
+
+    private String containerOf(String slug) {
+        Map<String, Object> record = ((List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?owner=" + slug, null).json().get("sandboxes")).get(0);
+        return (String) ((List<Map<String, Object>>) record.get("containers")).get(0).get("container_id");
     }
 
     @Test
