@@ -171,6 +171,24 @@ public final class SandboxPlugin implements AutoCloseable {
         return decision;
     }
 
+    /** The verb a template's deletion is audited under. */
+    public static final String DELETE_TEMPLATE_VERB = "delete_template";
+
+    /**
+     * Deletes template {@code name} (its dump and metadata), audited under {@value #DELETE_TEMPLATE_VERB} with
+     * {@code by} as the actor and the template's source project; false when there was none.
+     */
+    public boolean deleteTemplate(String name, String by) throws java.io.IOException {
+        long start = System.nanoTime();
+        Optional<io.roboco.sandbox.template.TemplateInfo> info = templates().find(name);
+        boolean deleted = templates().delete(name);
+        if (deleted) {
+            record(by, info.map(io.roboco.sandbox.template.TemplateInfo::project).orElse(""), DELETE_TEMPLATE_VERB, "deleted",
+                    "template '" + name + "' deleted", List.of("postgres"), start);
+        }
+        return deleted;
+    }
+
     /** Where templates are kept ({@link TemplateStore#none()} when the plugin keeps none). */
     public io.roboco.sandbox.template.TemplateStore templates() {
         return manager.provisioner().templates();

@@ -80,7 +80,7 @@ final class TemplateRoutes {
 
     private void delete(Context ctx) throws java.io.IOException {
         String name = name(ctx.pathParam("name"));
-        if (!plugin.templates().delete(name)) {
+        if (!plugin.deleteTemplate(name, "operator")) {
             throw ApiError.notFound("no template '" + name + "'; known: " + plugin.templates().knownNames());
         }
         Json.write(ctx, 200, Map.of("ok", true, "name", name, "deleted", true));

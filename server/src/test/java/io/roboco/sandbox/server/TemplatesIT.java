@@ -348,6 +348,10 @@ class TemplatesIT {
         assertThat(api.admin("DELETE", "/api/templates/nope", null).status()).isEqualTo(404);
         assertThat(api.admin("DELETE", "/api/templates/a", null).status()).isEqualTo(200);
         assertThat(api.admin("DELETE", "/api/templates/a", null).status()).isEqualTo(404);
+        List<Map<String, Object>> audit = (List<Map<String, Object>>) api.admin("GET", "/api/audit?limit=50", null).json().get("records");
+        assertThat(audit).as("saves and the deletion are audited").anySatisfy(r -> assertThat(r).containsEntry("verb", "delete_template")
+                .containsEntry("agent", "operator").containsEntry("project", "shop"))
+                .anySatisfy(r -> assertThat(r).containsEntry("verb", "save_template").containsEntry("decision", "granted"));
         assertThat((List<?>) api.admin("GET", "/api/templates", null).json().get("templates")).isEmpty();
         assertThat(Files.exists(stateDir.resolve("templates/a.sql"))).isFalse();
     }
