@@ -40,6 +40,24 @@ record SeedRecipe(String project, ServicePlan plan, String digest) {
         return project + "@" + plan.image().poolKey();
     }
 
+    /** Whether {@code poolKey} is a seeded pool's ({@link #key}) rather than an image's. */
+    static boolean isSeededKey(String poolKey) {
+        return poolKey.indexOf('#') > 0;
+    }
+
+    /** The {@link #slot} of a seeded pool key, e.g. after a restart, when only the key is known. */
+    static String slotOf(String seededKey) {
+        int hash = seededKey.indexOf('#');
+        String rest = seededKey.substring(hash + 1);
+        return rest.substring(0, rest.lastIndexOf(':')) + "@" + seededKey.substring(0, hash);
+    }
+
+    /** The project of a seeded pool key. */
+    static String projectOf(String seededKey) {
+        String rest = seededKey.substring(seededKey.indexOf('#') + 1);
+        return rest.substring(0, rest.lastIndexOf(':'));
+    }
+
     /** The {@code roboco.sandbox.pool.seed} label value: {@code project:digest}. */
     String label() {
         return project + ":" + digest;

@@ -16,7 +16,9 @@ import java.util.function.Consumer;
  * for the seed and features its sandboxes ask for ({@link SeedRecipe}). A project's pool is made by the first claim
  * that finds none, replaced when a claim presents another seed (the old one's ready containers are removed, never
  * served), narrowed when a claim asks for fewer features than its containers carry, and parked for
- * {@link #RETRY_AFTER} when its seed fails.
+ * {@link #RETRY_AFTER} when its seed fails. After a restart a pool can be re-made from its journaled containers
+ * ({@link #adopt}) before any claim says what its recipe is: it serves the first claim presenting the same seed, which
+ * also gives it its recipe again (until then nothing is started for it).
  */
 final class SeededPools {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
@@ -26,7 +28,10 @@ final class SeededPools {
     private final int size;
     private final Shelves shelves;
     private final Consumer<String> remove;
-    /** Recipe per pool key, the pool key per project-and-image slot, and until when (nanoTime) a failed one is parked. */
+    /**
+     * Recipe per pool key (none yet for a re-adopted pool), the pool key per project-and-image slot, and until when
+     * (nanoTime) a failed one is parked.
+     */
     private final Map<String, SeedRecipe> recipes = new ConcurrentHashMap<>();
     private final Map<String, String> slots = new ConcurrentHashMap<>();
     private final Map<String, Long> parkedUntil = new ConcurrentHashMap<>();
@@ -51,7 +56,12 @@ final class SeededPools {
         synchronized (recipes) {
             String current = slots.get(wanted.slot());
             SeedRecipe recipe = recipes.get(key);
-            if (!key.equals(current) || recipe == null) {
+            if (key.equals(current) && recipe == null) {   // re-adopted after a restart: this claim says what it makes
+                recipes.put(key, wanted);
+                dropReadyWithout(key, wanted.features());
+                recipe = wanted;
+            }
+            if (!key.equals(current)) {
                 if (current != null) {
                     discard(current);
                 }
@@ -71,7 +81,26 @@ final class SeededPools {
         return key;
     }
 
-    /** The recipe of a seeded pool key; null for a plain key or a discarded pool. */
+    /**
+     * Makes room for a container a previous process journaled under the seeded pool {@code key}: true when seeded
+     * pools are kept and the project has no other seed's pool (the caller then shelves the container).
+     */
+    boolean adopt(String key) {
+        if (size == 0) {
+            return false;
+        }
+        synchronized (recipes) {
+            String slot = SeedRecipe.slotOf(key);
+            String current = slots.putIfAbsent(slot, key);
+            if (current != null && !current.equals(key)) {
+                return false;
+            }
+            shelves.open(key, size);
+            return true;
+        }
+    }
+
+    /** The recipe of a seeded pool key; null for a plain key, a discarded pool or one re-adopted and not yet claimed from. */
     SeedRecipe recipe(String key) {
         return recipes.get(key);
     }
@@ -88,8 +117,8 @@ final class SeededPools {
     /** Ready seeded containers of {@code project}'s pools (null: of every project) right now. */
     int idle(String project) {
         int n = 0;
-        for (SeedRecipe recipe : recipes.values()) {
-            n += project == null || recipe.project().equals(project) ? shelves.size(recipe.key()) : 0;
+        for (String key : slots.values()) {
+            n += project == null || SeedRecipe.projectOf(key).equals(project) ? shelves.size(key) : 0;
         }
         return n;
     }
@@ -104,10 +133,8 @@ final class SeededPools {
 
     /** The pool goes: nothing more is started for it and its ready containers are removed (a start under way removes its own). */
     private void discard(String key) {
-        SeedRecipe gone = recipes.remove(key);
-        if (gone != null) {
-            slots.remove(gone.slot(), key);
-        }
+        recipes.remove(key);
+        slots.remove(SeedRecipe.slotOf(key), key);
         parkedUntil.remove(key);
         ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.remove(key);
         int removed = 0;

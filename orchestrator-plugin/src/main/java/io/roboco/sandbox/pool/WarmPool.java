@@ -42,8 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is made when the project's first sandbox is asked for (that one starts cold), and a claim presenting another seed
  * discards it (its idle containers are removed, never served) and starts the new one. A seed that fails in the pool
  * parks its pool for a minute (the claims in between start cold and report the failure themselves).
- * Seeded containers are not journaled: on close they are removed even with {@link #keepIdleOnClose}, and after a crash
- * they are orphans the janitor sweeps.
+ * Seeded containers are journaled like the others (under their seeded pool key), so a restart re-adopts them into the
+ * project's seeded pool, which learns its recipe again from the project's first claim.
  */
 public final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
@@ -89,7 +89,10 @@ public final class WarmPool implements AutoCloseable {
         this.provisioner = provisioner;
         this.sizes = sizes;
         this.refiller = refiller;
-        this.seeded = new SeededPools(sizes.seeded(), shelves, provisioner::removeQuietly);
+        this.seeded = new SeededPools(sizes.seeded(), shelves, id -> {
+            journal.left(id);
+            provisioner.removeQuietly(id);
+        });
         sizes.sizes().forEach((key, size) -> {
             Engine engine = registry.require(PoolSizes.engineOf(key));
             ImageChoice choice = provisioner.settings().choose(engine, PoolSizes.majorOf(key));
@@ -157,9 +160,7 @@ public final class WarmPool implements AutoCloseable {
             return Optional.empty();
         }
         ServiceInstance pooled = taken.instance();
-        if (!taken.seeded()) {
-            journal.left(pooled.containerId());
-        }
+        journal.left(pooled.containerId());
         try {
             return Optional.of(taken.seeded() ? provisioner.claimSeeded(plan, pooled, taken.session(), agent)
                     : provisioner.claim(plan, pooled, taken.session(), agent));
@@ -216,14 +217,28 @@ public final class WarmPool implements AutoCloseable {
      * Returns false when it was not taken (the caller removes it).
      */
     public boolean adopt(ServiceInstance pooled) {
-        String key = pooled.service() + "@" + pooled.image();
-        ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(key);
-        if (closed.get() || ready == null || ready.size() >= shelves.target(key)) {
+        return adopt(pooled.service() + "@" + pooled.image(), pooled);
+    }
+
+    /**
+     * {@link #adopt(ServiceInstance)} into the pool {@code poolKey} it was journaled under: an unseeded pool of its image,
+     * or a seeded pool ({@code …#project:digest}), taken when seeded pools are kept and the project has no other seed's
+     * pool; such a pool serves the project's claims that present the same seed.
+     */
+    public boolean adopt(String poolKey, ServiceInstance pooled) {
+        String plain = pooled.service() + "@" + pooled.image();
+        boolean seededKey = SeedRecipe.isSeededKey(poolKey);
+        if (closed.get() || !(seededKey ? poolKey.startsWith(plain + "#") && seeded.adopt(poolKey) : poolKey.equals(plain))) {
+            return false;
+        }
+        ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(poolKey);
+        if (ready == null || ready.size() >= shelves.target(poolKey)) {
             return false;
         }
         Engine engine = registry.require(pooled.service());
-        provisioner.ledger().enter(pooled.containerId(), ContainerLedger.Reason.POOLED, key);
-        ready.addLast(new Shelves.Pooled(pooled, provisioner.openClaimSession(engine, pooled), false));
+        provisioner.ledger().enter(pooled.containerId(), ContainerLedger.Reason.POOLED, poolKey);
+        ready.addLast(new Shelves.Pooled(pooled, seededKey ? provisioner.openSeededClaimSession(engine, pooled)
+                : provisioner.openClaimSession(engine, pooled), seededKey));
         return true;
     }
 
@@ -253,9 +268,7 @@ public final class WarmPool implements AutoCloseable {
         for (ConcurrentLinkedDeque<Shelves.Pooled> ready : shelves.all()) {
             for (Shelves.Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
                 pooled.closeSession();
-                if (pooled.seeded()) {
-                    provisioner.removeQuietly(pooled.instance().containerId());   // never journaled: not kept
-                } else if (keepIdle) {
+                if (keepIdle) {
                     kept++;
                 } else {
                     journal.left(pooled.instance().containerId());
@@ -324,8 +337,8 @@ public final class WarmPool implements AutoCloseable {
             inProgress.set(0);
             return;
         }
+        journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
         if (recipe == null) {
-            journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
             ready.addLast(new Shelves.Pooled(instance, provisioner.openClaimSession(engine, instance), false));
         } else {
             ready.addLast(new Shelves.Pooled(instance, provisioner.openSeededClaimSession(engine, instance), true));

@@ -170,7 +170,7 @@ public final class Readoption {
             for (Map.Entry<SealedContainer, Future<Optional<ServiceInstance>>> p : poolChecks.entrySet()) {
                 SealedContainer row = p.getKey();
                 Optional<ServiceInstance> answering = awaitPool(p.getValue());
-                if (answering.isPresent() && pool != null && pool.adopt(answering.get())) {
+                if (answering.isPresent() && pool != null && pool.adopt(row.owner(), answering.get())) {
                     poolReadopted++;
                 } else {
                     forgetRow(row);

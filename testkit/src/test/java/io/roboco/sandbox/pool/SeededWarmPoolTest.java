@@ -230,26 +230,66 @@ class SeededWarmPoolTest {
     }
 
     @Test
-    void closeRemovesIdleSeededContainersEvenWhenIdleOnesAreKeptAndNeverJournalsThem() throws Exception {
-        List<String> journaled = new CopyOnWriteArrayList<>();
-        refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of("postgres", 1), 1), refiller).journalTo(new PoolJournal() {
+    void aSeededContainerKeptAtCloseIsReadoptedAndServesTheProjectsNextClaimOfTheSameSeed() throws Exception {
+        Map<String, ServiceInstance> journaled = new java.util.concurrent.ConcurrentHashMap<>();
+        PoolJournal journal = new PoolJournal() {
             @Override
             public void pooled(String poolKey, ServiceInstance idle) {
-                journaled.add(poolKey);
+                journaled.put(poolKey, idle);
             }
 
             @Override
             public void left(String containerId) {
+                journaled.values().removeIf(i -> i.containerId().equals(containerId));
             }
-        }).keepIdleOnClose().start();
+        };
+        refiller();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).journalTo(journal).keepIdleOnClose().start();
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
-        eventually("both pools filled", () -> pool.idle("postgres") == 1 && pool.idleSeeded(SHOP) == 1);
+        eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
         String seededId = seededContainers("create table t (id int)").get(0).id();
-
         pool.close();
+        assertThat(runtime.containerIds()).as("kept for the next process").contains(seededId);
+        String key = journaled.keySet().iterator().next();
+        assertThat(key).isEqualTo("postgres@stub/postgres:1#" + SHOP + ":" + SeedRecipe.digestOf(plan("create table t (id int)")));
 
-        assertThat(journaled).isNotEmpty().as("only unseeded containers are journaled").containsOnly("postgres@stub/postgres:1");
-        assertThat(runtime.containerIds()).doesNotContain(seededId).hasSize(1);
+        WarmPool next = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller());
+        pool = next;
+        assertThat(next.adopt(journaled.get(key))).as("not an unseeded container of its image").isFalse();
+        assertThat(next.adopt(key, journaled.get(key))).isTrue();
+        next.journalTo(journal).start();
+        assertThat(next.idleSeeded(SHOP)).isEqualTo(1);
+        assertThat(next.claim(plan("create table other (id int)"), "dev-2", "blog")).as("another project's claim").isEmpty();
+
+        ServiceInstance claimed = next.claim(plan("create table t (id int)"), "dev-3", SHOP).orElseThrow();
+
+        assertThat(claimed.containerId()).isEqualTo(seededId);
+        assertThat(postgres.handovers()).containsExactly(claimed.credentials());
+        assertThat(journaled.values()).extracting(ServiceInstance::containerId).as("the claim left the journal").doesNotContain(seededId);
+        eventually("the re-adopted pool refills from the claim's recipe", () -> next.idleSeeded(SHOP) == 1);
+    }
+
+    @Test
+    void aReadoptedSeededContainerIsNeverServedToAClaimOfAnotherSeedOrWhenNoSeededPoolIsKept() throws Exception {
+        refiller();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).keepIdleOnClose().start();
+        pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
+        eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
+        pool.close();
+        ContainerState kept = seededContainers("create table t (id int)").get(0);
+        ServiceInstance instance = new ServiceInstance("postgres", kept.image(), kept.id(), kept.name(),
+                new io.roboco.sandbox.engine.Endpoint("127.0.0.1", 1), postgres.retiredSeeders().get(0), Set.of(), java.time.Instant.now(), "");
+        String key = "postgres@" + kept.image() + "#" + SHOP + ":" + SeedRecipe.digestOf(plan("create table t (id int)"));
+
+        try (WarmPool unseeded = new WarmPool(registry, provisioner, new PoolSizes(Map.of("postgres", 1), 0), refiller())) {
+            assertThat(unseeded.adopt(key, instance)).as("no seeded pools kept").isFalse();
+        }
+        WarmPool next = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller());
+        pool = next;
+        assertThat(next.adopt(key, instance)).isTrue();
+        next.start();
+
+        assertThat(next.claim(plan("create table changed (id int)"), "dev-2", SHOP)).isEmpty();
+        assertThat(runtime.containerIds()).as("the old seed's container is discarded").doesNotContain(kept.id());
     }
 }
