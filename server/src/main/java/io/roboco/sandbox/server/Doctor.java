@@ -260,12 +260,17 @@ public final class Doctor {
     }
 
     private DoctorCheck pool() {
-        Map<String, Integer> targets = live != null ? live.poolTargets() : config.poolSizes();
+        Map<String, Integer> targets = new java.util.TreeMap<>(live != null ? live.poolTargets() : config.poolSizes());
+        targets.remove(ServerConfig.SEEDED_KEY);
+        int seeded = config.seededPoolSize();
+        String seededNote = seeded == 0 ? "" : "; seeded pools (ROBOCO_SANDBOX_POOL_SEEDED): " + seeded + " ready per seeded project, made at"
+                + " its first request" + (live == null ? "" : ", " + live.poolIdle().getOrDefault(ServerConfig.SEEDED_KEY, 0) + " ready now");
         if (targets.values().stream().allMatch(n -> n == 0)) {
-            return DoctorCheck.ok("pool", "no warm pool (ROBOCO_SANDBOX_POOL_<ENGINE> unset): first requests start cold");
+            return DoctorCheck.ok("pool", (seeded == 0 ? "no warm pool (ROBOCO_SANDBOX_POOL_<ENGINE> unset): first requests start cold"
+                    : "no unseeded warm pool (ROBOCO_SANDBOX_POOL_<ENGINE> unset)") + seededNote);
         }
         if (live == null) {
-            return DoctorCheck.ok("pool", "configured " + targets + " (idle counts need the running server)");
+            return DoctorCheck.ok("pool", "configured " + targets + " (idle counts need the running server)" + seededNote);
         }
         List<String> low = new ArrayList<>();
         targets.forEach((key, size) -> {
@@ -274,7 +279,9 @@ public final class Doctor {
                 low.add(key + " " + idle + "/" + size);
             }
         });
-        String state = "idle " + live.poolIdle() + " of " + targets;
+        Map<String, Integer> idle = new java.util.TreeMap<>(live.poolIdle());
+        idle.remove(ServerConfig.SEEDED_KEY);
+        String state = "idle " + idle + " of " + targets + seededNote;
         Duration up = Duration.between(live.started(), clock.instant());
         if (!low.isEmpty() && up.compareTo(Duration.ofMinutes(1)) > 0) {
             return DoctorCheck.warn("pool", state + "; below target: " + String.join(", ", low),

@@ -263,7 +263,12 @@ public final class SandboxServer {
     /** Ready warm-pool containers per pool key. */
     static Map<String, Integer> poolIdle(SandboxManager manager) {
         Map<String, Integer> idle = new TreeMap<>();
-        manager.pool().ifPresent(pool -> pool.sizes().sizes().keySet().forEach(key -> idle.put(key, pool.idle(key))));
+        manager.pool().ifPresent(pool -> {
+            pool.sizes().sizes().keySet().forEach(key -> idle.put(key, pool.idle(key)));
+            if (pool.sizes().seeded() > 0) {
+                idle.put(ServerConfig.SEEDED_KEY, pool.idleSeeded());
+            }
+        });
         return idle;
     }
 

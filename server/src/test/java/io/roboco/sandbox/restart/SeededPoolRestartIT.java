@@ -81,6 +81,11 @@ class SeededPoolRestartIT {
             assertThat(rs.getBoolean(2)).as("the seeded table is the agent's").isTrue();
             assertThat(rs.getInt(3)).as("no seeder left").isZero();
         }
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> checks = (List<Map<String, Object>>) server.api.admin("GET", "/api/doctor", null).json().get("checks");
+        assertThat(checks).filteredOn(c -> "pool".equals(c.get("name"))).singleElement()
+                .satisfies(c -> assertThat((String) c.get("detail")).as("doctor names the seeded pools")
+                        .contains("seeded pools (ROBOCO_SANDBOX_POOL_SEEDED): 1 ready per seeded project"));
         Fixtures.figure("SeededPoolRestartIT: a seeded pool container made before kill -9 was re-adopted and claimed after the restart");
     }
 
