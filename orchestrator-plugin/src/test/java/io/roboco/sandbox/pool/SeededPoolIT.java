@@ -68,16 +68,19 @@ class SeededPoolIT {
             """;
     private static final AtomicInteger agents = new AtomicInteger();
     private static final InMemorySettingsStore store = new InMemorySettingsStore();
+    private static final String SOURCE_PASSWORD = "canary-" + UUID.randomUUID();
+    private static final Map<String, String> environment = new java.util.concurrent.ConcurrentHashMap<>();
     private static ContainerRuntime runtime;
     private static SandboxPlugin plugin;
     private static WarmPool pool;
+    private static String source;
 
     @BeforeAll
     static void start() throws Exception {
         runtime = LocalImages.requireDockerAndImages();
         ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES)
                 .withMajorImages(LocalImages.MAJOR_IMAGES).withReadyTimeout(Duration.ofSeconds(90));
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
+        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), environment::get);
         pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres", 1), SEEDED)).start();
         plugin = new SandboxPlugin(REGISTRY, new SandboxManager(REGISTRY, provisioner, Clock.systemUTC(), pool), store, true,
                 OrchestratorHandle.running(), Clock.systemUTC());
@@ -92,6 +95,9 @@ class SeededPoolIT {
             pool.close();
         }
         runtime.list(SandboxLabels.ofInstance(INSTANCE)).forEach(c -> runtime.remove(c.id()));
+        if (source != null) {
+            LocalImages.docker("rm", "-f", source);
+        }
         runtime.close();
     }
 
@@ -211,6 +217,58 @@ class SeededPoolIT {
             assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'")).isZero();
         }
         plugin.releaseSandbox(next, "i_am_done");
+    }
+
+    @Test
+    void aCloneSeedIsReadWhenThePoolContainerIsSeededAndItsSchemaIsTheAgentsWithCappedRows() throws Exception {
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        source = LocalImages.docker("run", "-d", "--name", INSTANCE + "-source", "--network", "host",
+                "--tmpfs", "/var/lib/postgresql/data:rw,size=256m", "-e", "POSTGRES_USER=shop_owner", "-e", "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
+                "-e", "POSTGRES_DB=shop", LocalImages.IMAGES.get("postgres"), "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port,
+                "-c", "fsync=off").strip();
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/shop";
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Connection loaded = null;
+        while (loaded == null) {
+            try {
+                loaded = DriverManager.getConnection(url, "shop_owner", SOURCE_PASSWORD);
+            } catch (SQLException e) {
+                assertThat(System.nanoTime()).as("source ready within 60 s: %s", e.getMessage()).isLessThan(deadline);
+                Thread.sleep(50);
+            }
+        }
+        try (Connection c = loaded; Statement s = c.createStatement()) {
+            s.execute("""
+                    CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL);
+                    CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id));
+                    CREATE VIEW order_count AS SELECT customer_id, count(*) FROM orders GROUP BY customer_id;
+                    INSERT INTO customers SELECT g, 'c' || g FROM generate_series(1, 10) g;
+                    INSERT INTO orders SELECT g, 1 + g % 10 FROM generate_series(1, 10) g;
+                    """);
+        }
+        environment.put("SRC_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + port + "/shop");
+        Project cloned = new Project("clone-" + agents.incrementAndGet(), "Cloned", List.of("postgres"), Map.of(), Map.of(),
+                Map.of("postgres", new Seed.Clone("SRC_DB_URL", 2)));
+        store.saveProject(cloned);
+        awaitSeededPool(cloned);
+
+        String agent = "dev-" + agents.incrementAndGet();
+        SandboxDecision.Granted granted = granted(request(agent, cloned));
+        assertThat(granted.path()).isEqualTo("pool");
+        assertThat(granted.toString()).doesNotContain(SOURCE_PASSWORD);
+        try (Connection c = connect(granted.sandboxes().get(0).env()); Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM customers")).isEqualTo(2);
+            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE viewname = 'order_count'")).isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+                    + " AND pg_get_userbyid(relowner) <> current_user")).as("every cloned object the agent's").isZero();
+            s.execute("DROP VIEW order_count");
+            s.execute("DROP TABLE orders, customers");
+        }
+        plugin.releaseSandbox(agent, "i_am_done");
     }
 
     // --- helpers ---------------------------------------------------------------------------------
