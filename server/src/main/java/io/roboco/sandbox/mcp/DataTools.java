@@ -1,24 +1,33 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.VerbNames;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The data verbs as MCP tools ({@code snapshot_schema}, {@code diff_schema}, {@code checkpoint_sandbox},
- * {@code rewind_sandbox}) on the caller's own sandbox (its verb set, or one of its named sandboxes given as
- * {@code sandbox}), through {@link AgentVerbs}: the same role check, audit and envelope as the HTTP verbs.
+ * {@code rewind_sandbox}, {@code save_template}) on the caller's own sandbox (its verb set, or one of its named
+ * sandboxes given as {@code sandbox}), through {@link AgentVerbs}: the same role check, audit and envelope as the HTTP
+ * verbs; and {@code list_templates}, the templates of the caller's project (the ones its {@code request_sandbox} can
+ * start from).
  */
 final class DataTools {
     private static final String NAME = "^[a-z0-9][a-z0-9_-]{0,29}$";
 
     private final AgentVerbs verbs;
+    private final SandboxPlugin plugin;
 
-    DataTools(AgentVerbs verbs) {
+    DataTools(AgentVerbs verbs, SandboxPlugin plugin) {
         this.verbs = verbs;
+        this.plugin = plugin;
     }
 
     List<ToolSpec> specs() {
@@ -27,10 +36,10 @@ final class DataTools {
         Map<String, Object> snapshotName = McpTools.object(Map.of("name", McpTools.string(
                 "snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
         Map<String, Object> checkpointName = McpTools.object(Map.of("name", McpTools.string(
-                "checkpoint (or template) name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox,
-                "template", Map.of("type", "boolean", "description", "true: save_template, a dump kept on the server as a named"
-                        + " template (it outlives this sandbox; a new sandbox starts from it with request_sandbox(template=name))"),
-                "replace", Map.of("type", "boolean", "description", "with template: replace a template of that name (default: refuse)")),
+                "checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox), List.of("name"));
+        Map<String, Object> templateName = McpTools.object(Map.of("name", McpTools.string(
+                "template name: lower-case letters, digits, '_' or '-'", NAME, 30), "sandbox", sandbox,
+                "replace", Map.of("type", "boolean", "description", "replace a template of that name (default: refuse)")),
                 List.of("name"));
         return List.of(
                 new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
@@ -43,27 +52,40 @@ final class DataTools {
                         snapshotName, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.DIFF_SCHEMA)),
                 new ToolSpec(VerbNames.CHECKPOINT_SANDBOX, "Checkpoint your database",
                         "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
-                                + " it for the copy (reconnect with the same URL). With template=true it is save_template instead:"
-                                + " a dump kept on the server that new sandboxes of your project start from; the answer lists"
-                                + " your project's templates.",
-                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::checkpoint),
+                                + " it for the copy (reconnect with the same URL).",
+                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
+                new ToolSpec(VerbNames.SAVE_TEMPLATE, "Save your database as a template",
+                        "Keep a dump of your Postgres database on the server under a name (schema and rows, no owners or grants)."
+                                + " It outlives this sandbox: request_sandbox(template=name) starts a new one from it, on the same"
+                                + " PostgreSQL major or newer. The answer lists your project's templates.",
+                        templateName, false, false, false, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SAVE_TEMPLATE)),
+                new ToolSpec("list_templates", "List your project's templates",
+                        "The templates your project's sandboxes can start from (request_sandbox(template=name)): name, PostgreSQL"
+                                + " major, size, created, schema digest, the sandbox it was saved from.",
+                        McpTools.noArguments(), true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::listTemplates),
                 new ToolSpec(VerbNames.REWIND_SANDBOX, "Rewind your database to a checkpoint",
                         "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
                                 + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
                         checkpointName, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.REWIND_SANDBOX)));
     }
 
-    /** checkpoint_sandbox, or save_template with {@code template: true} (folded in: the agent tool list stays at fifteen). */
-    private ToolResult checkpoint(ToolCall call) throws InterruptedException {
-        Map<String, Object> args = new java.util.LinkedHashMap<>(call.arguments());
-        boolean template = Boolean.TRUE.equals(args.remove("template"));
-        if (template) {
-            return run(call, VerbNames.SAVE_TEMPLATE, args);
+    /** The templates of the caller's project, as {@code GET /api/templates} answers them (metadata, never content). */
+    private ToolResult listTemplates(ToolCall call) {
+        Optional<Agent> agent = plugin.store().findAgent(call.agent());
+        if (agent.isEmpty()) {
+            return ToolResult.failed(Map.of("ok", false, "error", "refused", "reason", "agent '" + call.agent() + "' is not spawned; "
+                    + "the orchestrator spawns it with a project", "retryable", false), "refused: you are not a spawned agent");
         }
-        if (args.remove("replace") != null) {
-            throw new io.roboco.sandbox.request.BadRequest("'replace' applies to template=true (a checkpoint of a name replaces it anyway)");
-        }
-        return run(call, VerbNames.CHECKPOINT_SANDBOX, args);
+        String project = agent.get().project();
+        List<Map<String, Object>> templates = plugin.templates().list().stream().filter(t -> t.project().equals(project))
+                .map(DirectoryTemplateStore::toJson).toList();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("project", project);
+        body.put("templates", templates);
+        String text = templates.isEmpty() ? "project '" + project + "' has no templates yet (save_template makes one)"
+                : templates.size() + " template(s) of project '" + project + "': " + String.join(", ", templates.stream()
+                        .map(t -> t.get("name") + " (PostgreSQL " + t.get("major") + ", " + t.get("size_bytes") + " bytes)").toList());
+        return ToolResult.ok(body, text);
     }
 
     private ToolResult run(ToolCall call, String verb) throws InterruptedException {

@@ -73,7 +73,7 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), own, clock)).specs());
         specs.addAll(new SandboxTools(plugin, sandboxes, own, clock).specs());
         specs.addAll(new DoctorTool(doctor).specs());
-        specs.addAll(new DataTools(verbs).specs());
+        specs.addAll(new DataTools(verbs, plugin).specs());
         specs.addAll(new InspectTools(inspectors, rowCap).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);
 

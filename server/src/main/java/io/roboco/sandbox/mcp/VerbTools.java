@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * ones the HTTP API has. The structured answer is the verb's envelope, byte for byte the HTTP API's JSON.
  *
  * <p>They also carry the lifecycle's create and delete for the agent (one pair of tools instead of two keeps the
- * list at fifteen): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
+ * list short): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
  * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one.
  */
 final class VerbTools {
@@ -54,7 +54,7 @@ final class VerbTools {
         properties.put("name", McpTools.string("a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
                 + " within your quota); asking again with the same name answers the same sandbox", NAME, 63));
         properties.put("ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
-        properties.put("template", McpTools.string("a template of your project (saved with checkpoint_sandbox template=true) that the"
+        properties.put("template", McpTools.string("a template of your project (saved with save_template; list_templates lists them) that the"
                 + " NEW sandbox's Postgres starts from, instead of the project's seed", "^[a-z0-9][a-z0-9_-]{0,29}$", 30));
         Map<String, Object> releaseArgs = McpTools.object(Map.of("sandbox", SandboxTools.sandboxArgument(
                 "a sandbox id of yours (list_sandboxes) to remove; default: your request_sandbox set")), List.of());

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client calls the tools over Streamable HTTP, and {@code psql} with the handed-out URL does the agent's own work on
  * the real Postgres in the real daemon. snapshot_schema → the agent adds a column and an index → diff_schema names
  * exactly those two; checkpoint_sandbox → the agent drops a table and inserts rows → rewind_sandbox, and the
- * unchanged URL holds the checkpoint's data. Every call is audited and none carries the password.
+ * unchanged URL holds the checkpoint's data; save_template keeps it on the server and list_templates shows it. Every
+ * call is audited and none carries the password.
  */
 @SuppressWarnings("unchecked")
 class McpDataToolsIT {
@@ -40,7 +41,7 @@ class McpDataToolsIT {
         try (TypeScriptMcpClient client = TypeScriptMcpClient.http("http://127.0.0.1:" + SERVER.server().port() + "/mcp", token)) {
             assertThat(client.connect().ok()).isTrue();
             assertThat(client.listTools()).extracting(t -> t.get("name"))
-                    .contains("snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
+                    .contains("snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox", "save_template", "list_templates");
 
             TypeScriptMcpClient.Answer granted = client.call("request_sandbox", Map.of());
             assertThat(granted.isError()).as("request_sandbox: %s", granted.json()).isFalse();
@@ -75,6 +76,13 @@ class McpDataToolsIT {
             assertThat(psql(url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'customers_name_idx';").strip())
                     .as("the checkpoint was taken after the index").isEqualTo("1");
 
+            // the database as it is now, kept on the server as a template of the project
+            TypeScriptMcpClient.Answer saved = ok(client.call("save_template", Map.of("name", "mcp-data-v1")));
+            assertThat(saved.text()).contains("template 'mcp-data-v1' saved");
+            TypeScriptMcpClient.Answer listed = ok(client.call("list_templates", Map.of()));
+            assertThat((List<Map<String, Object>>) listed.structured().get("templates")).extracting(t -> t.get("name")).containsExactly("mcp-data-v1");
+            assertThat(client.call("save_template", Map.of("name", "mcp-data-v1")).isError()).as("a taken name without replace").isTrue();
+
             // refusals name what exists, and are tool errors, not protocol errors
             TypeScriptMcpClient.Answer unknown = client.call("rewind_sandbox", Map.of("name", "never"));
             assertThat(unknown.isError()).isTrue();
@@ -83,7 +91,7 @@ class McpDataToolsIT {
             assertThat(badName.ok() && !badName.isError()).as("a name outside the schema's pattern is refused: %s", badName.json()).isFalse();
 
             String audit = api.admin("GET", "/api/audit?agent=" + agent + "&limit=200", null).body();
-            assertThat(audit).contains("snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
+            assertThat(audit).contains("snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox", "save_template", "list_templates");
             assertThat(audit).doesNotContain(password).doesNotContain(token);
         }
     }

@@ -79,7 +79,7 @@ class McpTypeScriptClientIT {
             assertThat((Map<String, Object>) hello.json().get("serverInfo")).containsEntry("name", "roboco-sandbox");
             List<Map<String, Object>> tools = clientA.listTools();
             assertThat(tools).extracting(t -> t.get("name")).contains("request_sandbox", "release_sandbox", "list_sandboxes");
-            assertThat(tools).hasSizeLessThanOrEqualTo(15);
+            assertThat(tools).hasSizeLessThanOrEqualTo(17);
             assertThat(tools).allSatisfy(t -> assertThat((Map<String, Object>) t.get("annotations")).containsKey("readOnlyHint"));
             assertThat(tools).filteredOn(t -> t.get("name").equals("release_sandbox")).singleElement()
                     .satisfies(t -> assertThat((Map<String, Object>) t.get("annotations")).containsEntry("destructiveHint", true));

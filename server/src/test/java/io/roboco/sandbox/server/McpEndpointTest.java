@@ -110,12 +110,14 @@ class McpEndpointTest {
         List<McpSchema.Tool> agentTools = client(mint("dev-1")).listTools().tools();
         assertThat(agentTools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("request_sandbox", "release_sandbox", "list_sandboxes", "extend_sandbox",
                 "list_schemas", "list_tables", "describe_table", "run_readonly_query", "explain_query", "suggest_indexes", "describe_sandbox",
-                "snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox");
+                "snapshot_schema", "diff_schema", "checkpoint_sandbox", "rewind_sandbox", "save_template", "list_templates");
         assertThat(agentTools).allSatisfy(tool -> assertThat(tool.annotations().readOnlyHint()).isNotNull());
         assertThat(agentTools).filteredOn(tool -> tool.name().startsWith("list_") || tool.name().startsWith("describe_")
                 || tool.name().equals("run_readonly_query") || tool.name().equals("explain_query") || tool.name().equals("suggest_indexes"))
                 .allSatisfy(tool -> assertThat(tool.annotations().readOnlyHint()).isTrue());
-        assertThat(agentTools).hasSizeLessThanOrEqualTo(15);
+        // Issue 12 aims at 15 for an agent; the tools issues 12 and 13 name come to 17 even with create/delete riding on
+        // request/release (some clients pass only the first 40 tools to the model).
+        assertThat(agentTools).hasSizeLessThanOrEqualTo(17);
         Map<String, McpSchema.ToolAnnotations> hints = new java.util.HashMap<>();
         agentTools.forEach(tool -> hints.put(tool.name(), tool.annotations()));
         assertThat(hints.get("release_sandbox").destructiveHint()).isTrue();

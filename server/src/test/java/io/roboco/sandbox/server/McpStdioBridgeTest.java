@@ -83,7 +83,7 @@ class McpStdioBridgeTest {
         McpSyncClient c = stdio(token);
         assertThat(c.getServerInfo().name()).isEqualTo("roboco-sandbox");
         assertThat(c.listTools().tools()).extracting(McpSchema.Tool::name)
-                .contains("request_sandbox", "release_sandbox", "list_sandboxes", "run_readonly_query", "snapshot_schema").hasSize(15);
+                .contains("request_sandbox", "release_sandbox", "list_sandboxes", "run_readonly_query", "snapshot_schema", "save_template", "list_templates").hasSize(17);
         assertThat(c.listTools().tools()).filteredOn(tool -> tool.name().equals("release_sandbox"))
                 .singleElement().satisfies(tool -> assertThat(tool.annotations().destructiveHint()).isTrue());
 

@@ -357,22 +357,29 @@ class TemplatesIT {
     }
 
     @Test
-    void overMcpCheckpointSandboxWithTemplateSavesItAndRequestSandboxStartsFromIt() throws Exception {
+    void overMcpSaveTemplateSavesItListTemplatesShowsItAndRequestSandboxStartsFromIt() throws Exception {
         project("shop", "15", null);
         try (Connection agent = connect(agentUrl("dev-1", "shop", "{}")); Statement s = agent.createStatement()) {
             s.execute(SCHEMA);
         }
         io.modelcontextprotocol.client.McpSyncClient saver = mcp("dev-1");
-        assertThat(saver.listTools().tools()).as("the agent's tool list stays at fifteen").hasSizeLessThanOrEqualTo(15);
+        assertThat(saver.listTools().tools()).extracting(io.modelcontextprotocol.spec.McpSchema.Tool::name).contains("save_template", "list_templates");
         io.modelcontextprotocol.spec.McpSchema.CallToolResult saved = saver.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
-                "checkpoint_sandbox", Map.of("name", "mcp-v1", "template", true)));
+                "save_template", Map.of("name", "mcp-v1")));
         assertThat(saved.isError()).as(String.valueOf(saved.content())).isNotEqualTo(Boolean.TRUE);
         Map<String, Object> evidence = (Map<String, Object>) ((Map<String, Object>) saved.structuredContent()).get("evidence");
         assertThat((List<Map<String, Object>>) evidence.get("templates")).extracting(t -> t.get("name")).containsExactly("mcp-v1");
         io.modelcontextprotocol.spec.McpSchema.CallToolResult again = saver.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
-                "checkpoint_sandbox", Map.of("name", "mcp-v1", "template", true)));
+                "save_template", Map.of("name", "mcp-v1")));
         assertThat(again.isError()).isTrue();
         assertThat(String.valueOf(again.content())).contains("already exists");
+        io.modelcontextprotocol.spec.McpSchema.CallToolResult listed = saver.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(
+                "list_templates", Map.of()));
+        assertThat(listed.isError()).as(String.valueOf(listed.content())).isNotEqualTo(Boolean.TRUE);
+        assertThat((Map<String, Object>) listed.structuredContent()).containsEntry("project", "shop");
+        assertThat((List<Map<String, Object>>) ((Map<String, Object>) listed.structuredContent()).get("templates"))
+                .singleElement().satisfies(t -> assertThat(t).containsEntry("name", "mcp-v1").containsEntry("major", "15")
+                        .containsKeys("size_bytes", "schema_digest", "created"));
 
         agentUrlNone("dev-5", "shop");
         io.modelcontextprotocol.client.McpSyncClient user = mcp("dev-5");
