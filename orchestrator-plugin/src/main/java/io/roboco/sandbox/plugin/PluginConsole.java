@@ -171,6 +171,7 @@ final class PluginConsole implements OperatorConsole {
     @Override
     public void saveProject(Project project) {
         plugin.store().saveProject(project);
+        plugin.primeSeededPools(project);
     }
 
     @Override

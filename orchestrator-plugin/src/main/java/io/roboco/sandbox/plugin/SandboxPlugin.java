@@ -189,6 +189,15 @@ public final class SandboxPlugin implements AutoCloseable {
         return deleted;
     }
 
+    /**
+     * Starts filling {@code project}'s seeded warm pools now ({@code ROBOCO_SANDBOX_POOL_SEEDED}), so its first sandbox
+     * is a claim too; a changed seed discards the old pool's ready containers here. Call after the project is saved,
+     * and for every project at start. Returns how many pools are filling; never throws.
+     */
+    public int primeSeededPools(Project project) {
+        return new SeededPoolPriming(registry, manager).prime(project);
+    }
+
     /** Where templates are kept ({@link TemplateStore#none()} when the plugin keeps none). */
     public io.roboco.sandbox.template.TemplateStore templates() {
         return manager.provisioner().templates();

@@ -13,8 +13,9 @@ import java.util.function.Consumer;
 
 /**
  * Which seeded pools the warm pool keeps ({@link PoolSizes#seeded} ready containers each): one per project and image,
- * for the seed and features its sandboxes ask for ({@link SeedRecipe}). A project's pool is made by the first claim
- * that finds none, replaced when a claim presents another seed (the old one's ready containers are removed, never
+ * for the seed and features its sandboxes ask for ({@link SeedRecipe}). A project's pool is made when it is primed
+ * (the project saved, the server started: {@code WarmPool#prime}) or by the first claim that finds none, replaced when
+ * a plan presents another seed (the old one's ready containers are removed, never
  * served), narrowed when a claim asks for fewer features than its containers carry, and parked for
  * {@link #RETRY_AFTER} when its seed fails. After a restart a pool can be re-made from its journaled containers
  * ({@link #adopt}) before any claim says what its recipe is: it serves the first claim presenting the same seed, which

@@ -39,11 +39,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Seeded pools</b> ({@link PoolSizes#seeded}): for a project with a seed, containers already seeded (as a seeder
  * role, see {@link io.roboco.sandbox.engine.PoolSeeding}) so that its sandbox is still a claim with fresh credentials,
  * not a seed at request time. One pool per project and image, keyed by a digest of the seed ({@link SeedRecipe}); it
- * is made when the project's first sandbox is asked for (that one starts cold), and a claim presenting another seed
- * discards it (its idle containers are removed, never served) and starts the new one. A seed that fails in the pool
- * parks its pool for a minute (the claims in between start cold and report the failure themselves).
+ * is made when the project is primed ({@link #prime}: saved, or the server started) or at its first claim, and a plan
+ * presenting another seed discards it (its idle containers are removed, never served) and starts the new one. A claim
+ * the seeded pool cannot serve yet takes an unseeded container of its image, seeded at claim time. A seed that fails in
+ * the pool parks its pool for a minute (the claims in between are seeded at request time and report the failure).
  * Seeded containers are journaled like the others (under their seeded pool key), so a restart re-adopts them into the
- * project's seeded pool, which learns its recipe again from the project's first claim.
+ * project's seeded pool, which learns its recipe again when the project is primed or claims.
  */
 public final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
@@ -174,6 +175,26 @@ public final class WarmPool implements AutoCloseable {
         } finally {
             refill(key);
         }
+    }
+
+    /**
+     * Starts filling the seeded pool a seeded {@code plan} of {@code project} claims from, before any claim (the project
+     * was saved, or the server started): made now, or replaced when the seed changed, or given its recipe when it was
+     * re-adopted. Returns false when no seeded pool serves such a plan (no seed, none kept, an engine that cannot seed
+     * ahead, a project with its own limits).
+     */
+    public boolean prime(ServicePlan plan, String project) {
+        if (closed.get() || plan.seed() == null || sizes.seeded() == 0
+                || !plan.limitsOr(provisioner.settings().limits()).equals(provisioner.settings().limits())) {
+            return false;
+        }
+        String key = seeded.keyFor(plan, project);
+        SeedRecipe recipe = SeedRecipe.of(project, plan);
+        if (key == null && seeded.recipe(recipe.key()) == null) {
+            return false;
+        }
+        refill(recipe.key());
+        return true;
     }
 
     /** Ready, unclaimed seeded containers of {@code project}'s pools right now. */

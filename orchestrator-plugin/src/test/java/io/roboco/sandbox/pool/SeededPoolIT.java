@@ -156,6 +156,24 @@ class SeededPoolIT {
     }
 
     @Test
+    void aProjectPrimedWhenSavedHasItsFirstSandboxFromTheSeededPool() throws Exception {
+        Project primed = project("primed-" + agents.incrementAndGet(), "CREATE TABLE first_one (id int PRIMARY KEY);");
+        assertThat(plugin.primeSeededPools(primed)).isEqualTo(1);
+        eventually("the primed pool filled", () -> pool.idleSeeded(primed.id()) == SEEDED);
+
+        String agent = "dev-" + agents.incrementAndGet();
+        SandboxDecision.Granted first = granted(request(agent, primed));
+        assertThat(first.path()).isEqualTo("pool");
+        ServiceInstance instance = plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
+        assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels()).containsEntry(SandboxLabels.POOL_SEED,
+                primed.id() + ":" + digest(primed));
+        try (Connection c = connect(first.sandboxes().get(0).env()); Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'first_one' AND tableowner = current_user")).isEqualTo(1);
+        }
+        plugin.releaseSandbox(agent, "i_am_done");
+    }
+
+    @Test
     void aSecondClaimGetsItsOwnFreshCredentialsAndNeitherOpensTheOthersDatabase() throws Exception {
         Project shop = project("shop-" + agents.incrementAndGet(), SHOP_SEED);
         awaitSeededPool(shop);

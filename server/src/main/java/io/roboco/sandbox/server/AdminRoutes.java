@@ -49,6 +49,7 @@ final class AdminRoutes {
         Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry(),
                 plugin.manager().provisioner().settings(), plugin.templates());
         store.saveProject(project);
+        plugin.primeSeededPools(project);
         Json.write(ctx, 200, ProjectForm.toJson(project));
     }
 

@@ -205,8 +205,9 @@ public final class SandboxServer {
 
         if (pool != null) {
             pool.start();
+            int seededPools = poolSizes.seeded() > 0 ? primeSeededPools(plugin, store) : 0;
             log.info("warm pool filling in the background: {} ready container(s) per engine{}", poolSizes.sizes(),
-                    poolSizes.seeded() > 0 ? ", " + poolSizes.seeded() + " per seeded project (made at its first request)" : "");
+                    poolSizes.seeded() > 0 ? ", " + poolSizes.seeded() + " per seeded project (" + seededPools + " seeded pool(s) now)" : "");
         }
         lifecycle.moveTo(OrchestratorHandle.State.RUNNING);
         log.info("sandbox feature flag {} is {} (stored {}, env override {})", FlagStore.SANDBOX_DB_ENABLED,
@@ -261,6 +262,16 @@ public final class SandboxServer {
     }
 
     /** Ready warm-pool containers per pool key. */
+    /** Every saved project's seeded pools begin to fill at start (re-adopted ones learn their recipe); a store fault primes none. */
+    private static int primeSeededPools(SandboxPlugin plugin, SettingsStore store) {
+        try {
+            return store.allProjects().stream().mapToInt(plugin::primeSeededPools).sum();
+        } catch (RuntimeException e) {
+            log.warn("seeded warm pools not primed at start ({}); each is made at its project's first request", e.getMessage());
+            return 0;
+        }
+    }
+
     static Map<String, Integer> poolIdle(SandboxManager manager) {
         Map<String, Integer> idle = new TreeMap<>();
         manager.pool().ifPresent(pool -> {

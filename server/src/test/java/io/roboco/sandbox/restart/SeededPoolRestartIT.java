@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A seeded warm-pool container outlives a {@code kill -9} of the server: the restart re-adopts it into the project's
+ * Saving a seeded project fills its seeded warm pool before any request, and that container outlives a
+ * {@code kill -9} of the server: the restart re-adopts it into the project's
  * seeded pool, and the project's next sandbox is a claim of that very container, seeded before the first process died,
  * with every seeded object its agent's.
  */
@@ -42,7 +43,7 @@ class SeededPoolRestartIT {
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void aSeededPoolContainerIsReadoptedAfterKill9AndServesTheProjectsNextSandbox() throws Exception {
+    void aSeededPoolPrimedBySavingTheProjectIsReadoptedAfterKill9AndServesTheProjectsNextSandbox() throws Exception {
         Map<String, String> env = Fixtures.serverEnv(dir.resolve("state"), "1s", "40s", "30s");
         env.put("ROBOCO_SANDBOX_POOL_SEEDED", "1");
         int port = ChildServer.freePort();
@@ -53,8 +54,7 @@ class SeededPoolRestartIT {
                 + "\"sandbox_seed\":{\"postgres\":{\"sql\":\"CREATE TABLE kept (id int PRIMARY KEY); INSERT INTO kept VALUES (7);\"}}}");
         assertThat(saved.status()).as("%s", saved).isEqualTo(200);
 
-        ApiClient.Reply first = request(server.api, "primer");   // makes the project's seeded pool
-        assertThat(first.ok()).as("%s", first).isTrue();
+        // Saving the project primes its seeded pool: no request needed.
         assertThat(server.awaitLog("seeded for project " + PROJECT + " filled", 1, 150)).as("the seeded pool filled").isTrue();
         List<String> seeded = seededContainers();
         assertThat(seeded).hasSize(1);

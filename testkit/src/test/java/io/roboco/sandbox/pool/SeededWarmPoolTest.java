@@ -135,6 +135,28 @@ class SeededWarmPoolTest {
     }
 
     @Test
+    void aPrimedSeededPoolFillsBeforeAnyClaimAndServesTheFirstOneAndARePrimeWithAnotherSeedReplacesIt() throws Exception {
+        pool(1);
+
+        assertThat(pool.prime(plan("create table t (id int)"), SHOP)).isTrue();
+        eventually("the primed pool filled", () -> pool.idleSeeded(SHOP) == 1);
+        String primed = seededContainers("create table t (id int)").get(0).id();
+        assertThat(pool.prime(new ServicePlan(postgres, provisioner.settings().choose(postgres, null), Set.of()), SHOP))
+                .as("an unseeded plan has no seeded pool").isFalse();
+        assertThat(pool.prime(plan("create table t (id int)"), SHOP)).as("primed again: the same pool").isTrue();
+        assertThat(runtime.containerIds()).contains(primed);
+
+        assertThat(pool.claim(plan("create table t (id int)"), "dev-1", SHOP).orElseThrow().containerId()).isEqualTo(primed);
+
+        eventually("refilled", () -> pool.idleSeeded(SHOP) == 1);
+        String refilled = seededContainers("create table t (id int)").stream().map(ContainerState::id).filter(id -> !id.equals(primed))
+                .findFirst().orElseThrow();
+        assertThat(pool.prime(plan("create table t2 (id int)"), SHOP)).as("the project saved with another seed").isTrue();
+        assertThat(runtime.containerIds()).doesNotContain(refilled);
+        eventually("the new seed's pool filled", () -> pool.idleSeeded(SHOP) == 1 && seededContainers("create table t2 (id int)").size() == 1);
+    }
+
+    @Test
     void aChangedSeedRemovesTheOldPoolsIdleContainersAndIsNeverServedFromThem() throws Exception {
         pool(2);
         pool.claim(plan("create table old (id int)"), "dev-1", SHOP);
