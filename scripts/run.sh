@@ -28,6 +28,8 @@ export ROBOCO_SANDBOX_NETWORK="${ROBOCO_SANDBOX_NETWORK:-host}"
 export ROBOCO_SANDBOX_POOL_POSTGRES="${ROBOCO_SANDBOX_POOL_POSTGRES:-1}"
 export ROBOCO_SANDBOX_POOL_REDIS="${ROBOCO_SANDBOX_POOL_REDIS:-1}"
 export ROBOCO_SANDBOX_POOL_MONGO="${ROBOCO_SANDBOX_POOL_MONGO:-1}"
+# ... and one already seeded container per seeded Postgres project (docs/data.md#seeded-warm-pool).
+export ROBOCO_SANDBOX_POOL_SEEDED="${ROBOCO_SANDBOX_POOL_SEEDED:-1}"
 
 step "building the server (mvn -B -q -DskipTests -DskipITs package -pl server -am) ..."
 mvn -B -q -DskipTests -DskipITs package -pl server -am
