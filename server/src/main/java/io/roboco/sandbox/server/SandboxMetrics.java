@@ -33,6 +33,7 @@ import java.util.TreeMap;
  * roboco_sandbox_live_sandboxes{kind=default|named}         live sandboxes
  * roboco_sandbox_live_containers{engine=…}                  containers of live sandboxes by engine
  * roboco_sandbox_pool_idle_containers{engine=…}             ready warm-pool containers
+ * roboco_sandbox_pool_seeded_idle_containers                ready seeded warm-pool containers, all seeded projects
  * roboco_sandbox_capacity_used_containers / _max_containers the capacity gauge (pool included)
  * </pre>
  */
@@ -52,6 +53,9 @@ final class SandboxMetrics implements SandboxEvents {
                 .register(registry);
         MultiGauge pool = MultiGauge.builder("roboco.sandbox.pool.idle.containers").description("ready warm-pool containers")
                 .register(registry);
+        Gauge.builder("roboco.sandbox.pool.seeded.idle.containers", manager,
+                        m -> m.pool().map(io.roboco.sandbox.pool.WarmPool::idleSeeded).orElse(0))
+                .description("ready seeded warm-pool containers (ROBOCO_SANDBOX_POOL_SEEDED), all seeded projects").register(registry);
         Gauge.builder("roboco.sandbox.capacity.used.containers", capacity, Capacity::used)
                 .description("sandbox containers this server accounts for, warm pool included").register(registry);
         Gauge.builder("roboco.sandbox.capacity.max.containers", capacity, c -> c.limited() ? c.max() : Double.NaN)

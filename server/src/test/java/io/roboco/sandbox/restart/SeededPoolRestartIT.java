@@ -58,6 +58,8 @@ class SeededPoolRestartIT {
         assertThat(server.awaitLog("seeded for project " + PROJECT + " filled", 1, 150)).as("the seeded pool filled").isTrue();
         List<String> seeded = seededContainers();
         assertThat(seeded).hasSize(1);
+        ApiClient.Reply metrics = server.api.send("GET", "/metrics", null, null);
+        assertThat(metrics.body()).as("the seeded pool's gauge").containsPattern("(?m)^roboco_sandbox_pool_seeded_idle_containers 1\\.0$");
 
         server.kill9();
         server = ChildServer.start(env, port, log);
