@@ -101,6 +101,23 @@ final class SeededPools {
         }
     }
 
+    /**
+     * Discards every seeded pool of {@code project} (every project's, when null) whose key is not in {@code keep}: its
+     * seed was removed, its image (major) changed, or the project is gone. Returns how many pools went.
+     */
+    int retain(String project, java.util.function.Predicate<String> keep) {
+        int gone = 0;
+        synchronized (recipes) {
+            for (String key : java.util.List.copyOf(slots.values())) {
+                if ((project == null || SeedRecipe.projectOf(key).equals(project)) && !keep.test(key)) {
+                    discard(key);
+                    gone++;
+                }
+            }
+        }
+        return gone;
+    }
+
     /** The recipe of a seeded pool key; null for a plain key, a discarded pool or one re-adopted and not yet claimed from. */
     SeedRecipe recipe(String key) {
         return recipes.get(key);
@@ -143,7 +160,8 @@ final class SeededPools {
             pooled.closeSession();
             remove.accept(pooled.instance().containerId());
         }
-        log.info("seeded warm pool {} discarded (the project's seed changed): {} ready container(s) removed", key, removed);
+        log.info("seeded warm pool {} discarded (the project's seed or image changed, or it has none now): {} ready container(s) removed",
+                key, removed);
     }
 
     private void dropReadyWithout(String key, Set<String> features) {

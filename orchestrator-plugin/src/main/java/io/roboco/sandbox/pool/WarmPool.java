@@ -197,6 +197,22 @@ public final class WarmPool implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Discards {@code project}'s seeded pools but those {@code current} plans claim from (none: all of them), so a
+     * project saved without its seed, or on another major, stops holding ready containers (and capacity) for it.
+     * Returns how many pools went.
+     */
+    public int retainSeeded(String project, java.util.Collection<ServicePlan> current) {
+        java.util.Set<String> keep = new java.util.HashSet<>();
+        current.stream().filter(p -> p.seed() != null).forEach(p -> keep.add(SeedRecipe.of(project, p).key()));
+        return seeded.retain(java.util.Objects.requireNonNull(project, "project"), keep::contains);
+    }
+
+    /** Discards the seeded pools of every project not in {@code projects} (at start: projects deleted meanwhile). */
+    public int retainSeededProjects(java.util.Set<String> projects) {
+        return seeded.retain(null, key -> projects.contains(SeedRecipe.projectOf(key)));
+    }
+
     /** Ready, unclaimed seeded containers of {@code project}'s pools right now. */
     public int idleSeeded(String project) {
         return seeded.idle(java.util.Objects.requireNonNull(project, "project"));

@@ -265,7 +265,10 @@ public final class SandboxServer {
     /** Every saved project's seeded pools begin to fill at start (re-adopted ones learn their recipe); a store fault primes none. */
     private static int primeSeededPools(SandboxPlugin plugin, SettingsStore store) {
         try {
-            return store.allProjects().stream().mapToInt(plugin::primeSeededPools).sum();
+            java.util.List<io.roboco.sandbox.settings.Project> projects = store.allProjects();
+            plugin.manager().pool().ifPresent(pool -> pool.retainSeededProjects(
+                    projects.stream().map(io.roboco.sandbox.settings.Project::id).collect(java.util.stream.Collectors.toSet())));   // re-adopted for a deleted project
+            return projects.stream().mapToInt(plugin::primeSeededPools).sum();
         } catch (RuntimeException e) {
             log.warn("seeded warm pools not primed at start ({}); each is made at its project's first request", e.getMessage());
             return 0;

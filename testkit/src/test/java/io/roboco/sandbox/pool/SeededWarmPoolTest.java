@@ -157,6 +157,23 @@ class SeededWarmPoolTest {
     }
 
     @Test
+    void aProjectWhoseSeedIsRemovedOrWhichIsGoneStopsHoldingSeededContainers() throws Exception {
+        pool(1);
+        pool.prime(plan("create table t (id int)"), SHOP);
+        pool.prime(plan("create table t (id int)"), "blog");
+        eventually("both pools filled", () -> pool.idleSeeded(SHOP) == 1 && pool.idleSeeded("blog") == 1);
+        String shops = seededContainers("create table t (id int)").get(0).id();
+
+        assertThat(pool.retainSeeded(SHOP, List.of(plan("create table t (id int)")))).as("its plan still claims from it").isZero();
+        assertThat(pool.retainSeeded(SHOP, List.of())).as("saved without a seed").isEqualTo(1);
+        assertThat(pool.idleSeeded(SHOP)).isZero();
+        assertThat(runtime.containerIds()).doesNotContain(shops);
+        assertThat(pool.retainSeededProjects(Set.of(SHOP))).as("blog was deleted").isEqualTo(1);
+        assertThat(pool.idleSeeded()).isZero();
+        assertThat(runtime.list(Map.of(SandboxLabels.POOL, "1"))).isEmpty();
+    }
+
+    @Test
     void aChangedSeedRemovesTheOldPoolsIdleContainersAndIsNeverServedFromThem() throws Exception {
         pool(2);
         pool.claim(plan("create table old (id int)"), "dev-1", SHOP);
