@@ -11,9 +11,9 @@ import java.util.List;
  * never logs a secret at any level, but these would. A server whose logging turns any of them to DEBUG would write
  * secrets to its log, so it does not start, and says which logger and what to set.
  */
-final class SecretSafeLogging {
+public final class SecretSafeLogging {
     /** Logger names whose DEBUG output carries secrets. */
-    static final List<String> LEAKY = List.of(
+    public static final List<String> LEAKY = List.of(
             "com.github.dockerjava",
             "org.apache.hc.client5.http.wire",
             "org.apache.hc.client5.http.headers",

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
+import io.roboco.sandbox.server.SecretSafeLogging;
 import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
@@ -14,13 +15,16 @@ import java.io.PrintStream;
 
 /**
  * Everything this JVM logs (every logger at DEBUG, with stack traces) and prints (stdout, stderr) while it is open,
- * for tests that scan it for secrets. Closing it restores the loggers and the streams.
+ * for tests that scan it for secrets. Closing it restores the loggers and the streams. The libraries that log whole
+ * requests at DEBUG ({@link SecretSafeLogging#LEAKY}) stay at INFO: a server refuses to start with them at DEBUG, so
+ * what is scanned is everything a running server can log.
  */
 public final class LogCapture implements AutoCloseable {
     private final StringBuffer logged = new StringBuffer();
     private final ByteArrayOutputStream console = new ByteArrayOutputStream();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     private final Level rootLevel = root.getLevel();
+    private final java.util.Map<Logger, Level> leaky = new java.util.LinkedHashMap<>();
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
     private final AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
@@ -35,6 +39,13 @@ public final class LogCapture implements AutoCloseable {
 
     public LogCapture() {
         root.setLevel(Level.DEBUG);
+        for (String name : SecretSafeLogging.LEAKY) {
+            Logger logger = (Logger) LoggerFactory.getLogger(name);
+            if (logger.isDebugEnabled()) {
+                leaky.put(logger, logger.getLevel());
+                logger.setLevel(Level.INFO);
+            }
+        }
         appender.setContext(root.getLoggerContext());
         appender.start();
         root.addAppender(appender);
@@ -59,6 +70,7 @@ public final class LogCapture implements AutoCloseable {
         System.setOut(out);
         System.setErr(err);
         root.detachAppender(appender);
+        leaky.forEach(Logger::setLevel);
         root.setLevel(rootLevel);
     }
 
