@@ -113,25 +113,22 @@ public final class AgentVerbs {
         }
         Arguments.Template template = save ? Arguments.template(args) : null;
         String name = save ? template.name() : Arguments.name(verb, args);
-        Optional<Agent> agent = store.findAgent(slug);
-        if (agent.isEmpty()) {
-            return refuse(slug, "", verb, notSpawned(slug), List.of());
+        Admission admission = admitDataVerb(slug, verb);
+        if (admission.refusal() != null) {
+            return admission.refusal();
         }
-        Optional<Envelope> refusal = roleCheck(agent.get(), verb, List.of());
-        if (refusal.isPresent()) {
-            return refusal.get();
-        }
+        String project = admission.agent().project();
         Optional<io.roboco.sandbox.plugin.Sandboxes> sandboxes = plugin.sandboxes();
         boolean own = sandboxes.flatMap(s -> s.find(sandboxId)).filter(r -> r.owner().equals(slug)).isPresent();
         if (!own) {
-            return refuse(slug, agent.get().project(), verb, "no sandbox '" + Names.printable(sandboxId) + "' of yours", List.of());
+            return refuse(slug, project, verb, "no sandbox '" + Names.printable(sandboxId) + "' of yours", List.of());
         }
         DataOutcome outcome;
         try {
             outcome = save ? sandboxes.get().saveTemplate(sandboxId, name, template.replace())
                     : sandboxes.get().dataOperation(sandboxId, verb, name);
         } catch (io.roboco.sandbox.plugin.Sandboxes.NotFound | io.roboco.sandbox.plugin.Sandboxes.Conflict e) {
-            return refuse(slug, agent.get().project(), verb, e.getMessage(), List.of());
+            return refuse(slug, project, verb, e.getMessage(), List.of());
         }
         return envelope(verb, outcome);
     }
@@ -165,13 +162,9 @@ public final class AgentVerbs {
 
     /** A data verb, or save_template (with {@code replace}). */
     private Envelope dataVerb(String slug, String verb, String name, boolean replace) throws InterruptedException {
-        Optional<Agent> agent = store.findAgent(slug);
-        if (agent.isEmpty()) {
-            return refuse(slug, "", verb, notSpawned(slug), List.of());
-        }
-        Optional<Envelope> refusal = roleCheck(agent.get(), verb, List.of());
-        if (refusal.isPresent()) {
-            return refusal.get();
+        Admission admission = admitDataVerb(slug, verb);
+        if (admission.refusal() != null) {
+            return admission.refusal();
         }
         return envelope(verb, VerbNames.SAVE_TEMPLATE.equals(verb) ? plugin.saveTemplate(slug, name, replace)
                 : plugin.dataOperation(slug, verb, name));
@@ -250,6 +243,19 @@ public final class AgentVerbs {
                     verb, slug, e.getClass().getSimpleName());
             return 0;
         }
+    }
+
+    /** The spawned agent a data verb runs for, or (agent null) the refusal: not spawned, or its role may not. */
+    private record Admission(Agent agent, Envelope refusal) {
+    }
+
+    private Admission admitDataVerb(String slug, String verb) {
+        Optional<Agent> agent = store.findAgent(slug);
+        if (agent.isEmpty()) {
+            return new Admission(null, refuse(slug, "", verb, notSpawned(slug), List.of()));
+        }
+        return roleCheck(agent.get(), verb, List.of()).map(refusal -> new Admission(null, refusal))
+                .orElseGet(() -> new Admission(agent.get(), null));
     }
 
     private Optional<Envelope> roleCheck(Agent agent, String verb, List<String> services) {

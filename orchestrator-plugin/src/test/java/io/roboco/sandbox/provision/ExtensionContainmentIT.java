@@ -9,11 +9,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,32 +51,16 @@ class ExtensionContainmentIT {
         ServiceInstance sandbox = provisioner.provision(Plans.onMajor(provisioner.settings(), postgres, major), "agent-ext-" + major, "it");
         String url = postgres.env(sandbox.endpoint(), sandbox.credentials()).get("ROBOCO_TEST_DB_URL");
 
-        assertThat(psql(url, "SELECT pg_catalog.pg_has_role(current_user, datdba, 'USAGE') FROM pg_database WHERE datname = current_database();"))
+        assertThat(Psql.run(url, "SELECT pg_catalog.pg_has_role(current_user, datdba, 'USAGE') FROM pg_database WHERE datname = current_database();"))
                 .as("the agent owns its database, which is what would let it create trusted extensions").isEqualTo("t");
         for (String extension : TRUSTED_OFF_ALLOWLIST) {
-            Result created = run(url, "CREATE EXTENSION \"" + extension + "\";");
-            assertThat(created.exit).as("CREATE EXTENSION %s as the agent on %s: %s", extension, major, created.out).isNotZero();
-            assertThat(created.out).as(extension).containsAnyOf("is not available", "could not open extension control file");
+            Psql.Result created = Psql.attempt(url, "CREATE EXTENSION \"" + extension + "\";");
+            assertThat(created.exit()).as("CREATE EXTENSION %s as the agent on %s: %s", extension, major, created.out()).isNotZero();
+            assertThat(created.out()).as(extension).containsAnyOf("is not available", "could not open extension control file");
         }
-        String offered = psql(url, "SELECT string_agg(name, ',' ORDER BY name) FROM pg_available_extensions;");
+        String offered = Psql.run(url, "SELECT string_agg(name, ',' ORDER BY name) FROM pg_available_extensions;");
         assertThat(offered).isEqualTo(major.equals("17") ? "citext,pg_trgm,plpgsql,postgis,uuid-ossp,vector" : "citext,pg_trgm,plpgsql,postgis,uuid-ossp");
-        assertThat(psql(url, "CREATE EXTENSION pg_trgm; SELECT extname FROM pg_extension WHERE extname = 'pg_trgm';"))
+        assertThat(Psql.run(url, "CREATE EXTENSION pg_trgm; SELECT extname FROM pg_extension WHERE extname = 'pg_trgm';"))
                 .as("an allowlisted trusted extension the agent may still create itself").isEqualTo("CREATE EXTENSION\npg_trgm");
-    }
-
-    private record Result(int exit, String out) {
-    }
-
-    private static Result run(String url, String sql) throws Exception {
-        Process p = new ProcessBuilder("psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        return new Result(p.exitValue(), out);
-    }
-
-    private static String psql(String url, String sql) throws Exception {
-        Result r = run(url, sql);
-        assertThat(r.exit).as("psql: %s", r.out).isZero();
-        return r.out;
     }
 }

@@ -1,13 +1,13 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.provision.Psql;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +49,7 @@ class McpDataToolsIT {
                     .get("evidence")).get("sandboxes")).get(0).get("env");
             String url = env.get("ROBOCO_TEST_DB_URL");
             String password = env.get("ROBOCO_TEST_DB_PASSWORD");
-            psql(url, "CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL);"
+            Psql.run(url, "CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL);"
                     + " INSERT INTO customers VALUES (1, 'ada'), (2, 'grace');"
                     + " CREATE TABLE events (id int PRIMARY KEY, what text);"
                     + " INSERT INTO events VALUES (1, 'signup');");
@@ -58,7 +58,7 @@ class McpDataToolsIT {
             TypeScriptMcpClient.Answer snapshot = ok(client.call("snapshot_schema", Map.of("name", "before")));
             assertThat(evidence(snapshot)).containsEntry("format_version", 1).containsKey("digest");
             assertThat(evidence(ok(client.call("diff_schema", Map.of("name", "before"))))).containsEntry("empty", true);
-            psql(url, "ALTER TABLE customers ADD COLUMN email text; CREATE INDEX customers_name_idx ON customers (name);");
+            Psql.run(url, "ALTER TABLE customers ADD COLUMN email text; CREATE INDEX customers_name_idx ON customers (name);");
             Map<String, Object> diff = evidence(ok(client.call("diff_schema", Map.of("name", "before"))));
             assertThat(diff).containsEntry("empty", false).containsEntry("removed", List.of()).containsEntry("changed", List.of());
             assertThat((List<Map<String, Object>>) diff.get("added")).containsExactly(
@@ -68,12 +68,12 @@ class McpDataToolsIT {
             // checkpoint, damage, rewind: the same URL holds the checkpoint's data
             TypeScriptMcpClient.Answer checkpoint = ok(client.call("checkpoint_sandbox", Map.of("name", "pre-migration")));
             assertThat(checkpoint.text()).contains("checkpoint 'pre-migration' made");
-            psql(url, "DROP TABLE customers; INSERT INTO events VALUES (2, 'oops'), (3, 'worse');");
+            Psql.run(url, "DROP TABLE customers; INSERT INTO events VALUES (2, 'oops'), (3, 'worse');");
             TypeScriptMcpClient.Answer rewind = ok(client.call("rewind_sandbox", Map.of("name", "pre-migration")));
             assertThat(rewind.text()).contains("rewound to checkpoint 'pre-migration'").contains("same ROBOCO_TEST_DB_URL");
-            assertThat(psql(url, "SELECT string_agg(name, ',' ORDER BY id) FROM customers;").strip()).isEqualTo("ada,grace");
-            assertThat(psql(url, "SELECT string_agg(what, ',' ORDER BY id) FROM events;").strip()).isEqualTo("signup");
-            assertThat(psql(url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'customers_name_idx';").strip())
+            assertThat(Psql.run(url, "SELECT string_agg(name, ',' ORDER BY id) FROM customers;")).isEqualTo("ada,grace");
+            assertThat(Psql.run(url, "SELECT string_agg(what, ',' ORDER BY id) FROM events;")).isEqualTo("signup");
+            assertThat(Psql.run(url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'customers_name_idx';"))
                     .as("the checkpoint was taken after the index").isEqualTo("1");
 
             // the database as it is now, kept on the server as a template of the project
@@ -103,13 +103,5 @@ class McpDataToolsIT {
 
     private static Map<String, Object> evidence(TypeScriptMcpClient.Answer answer) {
         return (Map<String, Object>) answer.structured().get("evidence");
-    }
-
-    private static String psql(String url, String sql) throws Exception {
-        Process p = new ProcessBuilder("psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("psql with the handed-out URL: %s", out).isZero();
-        return out;
     }
 }

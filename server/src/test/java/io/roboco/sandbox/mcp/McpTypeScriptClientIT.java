@@ -3,6 +3,7 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.Psql;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.Timeout;
@@ -10,7 +11,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,11 +88,11 @@ class McpTypeScriptClientIT {
             TypeScriptMcpClient.Answer granted = retryingRequest(clientA);
             Map<String, String> env = env(granted);
             secrets.add(env.get("ROBOCO_TEST_DB_PASSWORD"));
-            String psql = psql(env.get("ROBOCO_TEST_DB_URL"), "CREATE TABLE widgets (id int PRIMARY KEY, name text NOT NULL);"
+            String psql = Psql.run(env.get("ROBOCO_TEST_DB_URL"), "CREATE TABLE widgets (id int PRIMARY KEY, name text NOT NULL);"
                     + " INSERT INTO widgets VALUES (1, 'bolt'), (2, 'nut'); SELECT count(*) FROM widgets;");
             assertThat(psql).contains("2");
             assertThat(granted.text()).contains("ROBOCO_TEST_DB_URL=");
-            psql(env.get("ROBOCO_TEST_DB_URL"), "INSERT INTO widgets VALUES (3, '" + INJECTION + "');"
+            Psql.run(env.get("ROBOCO_TEST_DB_URL"), "INSERT INTO widgets VALUES (3, '" + INJECTION + "');"
                     + " CREATE TABLE accounts (id int PRIMARY KEY, owner text, password_hash text);"
                     + " INSERT INTO accounts VALUES (1, 'ann', 'not-for-agents');");
 
@@ -136,7 +136,7 @@ class McpTypeScriptClientIT {
             Map<String, String> namedEnv = (Map<String, String>) ((List<Map<String, Object>>) namedSandbox.get("services")).stream()
                     .filter(sv -> "postgres".equals(sv.get("service"))).findFirst().orElseThrow().get("env");
             secrets.add(namedEnv.get("ROBOCO_TEST_DB_PASSWORD"));
-            assertThat(psql(namedEnv.get("ROBOCO_TEST_DB_URL"), "CREATE TABLE t (x int); SELECT 41 + 1;")).contains("42");
+            assertThat(Psql.run(namedEnv.get("ROBOCO_TEST_DB_URL"), "CREATE TABLE t (x int); SELECT 41 + 1;")).contains("42");
             TypeScriptMcpClient.Answer namedTables = clientA.call("list_tables", Map.of("sandbox", namedSandbox.get("id")));
             assertThat(namedTables.text()).contains("\"t\"").doesNotContain("widgets");
             assertThat(clientA.call("release_sandbox", Map.of("sandbox", namedSandbox.get("id"))).isError()).isFalse();
@@ -272,14 +272,6 @@ class McpTypeScriptClientIT {
         String out = LocalImages.docker("ps", "-q", "--filter", "label=roboco.sandbox.instance=" + SERVER.server().instanceId(),
                 "--filter", "label=roboco.sandbox.agent=" + agent).strip();
         return out.isEmpty() ? List.of() : List.of(out.split("\\s+"));
-    }
-
-    private static String psql(String url, String sql) throws Exception {
-        Process p = new ProcessBuilder("psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("psql with the handed-out URL: %s", out).isZero();
-        return out;
     }
 
     private static double percentile(List<Double> values, int p) {
