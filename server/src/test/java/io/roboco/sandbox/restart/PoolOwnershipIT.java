@@ -1,12 +1,13 @@
 package io.roboco.sandbox.restart;
 
 import io.roboco.sandbox.it.ChildServer;
+import io.roboco.sandbox.it.ChildServers;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.OperatorCli;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,16 +28,11 @@ class PoolOwnershipIT {
     private static final String AGENT = "pooled-1";
     @TempDir
     Path dir;
+    @RegisterExtension
+    final ChildServers servers = new ChildServers();
     private ChildServer server;
     private String instance;
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        if (server != null) {
-            server.kill9();
-        }
-        System.out.println("PoolOwnershipIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-    }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -46,7 +42,7 @@ class PoolOwnershipIT {
         env.put("ROBOCO_SANDBOX_POOL_REDIS", "1");
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
         instance = Fixtures.instanceIdIn(dir.resolve("state"));
         assertThat(server.awaitLog(" filled: ", 2, 120)).as("both pools filled").isTrue();
         server.api.working(AGENT, "pooled", "[\"postgres\",\"redis\"]");
@@ -62,7 +58,7 @@ class PoolOwnershipIT {
                 "{{index .Config.Labels \"roboco.sandbox.pool\"}}", id).strip()).isEqualTo("1"));
 
         server.kill9();
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
         Map<String, Object> after = onlySandboxOf(server.api);
         assertThat(after.get("id")).as("the same record, still its agent's").isEqualTo(listed.get("id"));
         assertThat(after.get("state")).isEqualTo("live");

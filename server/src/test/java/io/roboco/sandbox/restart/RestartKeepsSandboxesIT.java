@@ -1,11 +1,12 @@
 package io.roboco.sandbox.restart;
 
 import io.roboco.sandbox.it.ChildServer;
+import io.roboco.sandbox.it.ChildServers;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,16 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RestartKeepsSandboxesIT {
     @TempDir
     Path dir;
+    @RegisterExtension
+    final ChildServers servers = new ChildServers();
     private ChildServer server;
     private String instance;
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        if (server != null) {
-            server.kill9();
-        }
-        System.out.println("RestartKeepsSandboxesIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-    }
 
     private Map<String, String> env() {
         return Fixtures.serverEnv(dir.resolve("state"), "1s", "40s", "30s");
@@ -60,7 +56,7 @@ class RestartKeepsSandboxesIT {
         String how = kill9 ? "kill -9" : "graceful restart";
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
-        server = ChildServer.start(env(), port, log);
+        server = servers.start(env(), port, log);
         instance = Fixtures.instanceIdIn(dir.resolve("state"));
         Map<String, Map<String, Map<String, String>>> before = Agents.provisionAll(server.api);
         List<String> containers = Fixtures.containersOf(instance);
@@ -75,7 +71,7 @@ class RestartKeepsSandboxesIT {
         server = null;
         assertThat(Fixtures.runningOf(instance)).as("the sandboxes outlive the server (%s)", how).hasSize(services);
         Instant restarted = Instant.now();
-        server = ChildServer.start(env(), port, log);
+        server = servers.start(env(), port, log);
 
         List<Double> firstRequestMs = new ArrayList<>();
         List<String> changed = new ArrayList<>();
@@ -118,13 +114,13 @@ class RestartKeepsSandboxesIT {
         env.put("ROBOCO_SANDBOX_READOPT", "false");
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
         instance = Fixtures.instanceIdIn(dir.resolve("state"));
         Map<String, Map<String, Map<String, String>>> before = Agents.provisionAll(server.api);
         assertThat(server.sigterm(60)).isTrue();
         server = null;
         assertThat(Fixtures.containersOf(instance)).as("a shutdown with re-adoption off releases everything").isEmpty();
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
 
         int fresh = 0;
         int oldFailing = 0;

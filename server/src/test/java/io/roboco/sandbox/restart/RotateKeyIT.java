@@ -1,6 +1,7 @@
 package io.roboco.sandbox.restart;
 
 import io.roboco.sandbox.it.ChildServer;
+import io.roboco.sandbox.it.ChildServers;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.OperatorCli;
 import io.roboco.sandbox.secrets.CredentialCipher;
@@ -8,8 +9,8 @@ import io.roboco.sandbox.secrets.KeyFile;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,16 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RotateKeyIT {
     @TempDir
     Path dir;
+    @RegisterExtension
+    final ChildServers servers = new ChildServers();
     private ChildServer server;
     private String instance;
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        if (server != null) {
-            server.kill9();
-        }
-        System.out.println("RotateKeyIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-    }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -47,7 +43,7 @@ class RotateKeyIT {
         Map<String, String> env = Fixtures.serverEnv(state, "1s", "40s", "30s");
         int port = ChildServer.freePort();
         env.put("ROBOCO_SANDBOX_PORT", Integer.toString(port));
-        server = ChildServer.start(env, port, dir.resolve("server.log"));
+        server = servers.start(env, port, dir.resolve("server.log"));
         instance = Fixtures.instanceIdIn(state);
         server.api.working("rotate-1", "rotate", "[\"postgres\",\"redis\",\"mongo\"]");
         ApiClient.Reply before = server.api.requestSandboxRetrying("rotate-1", 3);
@@ -72,7 +68,7 @@ class RotateKeyIT {
                     assertThat(CredentialCipher.keyIdOf(s)).isEqualTo(newId));
         }
 
-        server = ChildServer.start(env, port, dir.resolve("server.log"));
+        server = servers.start(env, port, dir.resolve("server.log"));
         ApiClient.Reply after = server.api.requestSandbox("rotate-1");
         String said = rotated.out().lines().filter(l -> l.startsWith("rotated the credential key")).findFirst().orElse(rotated.out());
         Fixtures.figure("RotateKeyIT rotate-key: " + said + "; after the restart the same credentials "

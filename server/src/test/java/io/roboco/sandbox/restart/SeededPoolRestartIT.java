@@ -1,11 +1,12 @@
 package io.roboco.sandbox.restart;
 
 import io.roboco.sandbox.it.ChildServer;
+import io.roboco.sandbox.it.ChildServers;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,16 +31,11 @@ class SeededPoolRestartIT {
     private static final String PROJECT = "seeded";
     @TempDir
     Path dir;
+    @RegisterExtension
+    final ChildServers servers = new ChildServers();
     private ChildServer server;
     private String instance;
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        if (server != null) {
-            server.kill9();
-        }
-        System.out.println("SeededPoolRestartIT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s)");
-    }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -48,7 +44,7 @@ class SeededPoolRestartIT {
         env.put("ROBOCO_SANDBOX_POOL_SEEDED", "1");
         int port = ChildServer.freePort();
         Path log = dir.resolve("server.log");
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
         instance = Fixtures.instanceIdIn(dir.resolve("state"));
         ApiClient.Reply saved = server.api.admin("PUT", "/api/projects/" + PROJECT, "{\"name\":\"Seeded\",\"sandbox_services\":[\"postgres\"],"
                 + "\"sandbox_seed\":{\"postgres\":{\"sql\":\"CREATE TABLE kept (id int PRIMARY KEY); INSERT INTO kept VALUES (7);\"}}}");
@@ -62,7 +58,7 @@ class SeededPoolRestartIT {
         assertThat(metrics.body()).as("the seeded pool's gauge").containsPattern("(?m)^roboco_sandbox_pool_seeded_idle_containers 1\\.0$");
 
         server.kill9();
-        server = ChildServer.start(env, port, log);
+        server = servers.start(env, port, log);
         assertThat(server.awaitLog("1 pool container(s) re-adopted", 1, 120)).as("re-adopted at start").isTrue();
 
         ApiClient.Reply after = request(server.api, "after-restart");
