@@ -80,6 +80,7 @@ public final class Bench {
             } finally {
                 servers.close();
                 removeLabelled(docker, labels);
+                servers.instances().forEach(instance -> removeLabelled(docker, SandboxLabels.ofInstance(instance)));
             }
             Report report = new Report(runner, options, runId, started, Machine.loadAverage());
             report.print(System.out);
@@ -231,10 +232,18 @@ public final class Bench {
             // 20 full sets at once are 60 containers: past the default capacity (3/4 of host memory over 512 MB: 35 on a
             // 24 GB host), which refused a third of the burst instead of timing it.
             env.put("ROBOCO_SANDBOX_MAX_CONTAINERS", "80");
+            // Nothing of a bench run is for a later process: its state dir is deleted at the end, so a pool kept for
+            // re-adoption (the default at a graceful stop) would be left running with no server to claim it.
+            env.put("ROBOCO_SANDBOX_READOPT", "false");
             images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
             pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
             ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
             return SandboxServer.start(config, DockerContainerRuntime.connect(), registry, JdbcSettingsStore.embedded(dir), Clock.systemUTC());
+        }
+
+        /** The three servers' instance ids (what is left of them after {@link #close} is removed by these). */
+        List<String> instances() {
+            return List.of(cold.instanceId(), pooled.instanceId(), seedAtClaim.instanceId());
         }
 
         @Override
