@@ -90,6 +90,9 @@ public final class Bench {
         } finally {
             Machine.deleteTree(state);
         }
+        // The MCP SDK's transport (2.1.0) leaves a non-daemon session-sweeper thread per server after the server is
+        // closed, which kept the JVM (and bench.sh) waiting forever after the report was written.
+        System.exit(0);
     }
 
     private static Map<String, String> images() {
