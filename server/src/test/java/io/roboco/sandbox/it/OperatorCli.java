@@ -17,6 +17,12 @@ public final class OperatorCli {
     private OperatorCli() {
     }
 
+    /** The environment that points the CLI at the server on {@code port} with the test admin token. */
+    public static Map<String, String> against(int port) {
+        return Map.of("ROBOCO_SANDBOX_URL", "http://127.0.0.1:" + port, "ROBOCO_SANDBOX_ADMIN_TOKEN",
+                io.roboco.sandbox.testkit.ApiClient.ADMIN_TOKEN);
+    }
+
     /** Runs the jar with {@code args} and {@code env} added to this JVM's environment; bounded at 120 s. */
     public static Run run(Map<String, String> env, String... args) throws Exception {
         Path jar = Path.of("target", "roboco-sandbox.jar").toAbsolutePath();

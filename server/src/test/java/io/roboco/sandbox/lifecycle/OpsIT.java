@@ -1,5 +1,6 @@
 package io.roboco.sandbox.lifecycle;
 
+import io.roboco.sandbox.it.OperatorCli;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import org.junit.jupiter.api.Test;
@@ -39,7 +40,7 @@ class OpsIT {
             assertThat(r.json()).containsEntry("ok", true);
             assertThat(r.body()).doesNotContain(ApiClient.ADMIN_TOKEN).doesNotContain(ApiClient.API_TOKEN);
 
-            Cli.Run doctor = Cli.run(s.server.port(), "doctor");
+            OperatorCli.Run doctor = OperatorCli.run(OperatorCli.against(s.server.port()), "doctor");
             assertThat(doctor.exit()).isZero();
             assertThat(doctor.out()).contains("the server at").contains("image:redis").contains("all checks pass");
         }
@@ -58,10 +59,10 @@ class OpsIT {
             assertThat(checks.stream().filter(c -> c.get("name").equals("image:postgres")).findFirst().orElseThrow())
                     .containsEntry("status", "ok");
 
-            Cli.Run doctor = Cli.run(s.server.port(), "doctor");
+            OperatorCli.Run doctor = OperatorCli.run(OperatorCli.against(s.server.port()), "doctor");
             assertThat(doctor.exit()).isEqualTo(1);
             assertThat(doctor.out()).contains("image:redis").contains("fail").contains("some checks FAIL");
-            Cli.Run json = Cli.run(s.server.port(), "doctor", "--json");
+            OperatorCli.Run json = OperatorCli.run(OperatorCli.against(s.server.port()), "doctor", "--json");
             assertThat(json.exit()).isEqualTo(1);
             assertThat(json.out()).contains("\"ok\" : false");
         }
@@ -100,27 +101,27 @@ class OpsIT {
                     .get("id");
             int port = s.server.port();
 
-            Cli.Run table = Cli.run(port, "list");
+            OperatorCli.Run table = OperatorCli.run(OperatorCli.against(port), "list");
             assertThat(table.exit()).isZero();
             assertThat(table.out()).contains("ID").contains(id).contains("before").contains("run=7").contains("dev-1")
                     .contains("sandbox containers live").doesNotContain("PASSWORD");
-            Cli.Run json = Cli.run(port, "list", "--owner", "ci-1", "--json");
+            OperatorCli.Run json = OperatorCli.run(OperatorCli.against(port), "list", "--owner", "ci-1", "--json");
             assertThat(json.out()).contains(id).doesNotContain("\"dev-1\"");
 
-            assertThat(Cli.run(port, "delete", id).exit()).isZero();
+            assertThat(OperatorCli.run(OperatorCli.against(port), "delete", id).exit()).isZero();
             assertThat(s.running()).hasSize(1);
-            assertThat(Cli.run(port, "release", "dev-1").exit()).isZero();
+            assertThat(OperatorCli.run(OperatorCli.against(port), "release", "dev-1").exit()).isZero();
             assertThat(s.running()).isEmpty();
-            Cli.Run cleanup = Cli.run(port, "cleanup", "--dry-run");
+            OperatorCli.Run cleanup = OperatorCli.run(OperatorCli.against(port), "cleanup", "--dry-run");
             assertThat(cleanup.exit()).isZero();
             assertThat(cleanup.out()).contains("dry run: nothing removed");
-            assertThat(Cli.run(port, "cleanup", "--foreign", "--older-than", "1h", "--dry-run").exit()).isZero();
+            assertThat(OperatorCli.run(OperatorCli.against(port), "cleanup", "--foreign", "--older-than", "1h", "--dry-run").exit()).isZero();
 
-            assertThat(Cli.run(port, "cleanup", "--older-than", "1h").exit()).as("--older-than without --foreign").isEqualTo(2);
-            assertThat(Cli.run(port, "delete", "not-an-id").exit()).isEqualTo(2);
-            assertThat(Cli.run(port, "frobnicate").exit()).as("unknown command").isEqualTo(2);
-            assertThat(Cli.run(port, "delete", "sbx_0000").exit()).as("unknown sandbox").isEqualTo(1);
-            assertThat(Cli.run(port, "list", "--help").out()).contains("Example: roboco-sandbox list");
+            assertThat(OperatorCli.run(OperatorCli.against(port), "cleanup", "--older-than", "1h").exit()).as("--older-than without --foreign").isEqualTo(2);
+            assertThat(OperatorCli.run(OperatorCli.against(port), "delete", "not-an-id").exit()).isEqualTo(2);
+            assertThat(OperatorCli.run(OperatorCli.against(port), "frobnicate").exit()).as("unknown command").isEqualTo(2);
+            assertThat(OperatorCli.run(OperatorCli.against(port), "delete", "sbx_0000").exit()).as("unknown sandbox").isEqualTo(1);
+            assertThat(OperatorCli.run(OperatorCli.against(port), "list", "--help").out()).contains("Example: roboco-sandbox list");
         }
     }
 

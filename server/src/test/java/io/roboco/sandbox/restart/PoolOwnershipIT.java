@@ -78,8 +78,7 @@ class PoolOwnershipIT {
 
     /** {@code roboco-sandbox list --owner <agent>} against the server; its table. */
     private static String cliList(int port) throws Exception {
-        OperatorCli.Run run = OperatorCli.run(Map.of("ROBOCO_SANDBOX_URL", "http://127.0.0.1:" + port,
-                "ROBOCO_SANDBOX_ADMIN_TOKEN", ApiClient.ADMIN_TOKEN), "list", "--owner", AGENT);
+        OperatorCli.Run run = OperatorCli.run(OperatorCli.against(port), "list", "--owner", AGENT);
         assertThat(run.exit()).as(run.out()).isZero();
         return run.out();
     }
