@@ -45,9 +45,11 @@ public final class McpEndpoint implements AutoCloseable {
     private final McpAuthFilter auth;
     private final Gate gate;
     private final Inspectors inspectors;
+    private final SdkThreads sdkThreads;
 
     private McpEndpoint(HttpServletStreamableServerTransportProvider transport, McpSyncServer server, McpAuthFilter auth, Gate gate,
-                        Inspectors inspectors) {
+                        Inspectors inspectors, SdkThreads sdkThreads) {
+        this.sdkThreads = sdkThreads;
         this.transport = transport;
         this.server = server;
         this.auth = auth;
@@ -77,7 +79,7 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new InspectTools(inspectors, rowCap).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);
 
-        HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
+        SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built = SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(json)
                 .mcpEndpoint(PATH)
                 .maxRequestSize(McpAuthFilter.MAX_BODY)
@@ -85,7 +87,8 @@ public final class McpEndpoint implements AutoCloseable {
                         ? McpTransportContext.create(Map.of(Caller.CONTEXT_KEY, caller)) : McpTransportContext.EMPTY)
                 // No allowed origins: a request with an Origin header (a browser page) is refused; agents send none.
                 .securityValidator(DefaultServerTransportSecurityValidator.builder().allowedHosts(allowedHosts).build())
-                .build();
+                .build());
+        HttpServletStreamableServerTransportProvider transport = built.value();
 
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : gate.tools()) {
@@ -106,7 +109,8 @@ public final class McpEndpoint implements AutoCloseable {
                 .addToolFilter((context, tool) -> gate.visible(caller(context), tool.name()))
                 .tools(tools)
                 .build();
-        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate, inspectors);
+        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate, inspectors,
+                built.threads());
     }
 
     /** Adds the auth filter and the SDK servlet at {@value #PATH} to Javalin's servlet context. */
@@ -123,12 +127,13 @@ public final class McpEndpoint implements AutoCloseable {
         return gate;
     }
 
-    /** Ends the MCP sessions and closes the inspection connections. */
+    /** Ends the MCP sessions, the SDK's threads and the inspection connections. */
     @Override
     public void close() {
         try {
             server.closeGracefully();
         } finally {
+            sdkThreads.close();
             inspectors.close();
         }
     }
