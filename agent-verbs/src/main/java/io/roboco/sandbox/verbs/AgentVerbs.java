@@ -1,7 +1,9 @@
 package io.roboco.sandbox.verbs;
 
 import io.roboco.sandbox.data.DataOutcome;
-
+import io.roboco.sandbox.guard.AgentOperation;
+import io.roboco.sandbox.guard.RoleManifest;
+import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.plugin.SandboxDecision;
@@ -23,7 +25,8 @@ import java.util.Optional;
  * manifests, and the lifecycle exits.
  *
  * <p>Order of checks for every call: agent slug shape, verb known, argument shapes (each a
- * {@link BadRequest}); then the role check (a refusal, audited); then the verb itself.
+ * {@link BadRequest}); then the plugin's {@link GuardChain} (role, and for what reaches a sandbox the flag, an active
+ * task and the project's opt-in: a refusal, audited); then the verb itself.
  *
  * <p>Lifecycle exits ({@code i_am_done, unclaim, i_am_idle, pass_review, fail_review, i_documented}):
  * the verb's own effect is to clear the agent's active task (the project binding stays, so the
@@ -37,13 +40,16 @@ public final class AgentVerbs {
 
     private final SandboxPlugin plugin;
     private final SettingsStore store;
+    private final GuardChain guards;
     private final RoleManifest roles;
     private final Clock clock;
 
-    public AgentVerbs(SandboxPlugin plugin, RoleManifest roles, Clock clock) {
+    /** The verbs over {@code plugin}, whose guard chain (and its role manifest) every verb asks. */
+    public AgentVerbs(SandboxPlugin plugin, Clock clock) {
         this.plugin = plugin;
         this.store = plugin.store();
-        this.roles = roles;
+        this.guards = plugin.guards();
+        this.roles = guards.roles();
         this.clock = clock;
     }
 
@@ -137,20 +143,14 @@ public final class AgentVerbs {
     public int containerRemoved(String slug) {
         Names.requireAgentSlug(slug);
         int removed = releaseQuietly(slug, CONTAINER_REMOVED);
+        removed += endNamedQuietly(slug);
         store.deleteAgent(slug);
         return removed;
     }
 
     private Envelope requestSandbox(String slug, Arguments.SandboxRequest request) throws InterruptedException {
         Optional<Agent> agent = store.findAgent(slug);
-        if (agent.isPresent()) {
-            Optional<Envelope> refusal = roleCheck(agent.get(), VerbNames.REQUEST_SANDBOX,
-                    request.services() == null ? List.of() : request.services());
-            if (refusal.isPresent()) {
-                return refusal.get();
-            }
-        }
-        // An unknown agent has no role to check; the plugin's guard chain refuses it (flag first, then "no active task").
+        // The plugin's guard chain checks the role; an unknown agent has none and is refused there (flag, then "no active task").
         SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions(), request.labels(),
                 request.template());
         return Envelope.of(decision);
@@ -183,13 +183,11 @@ public final class AgentVerbs {
 
     private Envelope releaseSandbox(String slug) {
         Optional<Agent> agent = store.findAgent(slug);
-        if (agent.isPresent()) {
-            Optional<Envelope> refusal = roleCheck(agent.get(), VerbNames.RELEASE_SANDBOX, List.of());
-            if (refusal.isPresent()) {
-                return refusal.get();
-            }
+        // Releasing is always safe: an agent whose task ended, or an unknown one (e.g. after a restart), may still clean up.
+        GuardChain.Verdict verdict = guards.admit(slug, agent, AgentOperation.RELEASE);
+        if (verdict instanceof GuardChain.Verdict.Refused refused) {
+            return refuse(slug, agent.map(Agent::project).orElse(""), VerbNames.RELEASE_SANDBOX, refused.refusal(), List.of());
         }
-        // Releasing is always safe, so an unknown agent (e.g. after a restart) may still clean up.
         int removed = plugin.releaseSandbox(slug, VerbNames.RELEASE_SANDBOX);
         return Envelope.ok(VerbNames.RELEASE_SANDBOX, Map.of("removed", removed));
     }
@@ -232,6 +230,19 @@ public final class AgentVerbs {
         return Envelope.ok(verb, evidence);
     }
 
+    /** The removed agent's named sandboxes end with it (a verb-set release leaves them); best-effort, like the release. */
+    private int endNamedQuietly(String slug) {
+        try {
+            return plugin.sandboxes().isPresent() ? plugin.sandboxes().get().endNamedOf(slug, CONTAINER_REMOVED) : 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } catch (RuntimeException e) {
+            log.warn("ending agent {}'s named sandboxes failed ({}); they expire with their TTL", slug, e.getClass().getSimpleName());
+            return 0;
+        }
+    }
+
     /** Best-effort release: whatever goes wrong is logged and swallowed, so the calling verb still succeeds. */
     private int releaseQuietly(String slug, String verb) {
         try {
@@ -249,24 +260,32 @@ public final class AgentVerbs {
     private record Admission(Agent agent, Envelope refusal) {
     }
 
+    /** A data verb passes the whole chain before it: role, flag, active task, project opted in. */
     private Admission admitDataVerb(String slug, String verb) {
         Optional<Agent> agent = store.findAgent(slug);
         if (agent.isEmpty()) {
             return new Admission(null, refuse(slug, "", verb, notSpawned(slug), List.of()));
         }
-        return roleCheck(agent.get(), verb, List.of()).map(refusal -> new Admission(null, refusal))
-                .orElseGet(() -> new Admission(agent.get(), null));
+        GuardChain.Verdict verdict = guards.admit(slug, agent, AgentOperation.ofDataVerb(verb));
+        if (verdict instanceof GuardChain.Verdict.Refused refused) {
+            return new Admission(null, refuse(slug, agent.get().project(), verb, refused.refusal(), List.of()));
+        }
+        return new Admission(agent.get(), null);
     }
 
+    /** The role step for the verbs that reach no sandbox (give_me_work, the lifecycle exits). */
     private Optional<Envelope> roleCheck(Agent agent, String verb, List<String> services) {
         if (roles.carries(agent.role(), verb)) {
             return Optional.empty();
         }
-        List<String> carriers = roles.rolesCarrying(verb);
-        String reason = "role '" + Names.printable(agent.role()) + "' does not carry " + verb + "; only "
-                + humanList(carriers) + (carriers.size() == 1 ? " does" : " do");
-        plugin.tell(new SandboxDecision.Refused(reason, false, "role", List.of()), 0);
-        return Optional.of(refuse(agent.slug(), agent.project(), verb, reason, services));
+        return Optional.of(refuse(agent.slug(), agent.project(), verb,
+                new SandboxDecision.Refused(guards.roleRefusal(agent.role(), verb), false, "role", List.of()), services));
+    }
+
+    /** A refusal of the chain: counted, audited, answered. */
+    private Envelope refuse(String slug, String project, String verb, SandboxDecision.Refused refusal, List<String> services) {
+        plugin.tell(refusal, 0);
+        return refuse(slug, project, verb, refusal.reason(), services);
     }
 
     private Envelope refuse(String slug, String project, String verb, String reason, List<String> services) {
@@ -276,14 +295,6 @@ public final class AgentVerbs {
             log.warn("could not write audit record for {} {}: {}", verb, slug, e.getClass().getSimpleName());
         }
         return Envelope.refused(reason, false);
-    }
-
-    /** "a", "a and b", "a, b and c". */
-    private static String humanList(List<String> items) {
-        if (items.size() <= 1) {
-            return String.join("", items);
-        }
-        return String.join(", ", items.subList(0, items.size() - 1)) + " and " + items.get(items.size() - 1);
     }
 
     private static String notSpawned(String slug) {

@@ -32,7 +32,7 @@ public final class VerbsFixture implements AutoCloseable {
         Clock clock = Clock.systemUTC();
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, ProvisionSettings.defaults("test"), SecretSource.secure(), clock);
         plugin = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, clock), store, flagEffective, handle, clock);
-        verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
+        verbs = new AgentVerbs(plugin, clock);
         store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
         store.saveProject(new Project("plain", "Plain", List.of(), Map.of()));
     }

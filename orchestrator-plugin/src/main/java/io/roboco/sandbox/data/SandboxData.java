@@ -28,10 +28,10 @@ import java.util.function.Function;
  * on a named sandbox under that sandbox's lock ({@link #lockKey}), which its deletion takes too.
  */
 public final class SandboxData {
-    public static final String SNAPSHOT_SCHEMA = "snapshot_schema";
-    public static final String DIFF_SCHEMA = "diff_schema";
-    public static final String CHECKPOINT = "checkpoint_sandbox";
-    public static final String REWIND = "rewind_sandbox";
+    public static final String SNAPSHOT_SCHEMA = io.roboco.sandbox.guard.Verbs.SNAPSHOT_SCHEMA;
+    public static final String DIFF_SCHEMA = io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
+    public static final String CHECKPOINT = io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
+    public static final String REWIND = io.roboco.sandbox.guard.Verbs.REWIND_SANDBOX;
     public static final Set<String> VERBS = Set.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT, REWIND);
     static final String SNAPSHOT_NOTE = "a snapshot is an explicit before-state taken when you asked, not refreshed truth;"
             + " take a new one to move the baseline";

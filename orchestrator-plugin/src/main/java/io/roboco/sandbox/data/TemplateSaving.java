@@ -28,7 +28,7 @@ import java.util.function.Function;
  * a sandbox this process holds can be saved: the owner key must name a live set with postgres in it.
  */
 public final class TemplateSaving {
-    public static final String SAVE_TEMPLATE = "save_template";
+    public static final String SAVE_TEMPLATE = io.roboco.sandbox.guard.Verbs.SAVE_TEMPLATE;
 
     private final SandboxManager manager;
     private final Clock clock;

@@ -44,6 +44,8 @@ public final class SandboxManager implements AutoCloseable {
     private final Clock clock;
     private final AgentLocks locks = new AgentLocks();
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
+    /** The ledger owner of a named sandbox's containers while they are made: this prefix and the sandbox id. */
+    public static final String NAMED_KEY = "named:";
     private final ContainerLedger ledger;
     private final SetOperations sets;
     private final WarmPool pool;
@@ -255,7 +257,8 @@ public final class SandboxManager implements AutoCloseable {
                 ids.addAll(entry.containerIds());
                 admission.ended(entry, "released");
             }
-            listAgentContainers(agent).forEach(c -> ids.add(c.id()));
+            // The agent's label also marks its named sandboxes' containers: those end with their own records, not here.
+            listAgentContainers(agent).stream().filter(c -> !ofNamedSandbox(c.id())).forEach(c -> ids.add(c.id()));
             sets.removeAll(ids);
             return ids.size();
         } finally {
@@ -492,6 +495,12 @@ public final class SandboxManager implements AutoCloseable {
             log.info("removing {} leftover sandbox container(s) of agent {}", leftovers.size(), agent);
             leftovers.forEach(provisioner::removeQuietly);
         }
+    }
+
+    /** A container this process holds for a named sandbox (made, being made, or re-adopted), which a verb-set release leaves. */
+    private boolean ofNamedSandbox(String containerId) {
+        return ledger.entry(containerId).filter(e -> e.reason() == ContainerLedger.Reason.RECORDED
+                || (e.owner() != null && e.owner().startsWith(NAMED_KEY))).isPresent();
     }
 
     private List<ContainerState> listAgentContainers(String agent) {

@@ -5,6 +5,9 @@ import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.data.TemplateSaving;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.guard.AgentOperation;
+import io.roboco.sandbox.guard.RoleManifest;
+import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.SandboxManager;
@@ -34,8 +37,8 @@ import java.util.TreeSet;
  * {@code release_sandbox}, each recorded in the audit trail without a credential.
  */
 public final class SandboxPlugin implements AutoCloseable {
-    public static final String REQUEST_VERB = "request_sandbox";
-    public static final String RELEASE_VERB = "release_sandbox";
+    public static final String REQUEST_VERB = Verbs.REQUEST_SANDBOX;
+    public static final String RELEASE_VERB = Verbs.RELEASE_SANDBOX;
     private static final Logger log = LoggerFactory.getLogger(SandboxPlugin.class);
 
     private final EngineRegistry registry;
@@ -44,9 +47,8 @@ public final class SandboxPlugin implements AutoCloseable {
     private final AuditTrail audit;
     private final SandboxData data;
     private final boolean flagEffective;
-    private final OrchestratorHandle handle;
     private final Clock clock;
-    private final Guards guards;
+    private final GuardChain chain;
     private final TemplateSaving templateSaving;
     /** The template an agent's live verb set was made from, when it was (per-call templates). */
     private final Map<String, String> templateOf = new java.util.concurrent.ConcurrentHashMap<>();
@@ -66,10 +68,10 @@ public final class SandboxPlugin implements AutoCloseable {
         this.audit = new AuditTrail(store);
         this.data = new SandboxData(manager, store, clock);
         this.flagEffective = flagEffective;
-        this.handle = handle;
         this.clock = clock;
         this.templateSaving = new TemplateSaving(manager, clock);
-        this.guards = new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates);
+        this.chain = new GuardChain(RoleManifest.defaults(), store, flagEffective, handle,
+                new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates));
     }
 
     /** The front door for an embedding orchestrator: sensible defaults, one required setting (the instance id). */
@@ -126,20 +128,11 @@ public final class SandboxPlugin implements AutoCloseable {
 
     private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall,
                                    Map<String, String> labels, String template) throws InterruptedException {
-        Optional<String> refusal = Guards.flag(flagEffective);
-        String code = "flag_off";
-        if (refusal.isEmpty()) {
-            refusal = Guards.activeTask(slug, agent);
-            code = "no_task";
+        GuardChain.Verdict verdict = chain.admit(slug, agent, AgentOperation.REQUEST);
+        if (verdict instanceof GuardChain.Verdict.Refused refused) {
+            return refused.refusal();
         }
-        Optional<Project> project = agent.flatMap(a -> store.findProject(a.project()));
-        if (refusal.isEmpty()) {
-            refusal = Guards.optedIn(agent.get().project(), project);
-            code = "not_opted_in";
-        }
-        if (refusal.isPresent()) {
-            return new SandboxDecision.Refused(refusal.get(), false, code, List.of());
-        }
+        Optional<Project> project = ((GuardChain.Verdict.Passed) verdict).project();
         if (template != null) {
             Optional<String> why = TemplateSeeds.refusal(template, project.get(), templates());
             if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
@@ -151,15 +144,11 @@ public final class SandboxPlugin implements AutoCloseable {
             }
             project = project.map(p -> TemplateSeeds.seededWith(p, template));
         }
-        SandboxRequest.Validation validation = guards.allowed(slug, project.get(), asked, perCall);
-        if (validation instanceof SandboxRequest.Validation.Invalid refused) {
-            return new SandboxDecision.Refused(refused.reason(), false, "not_allowed", List.of());
+        GuardChain.Checked checked = chain.request(slug, project.get(), asked, perCall);
+        if (checked instanceof GuardChain.Checked.Refused refused) {
+            return refused.refusal();
         }
-        Optional<String> unavailable = Guards.handle(handle);
-        if (unavailable.isPresent()) {
-            return new SandboxDecision.Refused(unavailable.get(), true, "unavailable", List.of());
-        }
-        SandboxRequest request = ((SandboxRequest.Validation.Valid) validation).request();
+        SandboxRequest request = ((GuardChain.Checked.Admitted) checked).request();
         SandboxDecision decision = decision(manager.ensure(request, labels), this::grant);
         if (decision instanceof SandboxDecision.Granted g && !g.cacheHit()) {
             if (template == null) {
@@ -239,37 +228,9 @@ public final class SandboxPlugin implements AutoCloseable {
         return outcome;
     }
 
-    /**
-     * The guards before any container starts, for named sandboxes (no agent task involved): flag, project opted in,
-     * services and features allowed, server running. The validated request, or the refusal.
-     */
-    sealed interface Guarded {
-        record Admitted(SandboxRequest request) implements Guarded {
-        }
-
-        record Refused(SandboxDecision.Refused refusal) implements Guarded {
-        }
-    }
-
-    Guarded guard(String owner, String projectId, Optional<Project> project, List<String> asked, Map<String, List<String>> perCall) {
-        Optional<String> refusal = Guards.flag(flagEffective);
-        String code = "flag_off";
-        if (refusal.isEmpty()) {
-            refusal = Guards.optedIn(projectId, project);
-            code = "not_opted_in";
-        }
-        if (refusal.isPresent()) {
-            return new Guarded.Refused(new SandboxDecision.Refused(refusal.get(), false, code, List.of()));
-        }
-        SandboxRequest.Validation validation = guards.allowed(owner, project.get(), asked, perCall);
-        if (validation instanceof SandboxRequest.Validation.Invalid invalid) {
-            return new Guarded.Refused(new SandboxDecision.Refused(invalid.reason(), false, "not_allowed", List.of()));
-        }
-        Optional<String> unavailable = Guards.handle(handle);
-        if (unavailable.isPresent()) {
-            return new Guarded.Refused(new SandboxDecision.Refused(unavailable.get(), true, "unavailable", List.of()));
-        }
-        return new Guarded.Admitted(((SandboxRequest.Validation.Valid) validation).request());
+    /** The one guard chain every road asks (see {@link GuardChain}). */
+    public GuardChain guards() {
+        return chain;
     }
 
     /** The decision for a manager outcome (shared with named sandboxes' creation). */

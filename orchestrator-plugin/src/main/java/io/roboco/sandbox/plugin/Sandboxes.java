@@ -2,6 +2,7 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
+import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.Admission;
@@ -76,24 +77,52 @@ public final class Sandboxes {
         }
     }
 
+    /** The operator's create (trusted with any owner): the guard chain's steps for the operator, then the sandbox's. */
     public CreateOutcome create(CreateRequest r) throws InterruptedException {
         long start = System.nanoTime();
+        requireNamed(r);
+        Optional<Project> found = plugin.store().findProject(r.project());
+        return create(r, plugin.guards().admitOperator(r.project(), found), start);
+    }
+
+    /**
+     * An agent's create: owner {@code r.owner()} is the agent, and the whole guard chain applies (role, flag, active task,
+     * opted in, allowlist, handle), as for its verb set. The project is the agent's own; another is refused.
+     */
+    public CreateOutcome createForAgent(CreateRequest r) throws InterruptedException {
+        long start = System.nanoTime();
+        requireNamed(r);
+        GuardChain.Verdict verdict = plugin.guards().admit(r.owner(), AgentOperation.CREATE_NAMED);
+        if (verdict instanceof GuardChain.Verdict.Passed passed && !passed.project().map(Project::id).orElse("").equals(r.project())) {
+            verdict = new GuardChain.Verdict.Refused(new SandboxDecision.Refused("agent '" + r.owner() + "' works on project '"
+                    + passed.project().map(Project::id).orElse("") + "', not '" + r.project() + "'", false, "not_allowed", List.of()));
+        }
+        return create(r, verdict, start);
+    }
+
+    private static void requireNamed(CreateRequest r) {
         if (SandboxRecord.DEFAULT_NAME.equals(r.name())) {
             throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME + "': that is the name of an agent's request_sandbox set");
         }
-        Optional<Project> found = plugin.store().findProject(r.project());
-        if (r.template() != null && found.isPresent() && found.get().optedIn()) {
+    }
+
+    private CreateOutcome create(CreateRequest r, GuardChain.Verdict verdict, long start) throws InterruptedException {
+        if (verdict instanceof GuardChain.Verdict.Refused refused) {
+            return notCreated(r, refused.refusal(), start);
+        }
+        Optional<Project> found = ((GuardChain.Verdict.Passed) verdict).project();
+        if (r.template() != null) {
             Optional<String> why = TemplateSeeds.refusal(r.template(), found.get(), plugin.templates());
             if (why.isPresent()) {
                 return notCreated(r, new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of()), start);
             }
             found = found.map(p -> TemplateSeeds.seededWith(p, r.template()));
         }
-        SandboxPlugin.Guarded guarded = plugin.guard(r.owner(), r.project(), found, r.services(), r.extensions());
-        if (guarded instanceof SandboxPlugin.Guarded.Refused refused) {
+        GuardChain.Checked checked = plugin.guards().request(r.owner(), found.get(), r.services(), r.extensions());
+        if (checked instanceof GuardChain.Checked.Refused refused) {
             return notCreated(r, refused.refusal(), start);
         }
-        SandboxRequest request = ((SandboxPlugin.Guarded.Admitted) guarded).request();
+        SandboxRequest request = ((GuardChain.Checked.Admitted) checked).request();
         Project project = found.get();
         Lifetimes.Resolved ttl = book.lifetimes().resolve(project);
         if (r.ttl() != null && r.ttl().compareTo(ttl.ttlMax()) > 0) {
@@ -109,7 +138,7 @@ public final class Sandboxes {
         AtomicReference<SandboxRecord> adopted = new AtomicReference<>();
         Map<String, ServiceInstance> started;
         try {
-            started = plugin.manager().provisionDetached(request, "named:" + admitted.sandboxId(),
+            started = plugin.manager().provisionDetached(request, io.roboco.sandbox.manager.SandboxManager.NAMED_KEY + admitted.sandboxId(),
                     set -> {
                         SandboxRecord record = book.adoptNamed(admitted, set);
                         adopted.set(record);
@@ -130,6 +159,24 @@ public final class Sandboxes {
         plugin.record(r.owner(), project.id(), CREATE_VERB, "granted", "sandbox " + record.id()
                 + (record.name().isEmpty() ? "" : " '" + record.name() + "'") + " created, expires " + record.expires(), services, start);
         return new CreateOutcome.Created(record, grants);
+    }
+
+    /**
+     * Ends every live named sandbox of {@code owner} on this instance (its agent was removed), each audited under
+     * {@code verb}; the owner's verb set is the manager's release. Returns how many containers were removed.
+     */
+    public int endNamedOf(String owner, String verb) throws InterruptedException {
+        int ended = 0;
+        for (SandboxRecord record : book.list(new SandboxQuery(owner, null, Map.of(), EnumSet.of(SandboxState.LIVE), book.instance(),
+                book.clock().instant()))) {
+            long start = System.nanoTime();
+            if (record.kind() == SandboxRecord.Kind.NAMED && end(record, verb, false)) {
+                ended += record.containers().size();
+                plugin.record(owner, record.project(), verb, "deleted", "sandbox " + record.id() + " ended with its agent; "
+                        + record.containers().size() + " container(s) removed", record.services(), start);
+            }
+        }
+        return ended;
     }
 
     /** What a delete found. */

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
@@ -45,28 +46,34 @@ final class DataTools {
                 new ToolSpec(VerbNames.SNAPSHOT_SCHEMA, "Snapshot your schema",
                         "Record your Postgres sandbox's schema now under a name (digest version, Postgres version, object counts,"
                                 + " per-object fingerprints). An explicit before-state for diff_schema, e.g. before a migration.",
-                        snapshotName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SNAPSHOT_SCHEMA)),
+                        snapshotName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SNAPSHOT_SCHEMA),
+                        AgentOperation.SNAPSHOT_SCHEMA),
                 new ToolSpec(VerbNames.DIFF_SCHEMA, "Diff your schema against a snapshot",
                         "What changed in your Postgres schema since the named snapshot: objects added, removed, and changed"
                                 + " with what changed (e.g. a column's type or nullability). Empty when nothing changed.",
-                        snapshotName, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.DIFF_SCHEMA)),
+                        snapshotName, true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.DIFF_SCHEMA),
+                        AgentOperation.DIFF_SCHEMA),
                 new ToolSpec(VerbNames.CHECKPOINT_SANDBOX, "Checkpoint your database",
                         "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
                                 + " it for the copy (reconnect with the same URL).",
-                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.CHECKPOINT_SANDBOX)),
+                        checkpointName, false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.CHECKPOINT_SANDBOX),
+                        AgentOperation.CHECKPOINT),
                 new ToolSpec(VerbNames.SAVE_TEMPLATE, "Save your database as a template",
                         "Keep a dump of your Postgres database on the server under a name (schema and rows, no owners or grants)."
                                 + " It outlives this sandbox: request_sandbox(template=name) starts a new one from it, on the same"
                                 + " PostgreSQL major or newer. The answer lists your project's templates.",
-                        templateName, false, false, false, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SAVE_TEMPLATE)),
+                        templateName, false, false, false, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.SAVE_TEMPLATE),
+                        AgentOperation.SAVE_TEMPLATE),
                 new ToolSpec("list_templates", "List your project's templates",
                         "The templates your project's sandboxes can start from (request_sandbox(template=name)): name, PostgreSQL"
                                 + " major, size, created, schema digest, the sandbox it was saved from.",
-                        McpTools.noArguments(), true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::listTemplates),
+                        McpTools.noArguments(), true, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::listTemplates,
+                        AgentOperation.LIST_TEMPLATES),
                 new ToolSpec(VerbNames.REWIND_SANDBOX, "Rewind your database to a checkpoint",
                         "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
                                 + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
-                        checkpointName, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.REWIND_SANDBOX)));
+                        checkpointName, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, call -> run(call, VerbNames.REWIND_SANDBOX),
+                        AgentOperation.REWIND));
     }
 
     /** The templates of the caller's project, as {@code GET /api/templates} answers them (metadata, never content). */

@@ -16,7 +16,7 @@ final class DoctorTool {
         return List.of(new ToolSpec("doctor", "Health checks",
                 "Operator: the server's health checks with fixes (Docker, images, store, state dir, tokens, flag, pool, capacity,"
                         + " janitor, TTLs and quotas), as GET /api/doctor answers them.",
-                McpTools.noArguments(), true, false, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::run));
+                McpTools.noArguments(), true, false, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::run, null));
     }
 
     @SuppressWarnings("unchecked")

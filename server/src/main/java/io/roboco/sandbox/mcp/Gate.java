@@ -4,6 +4,7 @@ import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.inspect.InspectionPolicy;
+import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
@@ -29,6 +30,10 @@ import java.util.Optional;
  * throw {@link McpError} (JSON-RPC {@code -32602}); a refusal or {@code invalid_state} is a result with
  * {@code isError: true} and the reason, so the agent can correct itself.
  *
+ * <p>Guards: an agent's call first passes the plugin's {@link GuardChain} for the tool's operation (role, and for what
+ * reaches a sandbox the flag, an active task and the project's opt-in), the same chain the HTTP verbs pass; a refusal
+ * is a tool error and the handler never runs.
+ *
  * <p>Scope: a tool that acts on a sandbox gets the caller's own, resolved here ({@link SandboxScope}); a caller
  * without one gets a tool error and the handler never runs. Policy: the inspection policy with the gate's row cap.
  *
@@ -46,6 +51,7 @@ public final class Gate {
     private final JsonSchemaValidator validator;
     private final AuditLog audit;
     private final AgentStore agents;
+    private final GuardChain guards;
     private final SandboxScope scope;
     private final InspectionPolicy policy;
     private final Clock clock;
@@ -66,8 +72,8 @@ public final class Gate {
      * @param rowCap the most rows any tool answers ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}); the inspection policy's
      *               row limit is set to it
      */
-    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, SandboxScope scope,
-                int rowCap, Clock clock) {
+    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, GuardChain guards,
+                SandboxScope scope, int rowCap, Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
                 throw new IllegalArgumentException("two tools named " + spec.name());
@@ -81,6 +87,7 @@ public final class Gate {
         this.validator = validator;
         this.audit = audit;
         this.agents = agents;
+        this.guards = guards;
         this.scope = scope;
         this.policy = InspectionPolicy.defaults().withMaxRows(rowCap);
         this.clock = clock;
@@ -121,6 +128,20 @@ public final class Gate {
             String why = "invalid arguments for " + name + ": " + valid.errorMessage();
             record(caller, "mcp:" + name, "invalid", why, args, List.of(), start);
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(why)).build();
+        }
+        if (caller instanceof Caller.Agent agent) {
+            GuardChain.Verdict verdict;
+            try {
+                verdict = guards.admit(agent.slug(), spec.operation());
+            } catch (RuntimeException e) {
+                return fault(caller, name, args, e, start);
+            }
+            if (verdict instanceof GuardChain.Verdict.Refused refused) {
+                String reason = refused.refusal().reason();
+                record(caller, "mcp:" + name, "denied", reason, args, List.of(), start);
+                return McpSchema.CallToolResult.builder().addTextContent("refused: " + reason)
+                        .structuredContent(failure("refused", reason, refused.refusal().retryable())).isError(true).build();
+            }
         }
         ScopedSandbox sandbox = null;
         String named = args.get(SANDBOX_ARGUMENT) instanceof String id ? id : null;

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.inspect.InspectionResult;
 import io.roboco.sandbox.inspect.MongoInspector;
 import io.roboco.sandbox.inspect.Outcome;
@@ -79,7 +80,7 @@ final class InspectTools {
                 new ToolSpec("describe_sandbox", "Describe Redis / Mongo", "Your sandbox's Redis (key count, modules, memory)"
                         + " and Mongo (collections and document counts). No values or documents are read.",
                         McpTools.object(Map.of("service", service, "sandbox", sandbox), List.of()), true, false, true, ToolSpec.Audience.AGENT,
-                        ToolSpec.Scope.OWN_SANDBOX, this::describeSandbox));
+                        ToolSpec.Scope.OWN_SANDBOX, this::describeSandbox, AgentOperation.INSPECT));
     }
 
     private static ToolSpec tool(String name, String title, String description, Map<String, Object> schema,
@@ -91,7 +92,7 @@ final class InspectTools {
                     } catch (NoService e) {
                         return e.result;
                     }
-                });
+                }, AgentOperation.INSPECT);
     }
 
     /** The inspector of the caller's sandbox's Postgres; {@link NoService} when the sandbox has none. */

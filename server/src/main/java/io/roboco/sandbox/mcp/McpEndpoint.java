@@ -77,7 +77,8 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());
         specs.addAll(new InspectTools(inspectors, rowCap).specs());
-        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), own, rowCap, clock);
+        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), plugin.guards(), own,
+                rowCap, clock);
 
         SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built = SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(json)

@@ -82,7 +82,7 @@ final class NamedSandboxes {
         }
         Sandboxes.CreateOutcome outcome;
         try {
-            outcome = sandboxes.create(new Sandboxes.CreateRequest(slug, agent.get().project(), services, extensions, name, ttl, labels,
+            outcome = sandboxes.createForAgent(new Sandboxes.CreateRequest(slug, agent.get().project(), services, extensions, name, ttl, labels,
                     call.string("template")));
         } catch (io.roboco.sandbox.request.BadRequest e) {
             // Well-formed but over a limit (a ttl past the project's max): a tool error the agent can correct.

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
@@ -61,21 +62,23 @@ final class SandboxTools {
                 new ToolSpec("list_sandboxes", "List sandboxes",
                         "Your sandboxes (the admin token: every one): id, name, kind (default = your request_sandbox set, or"
                                 + " named), services, containers, labels, state, expiry. No credentials.",
-                        McpTools.object(listArgs, List.of()), true, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::list),
+                        McpTools.object(listArgs, List.of()), true, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::list,
+                        AgentOperation.LIST_SANDBOXES),
                 new ToolSpec("extend_sandbox", "Extend a sandbox",
                         "Keep a sandbox of yours alive longer: its expiry becomes now + ttl (at most its max lifetime)."
                                 + " Without 'sandbox', your request_sandbox set.",
                         McpTools.object(Map.of("sandbox", sandboxArgument("the sandbox id (list_sandboxes)"), "ttl", ttl), List.of("ttl")),
-                        false, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::extend),
+                        false, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::extend,
+                        AgentOperation.EXTEND),
                 new ToolSpec("delete_sandbox", "Delete a sandbox",
                         "Operator: remove any sandbox now, its containers and data. (Agents: release_sandbox.)",
                         McpTools.object(Map.of("sandbox", sandboxArgument("the sandbox id")), List.of("sandbox")),
-                        false, true, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::delete),
+                        false, true, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::delete, null),
                 new ToolSpec("cleanup", "Remove expired sandboxes",
                         "Operator: list expired sandboxes (dry_run, the default) or remove them; optionally one owner's.",
                         McpTools.object(Map.of("dry_run", Map.of("type", "boolean", "description", "only list (default true)"),
                                 "owner", McpTools.string("one owner's only", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63)), List.of()),
-                        false, true, false, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::cleanup));
+                        false, true, false, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::cleanup, null));
     }
 
     private ToolResult list(ToolCall call) {

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.guard.AgentOperation;
+
 import java.util.Map;
 import java.util.Objects;
 
@@ -11,10 +13,12 @@ import java.util.Objects;
  * @param destructive {@code destructiveHint}: the tool removes something (release, delete)
  * @param idempotent  {@code idempotentHint}: calling again with the same arguments has no further effect
  * @param scope       what the call acts on; the gate resolves it (and refuses) before the handler runs
+ * @param operation   what an agent's call asks of the guard chain (role, flag, task, opt-in), which the gate asks before
+ *                    anything else; required for every tool an agent can call (an operator-only tool has none)
  */
 public record ToolSpec(String name, String title, String description, Map<String, Object> inputSchema,
                        boolean readOnly, boolean destructive, boolean idempotent, Audience audience, Scope scope,
-                       ToolHandler handler) {
+                       ToolHandler handler, AgentOperation operation) {
     /** Who sees a tool in {@code tools/list} and may call it. */
     public enum Audience {
         AGENT, OPERATOR, BOTH;
@@ -44,6 +48,9 @@ public record ToolSpec(String name, String title, String description, Map<String
         Objects.requireNonNull(handler, "handler");
         if (readOnly && destructive) {
             throw new IllegalArgumentException("tool " + name + " cannot be both read-only and destructive");
+        }
+        if (audience != Audience.OPERATOR && operation == null) {
+            throw new IllegalArgumentException("tool " + name + " can be called by an agent, so it names its guard-chain operation");
         }
     }
 }

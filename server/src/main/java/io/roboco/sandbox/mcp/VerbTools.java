@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
@@ -63,11 +64,13 @@ final class VerbTools {
                         "Get throwaway, isolated databases for your current task (the project's opted-in Postgres / Redis /"
                                 + " Mongo). Answers ready-to-export credentials (ROBOCO_TEST_* env) in the same call; asking"
                                 + " again returns the same sandbox. With 'name': a separate named sandbox of yours (create).",
-                        McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::request),
+                        McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::request,
+                        AgentOperation.REQUEST),
                 new ToolSpec(VerbNames.RELEASE_SANDBOX, "Release your sandbox",
                         "Tear your sandbox down now: its containers and data are removed. The next request_sandbox makes a new one."
                                 + " With 'sandbox': that sandbox of yours (delete).",
-                        releaseArgs, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release));
+                        releaseArgs, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release,
+                        AgentOperation.RELEASE));
     }
 
     private ToolResult request(ToolCall call) throws InterruptedException {

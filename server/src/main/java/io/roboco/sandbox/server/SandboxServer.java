@@ -23,7 +23,6 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.verbs.AgentVerbs;
-import io.roboco.sandbox.verbs.RoleManifest;
 import io.roboco.sandbox.web.Dashboard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,7 +157,7 @@ public final class SandboxServer {
         SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, flagEffective, lifecycle, clock);
         Restarts restarts = Restarts.prepare(config.restart(), config.secretKeyFile(), store, instanceId, book, pool);
         Sandboxes sandboxes = restarts.keeping() ? plugin.keepRecords(book, restarts.vault()) : plugin.keepRecords(book);
-        AgentVerbs verbs = new AgentVerbs(plugin, RoleManifest.defaults(), clock);
+        AgentVerbs verbs = new AgentVerbs(plugin, clock);
         SandboxMetrics metrics = new SandboxMetrics(registry, manager, book, capacity);
         plugin.withEvents(metrics);
         // The ledger knows every container this process keeps (in flight, pending, pooled, claimed, held, recorded).

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * {@code target/mcp-client} with {@code npm ci} (npm's configured registry; the lockfile names no host).
  */
 @SuppressWarnings("unchecked")
-final class TypeScriptMcpClient implements AutoCloseable {
+public final class TypeScriptMcpClient implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path SOURCE = Path.of("src/test/mcp-client");
     private static final Path INSTALL = Path.of("target/mcp-client");
@@ -67,7 +67,7 @@ final class TypeScriptMcpClient implements AutoCloseable {
     }
 
     /** Over Streamable HTTP to {@code url}; {@code token} null sends no Authorization header. */
-    static TypeScriptMcpClient http(String url, String token) {
+    public static TypeScriptMcpClient http(String url, String token) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MCP_TRANSPORT", "http");
         env.put("MCP_URL", url);
@@ -91,41 +91,41 @@ final class TypeScriptMcpClient implements AutoCloseable {
     }
 
     /** One answer: {@code ok} and the rest of the driver's JSON. */
-    record Answer(Map<String, Object> json) {
-        boolean ok() {
+    public record Answer(Map<String, Object> json) {
+        public boolean ok() {
             return Boolean.TRUE.equals(json.get("ok"));
         }
 
-        Map<String, Object> error() {
+        public Map<String, Object> error() {
             return (Map<String, Object>) json.get("error");
         }
 
         /** A tools/call result: content, structuredContent, isError. */
-        Map<String, Object> result() {
+        public Map<String, Object> result() {
             if (!ok()) {
                 throw new AssertionError("the call failed: " + error());
             }
             return (Map<String, Object>) json.get("result");
         }
 
-        Map<String, Object> structured() {
+        public Map<String, Object> structured() {
             return (Map<String, Object>) result().get("structuredContent");
         }
 
-        boolean isError() {
+        public boolean isError() {
             return Boolean.TRUE.equals(result().get("isError"));
         }
 
-        String text() {
+        public String text() {
             return (String) ((List<Map<String, Object>>) result().get("content")).get(0).get("text");
         }
     }
 
-    Answer connect() {
+    public Answer connect() {
         return send(Map.of("op", "connect"));
     }
 
-    List<Map<String, Object>> listTools() {
+    public List<Map<String, Object>> listTools() {
         Answer a = send(Map.of("op", "listTools"));
         if (!a.ok()) {
             throw new AssertionError("tools/list failed: " + a.error());
@@ -133,7 +133,7 @@ final class TypeScriptMcpClient implements AutoCloseable {
         return (List<Map<String, Object>>) a.json().get("tools");
     }
 
-    Answer call(String tool, Map<String, Object> arguments) {
+    public Answer call(String tool, Map<String, Object> arguments) {
         return send(Map.of("op", "call", "name", tool, "arguments", arguments));
     }
 

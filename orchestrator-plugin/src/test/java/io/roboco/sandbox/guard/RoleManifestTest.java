@@ -1,4 +1,4 @@
-package io.roboco.sandbox.verbs;
+package io.roboco.sandbox.guard;
 
 import io.roboco.sandbox.request.BadRequest;
 import org.junit.jupiter.api.Test;
@@ -11,23 +11,23 @@ class RoleManifestTest {
 
     @Test
     void onlyDeveloperAndQaCarryTheSandboxVerbs() {
-        assertThat(roles.rolesCarrying(VerbNames.REQUEST_SANDBOX)).containsExactly("developer", "qa");
-        assertThat(roles.rolesCarrying(VerbNames.RELEASE_SANDBOX)).containsExactly("developer", "qa");
+        assertThat(roles.rolesCarrying(Verbs.REQUEST_SANDBOX)).containsExactly("developer", "qa");
+        assertThat(roles.rolesCarrying(Verbs.RELEASE_SANDBOX)).containsExactly("developer", "qa");
     }
 
     @Test
     void everyRoleCarriesGiveMeWorkAndOnlyKnownVerbs() {
         for (String role : roles.roles()) {
-            assertThat(roles.requireRole(role)).contains(VerbNames.GIVE_ME_WORK);
-            assertThat(VerbNames.ALL).containsAll(roles.requireRole(role));
+            assertThat(roles.requireRole(role)).contains(Verbs.GIVE_ME_WORK);
+            assertThat(Verbs.ALL).containsAll(roles.requireRole(role));
         }
     }
 
     @Test
     void reviewerCarriesReviewVerbsButNoSandbox() {
-        assertThat(roles.requireRole("reviewer")).contains(VerbNames.PASS_REVIEW, VerbNames.FAIL_REVIEW)
-                .doesNotContain(VerbNames.REQUEST_SANDBOX, VerbNames.RELEASE_SANDBOX);
-        assertThat(roles.carries("documenter", VerbNames.I_DOCUMENTED)).isTrue();
+        assertThat(roles.requireRole("reviewer")).contains(Verbs.PASS_REVIEW, Verbs.FAIL_REVIEW)
+                .doesNotContain(Verbs.REQUEST_SANDBOX, Verbs.RELEASE_SANDBOX);
+        assertThat(roles.carries("documenter", Verbs.I_DOCUMENTED)).isTrue();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.verbs;
+package io.roboco.sandbox.guard;
 
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
@@ -11,20 +11,20 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
-import static io.roboco.sandbox.verbs.VerbNames.FAIL_REVIEW;
-import static io.roboco.sandbox.verbs.VerbNames.GIVE_ME_WORK;
-import static io.roboco.sandbox.verbs.VerbNames.I_AM_DONE;
-import static io.roboco.sandbox.verbs.VerbNames.I_AM_IDLE;
-import static io.roboco.sandbox.verbs.VerbNames.I_DOCUMENTED;
-import static io.roboco.sandbox.verbs.VerbNames.PASS_REVIEW;
-import static io.roboco.sandbox.verbs.VerbNames.RELEASE_SANDBOX;
-import static io.roboco.sandbox.verbs.VerbNames.REQUEST_SANDBOX;
-import static io.roboco.sandbox.verbs.VerbNames.UNCLAIM;
-import static io.roboco.sandbox.verbs.VerbNames.SNAPSHOT_SCHEMA;
-import static io.roboco.sandbox.verbs.VerbNames.SAVE_TEMPLATE;
-import static io.roboco.sandbox.verbs.VerbNames.DIFF_SCHEMA;
-import static io.roboco.sandbox.verbs.VerbNames.CHECKPOINT_SANDBOX;
-import static io.roboco.sandbox.verbs.VerbNames.REWIND_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.FAIL_REVIEW;
+import static io.roboco.sandbox.guard.Verbs.GIVE_ME_WORK;
+import static io.roboco.sandbox.guard.Verbs.I_AM_DONE;
+import static io.roboco.sandbox.guard.Verbs.I_AM_IDLE;
+import static io.roboco.sandbox.guard.Verbs.I_DOCUMENTED;
+import static io.roboco.sandbox.guard.Verbs.PASS_REVIEW;
+import static io.roboco.sandbox.guard.Verbs.RELEASE_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.REQUEST_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.UNCLAIM;
+import static io.roboco.sandbox.guard.Verbs.SNAPSHOT_SCHEMA;
+import static io.roboco.sandbox.guard.Verbs.SAVE_TEMPLATE;
+import static io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
+import static io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.REWIND_SANDBOX;
 
 /**
  * Which verbs each role carries in its spawn manifest. Only {@code developer} and {@code qa} carry
