@@ -22,7 +22,7 @@ final class Production {
                 : JdbcSettingsStore.embedded(config.stateDir());
         ContainerRuntime runtime;
         try {
-            runtime = DockerContainerRuntime.connect();
+            runtime = DockerContainerRuntime.connect(null, DockerContainerRuntime.DEFAULT_EXEC_TIMEOUT, config.containerLogs());
         } catch (RuntimeException e) {
             store.close();
             throw e;

@@ -78,12 +78,20 @@ public final class MongoEngine implements Engine {
         return new Credentials(ADMIN_USER, secrets.password(), "agent_" + id, secrets.password(), "sandbox_" + id);
     }
 
+    /**
+     * mongod's cap on one log entry's attributes (its default is 10): a slow operation's entry quotes the agent's
+     * command, truncated to this. {@code --quiet} drops the per-connection lines. The agent ({@code readWrite}) cannot
+     * change either, nor turn profiling or slow-operation logging up. The local stand-in accepts and ignores both.
+     */
+    static final int MAX_LOG_ENTRY_KB = 4;
+
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MONGO_INITDB_ROOT_USERNAME", request.credentials().adminUser());
         env.put("MONGO_INITDB_ROOT_PASSWORD", request.credentials().adminPassword());
-        List<String> command = List.of("mongod", "--bind_ip", request.bindHost(), "--port", Integer.toString(request.port()));
+        List<String> command = List.of("mongod", "--bind_ip", request.bindHost(), "--port", Integer.toString(request.port()),
+                "--quiet", "--setParameter", "maxLogSizeKB=" + MAX_LOG_ENTRY_KB);
         return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
     }
 

@@ -119,6 +119,11 @@ public final class PostgresEngine implements Engine {
      * server arguments, so the official images' contract ({@code POSTGRES_*}, {@code PGDATA}) is unchanged.
      * {@code PGPORT} is set so that {@code psql} in an exec, and the image's temporary init server, use the
      * same port as the server.
+     *
+     * <p>The server log keeps only what ends a session or the server ({@code log_min_messages=fatal}: a failed start
+     * still says why) and never quotes a statement ({@code log_min_error_statement=panic}): an agent's
+     * {@code RAISE WARNING} / {@code RAISE EXCEPTION} of any size, or a statement carrying a password, writes nothing
+     * to the log. Both are superuser settings, so the agent cannot lower them for its session or database.
      */
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
@@ -138,7 +143,9 @@ public final class PostgresEngine implements Engine {
                 "-c", "wal_level=minimal",
                 "-c", "max_wal_senders=0",
                 "-c", "max_wal_size=64MB",
-                "-c", "min_wal_size=32MB");
+                "-c", "min_wal_size=32MB",
+                "-c", "log_min_messages=fatal",
+                "-c", "log_min_error_statement=panic");
         return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
     }
 

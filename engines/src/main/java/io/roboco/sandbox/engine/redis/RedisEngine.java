@@ -150,8 +150,23 @@ public final class RedisEngine implements Engine {
         rules.addAll(AGENT_RULES);
         try (Jedis admin = connect(target, Login.ADMIN)) {
             admin.aclSetUser(c.user(), rules.toArray(String[]::new));
+            quietLog(admin);
         }
         ping(target, Login.AGENT);
+    }
+
+    /**
+     * Once the server is up (its start-up lines, and any failure to start, are logged as usual), the log is turned down
+     * before the agent gets in: a Lua script may call {@code redis.log} with a message of any size, at any level.
+     * {@code nothing} (Redis 7.2+) logs none of it; older servers only know {@code warning}, which still passes a
+     * script's {@code redis.LOG_WARNING} lines: there the container's log cap on the host is the bound.
+     */
+    static void quietLog(Jedis admin) {
+        try {
+            admin.configSet("loglevel", "nothing");
+        } catch (redis.clients.jedis.exceptions.JedisDataException olderThan72) {
+            admin.configSet("loglevel", "warning");
+        }
     }
 
     /** The keyspace is the container's: a claim needs only the new ACL user, as a cold start does. */

@@ -24,7 +24,8 @@ class MongoEngineTest {
         ContainerSpec spec = engine.containerSpec(new SpecRequest("mongo:8", credentials, "127.0.0.1", 43000));
         assertThat(spec.env()).containsOnly(Map.entry("MONGO_INITDB_ROOT_USERNAME", "roboco_admin"),
                 Map.entry("MONGO_INITDB_ROOT_PASSWORD", credentials.adminPassword()));
-        assertThat(spec.command()).containsExactly("mongod", "--bind_ip", "127.0.0.1", "--port", "43000");
+        assertThat(spec.command()).containsExactly("mongod", "--bind_ip", "127.0.0.1", "--port", "43000",
+                "--quiet", "--setParameter", "maxLogSizeKB=4");
         assertThat(spec.dataDir()).isEqualTo("/data/db");
     }
 

@@ -41,6 +41,13 @@ class PostgresEngineTest {
     }
 
     @Test
+    void serverLogKeepsOnlyFatalMessagesAndNeverQuotesAStatement() {
+        ContainerSpec spec = engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
+        assertThat(spec.command()).containsSubsequence("-c", "log_min_messages=fatal")
+                .containsSubsequence("-c", "log_min_error_statement=panic");
+    }
+
+    @Test
     void envHasExactlyTheDbKeysAndAPostgresqlUrl() {
         Map<String, String> env = engine.env(new Endpoint("127.0.0.1", 41000), credentials);
         assertThat(env).containsOnlyKeys("ROBOCO_TEST_DB_HOST", "ROBOCO_TEST_DB_PORT", "ROBOCO_TEST_DB_NAME",

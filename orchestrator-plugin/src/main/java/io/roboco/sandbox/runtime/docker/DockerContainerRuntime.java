@@ -14,6 +14,7 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
@@ -44,11 +45,13 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     private final DockerClient client;
     private final String dockerHost;
     private final Duration execTimeout;
+    private final LogCap logs;
 
-    private DockerContainerRuntime(DockerClient client, String dockerHost, Duration execTimeout) {
+    private DockerContainerRuntime(DockerClient client, String dockerHost, Duration execTimeout, LogCap logs) {
         this.client = client;
         this.dockerHost = dockerHost;
         this.execTimeout = execTimeout;
+        this.logs = logs;
     }
 
     /** Connects to {@code DOCKER_HOST}, or {@value #DEFAULT_DOCKER_HOST} when it is unset. */
@@ -62,6 +65,12 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     }
 
     public static DockerContainerRuntime connect(String dockerHost, Duration execTimeout) {
+        return connect(dockerHost, execTimeout, LogCap.defaults());
+    }
+
+    /** As {@link #connect(String, Duration)}, every container's log capped on the host at {@code logs}. */
+    public static DockerContainerRuntime connect(String dockerHost, Duration execTimeout, LogCap logs) {
+        java.util.Objects.requireNonNull(logs, "logs");
         String host = dockerHost;
         if (host == null || host.isBlank()) {
             String env = System.getenv("DOCKER_HOST");
@@ -76,7 +85,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     .connectionTimeout(Duration.ofSeconds(5))
                     .responseTimeout(execTimeout.plusSeconds(30))
                     .build();
-            return new DockerContainerRuntime(DockerClientImpl.getInstance(config, http), host, execTimeout);
+            return new DockerContainerRuntime(DockerClientImpl.getInstance(config, http), host, execTimeout, logs);
         } catch (RuntimeException e) {
             throw new ContainerRuntimeException("Docker host '" + host + "' not usable (" + DockerFailures.rootMessage(e)
                     + "); set DOCKER_HOST to unix:///var/run/docker.sock or tcp://host:port", e);
@@ -86,6 +95,11 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     /** The daemon address this runtime talks to. */
     public String dockerHost() {
         return dockerHost;
+    }
+
+    /** The cap on every container's log this runtime starts. */
+    public LogCap logCap() {
+        return logs;
     }
 
     /** For integration tests in this package only: the raw client, to check what the daemon recorded. */
@@ -169,7 +183,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                 .withName(request.name())
                 .withEnv(env)
                 .withLabels(request.labels())
-                .withHostConfig(SandboxHostConfig.of(request));
+                .withHostConfig(SandboxHostConfig.of(request, logs));
         if (!spec.command().isEmpty()) {
             cmd.withCmd(spec.command());
         }

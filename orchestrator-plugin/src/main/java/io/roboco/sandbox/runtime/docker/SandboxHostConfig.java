@@ -2,9 +2,11 @@ package io.roboco.sandbox.runtime.docker;
 
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.LogConfig;
 import com.github.dockerjava.api.model.RestartPolicy;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 
@@ -15,13 +17,14 @@ import java.util.Map;
 /**
  * The locked-down host configuration of a sandbox container: data dir on tmpfs, memory without swap,
  * CPU and pids caps, no-new-privileges, every capability dropped but the requested ones, not privileged,
- * no binds or volumes, no restart, host mode or a named network.
+ * no binds or volumes, no restart, host mode or a named network, and a log capped on the host ({@code json-file}
+ * with {@code max-size} / {@code max-file}, whatever the daemon's default driver is).
  */
 final class SandboxHostConfig {
     private SandboxHostConfig() {
     }
 
-    static HostConfig of(RunRequest request) {
+    static HostConfig of(RunRequest request, LogCap logs) {
         Limits limits = request.limits();
         String network = request.network() instanceof NetworkMode.Named named ? named.network() : "host";
         // mode=1777: the entrypoint (root with CHOWN/FOWNER) chowns it; a non-root image can still write.
@@ -37,7 +40,14 @@ final class SandboxHostConfig {
                 .withCapAdd(capabilities(request))
                 .withPrivileged(false)
                 .withNetworkMode(network)
-                .withRestartPolicy(RestartPolicy.noRestart());
+                .withRestartPolicy(RestartPolicy.noRestart())
+                .withLogConfig(logConfig(logs));
+    }
+
+    /** {@code json-file} keeps {@code docker logs} (the start diagnosis's log tail) working; the caps bound the host's disk. */
+    static LogConfig logConfig(LogCap logs) {
+        return new LogConfig(LogConfig.LoggingType.JSON_FILE,
+                Map.of("max-size", Long.toString(logs.maxFileBytes()), "max-file", Integer.toString(logs.maxFiles())));
     }
 
     private static Capability[] capabilities(RunRequest request) {
