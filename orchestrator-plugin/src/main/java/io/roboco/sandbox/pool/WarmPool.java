@@ -66,8 +66,6 @@ public final class WarmPool implements AutoCloseable {
     /** Pool keys whose first fill has been logged. */
     private final Set<String> filled = ConcurrentHashMap.newKeySet();
     private volatile PoolJournal journal = PoolJournal.NONE;
-    /** On close, leave the idle containers running for the next process to re-adopt ({@link #keepIdleOnClose}). */
-    private volatile boolean keepIdle;
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
         this(registry, provisioner, sizes, refillExecutor());
@@ -242,14 +240,9 @@ public final class WarmPool implements AutoCloseable {
         return this;
     }
 
-    /** {@link #close} leaves the idle containers running (and journaled) for the next process to re-adopt. */
-    public WarmPool keepIdleOnClose() {
-        this.keepIdle = true;
-        return this;
-    }
-
     /**
-     * Takes back an idle container a previous process of this instance kept in the pool (before {@link #start}). Taken
+     * Takes back an idle container a previous process of this instance left in the pool (it ended without closing the
+     * pool: a crash, a {@code kill -9}), before {@link #start}. Taken
      * when its pool still exists (same engine and image) and is not full; the caller has checked that it answers.
      * Returns false when it was not taken (the caller removes it).
      */
@@ -280,8 +273,9 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /**
-     * Stops refilling and removes every idle container (or, after {@link #keepIdleOnClose}, leaves them for the next
-     * process to re-adopt). Claimed containers belong to their agents' sandboxes. A refill
+     * Stops refilling and removes every idle container: a graceful stop leaves none behind, whether or not a later
+     * process of this instance ever starts to re-adopt it (only a crash leaves idle containers, journaled, for the next
+     * start to take back or remove). Claimed containers belong to their agents' sandboxes. A refill
      * under way is let finish (not interrupted: an interrupted Docker call can leave a container the daemon made but
      * never named to us) and its container removed, waiting up to {@link #CLOSE_WAIT}; past that the refill is
      * interrupted, and whatever it started stays in the ledger for the caller to remove.
@@ -301,20 +295,17 @@ public final class WarmPool implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        int kept = 0;
+        int removed = 0;
         for (ConcurrentLinkedDeque<Shelves.Pooled> ready : shelves.all()) {
             for (Shelves.Pooled pooled; (pooled = ready.pollFirst()) != null; ) {
                 pooled.closeSession();
-                if (keepIdle) {
-                    kept++;
-                } else {
-                    journal.left(pooled.instance().containerId());
-                    provisioner.removeQuietly(pooled.instance().containerId());
-                }
+                journal.left(pooled.instance().containerId());
+                provisioner.removeQuietly(pooled.instance().containerId());
+                removed++;
             }
         }
-        if (kept > 0) {
-            log.info("warm pool: {} idle container(s) kept for the next start to re-adopt", kept);
+        if (removed > 0) {
+            log.info("warm pool: {} idle container(s) removed", removed);
         }
     }
 

@@ -24,7 +24,8 @@ import java.util.function.Consumer;
 /**
  * {@link RestartSettings} put to work at start. With re-adoption on: the key file is read (or generated), every
  * handed-out sandbox's credentials are sealed under it, the warm pool journals its idle containers, a graceful shutdown
- * keeps them all, and {@link #readopt} takes back what a previous process left. With it off (or without a usable key):
+ * keeps the agents' sandboxes (and removes the idle pool: nothing idle outlives a stop), and {@link #readopt} takes back
+ * what a previous process left (after a crash, its idle pool too). With it off (or without a usable key):
  * the seed's behaviour, as the lifecycle's records have it (verb sets of a previous process ended, their containers the
  * janitor's; a shutdown releases everything) and nothing sealed.
  */
@@ -66,7 +67,7 @@ final class Restarts {
         }
         CredentialVault vault = new CredentialVault(store, opened.cipher(), instance);
         if (pool != null) {
-            pool.journalTo(new SealedPool(vault)).keepIdleOnClose();
+            pool.journalTo(new SealedPool(vault));
         }
         log.info("re-adoption is on: sandbox credentials are sealed (AES-256-GCM) under key {} from {}{}", opened.cipher().keyId(), keyFile,
                 opened.status().generated() ? " (generated now, mode 0600; keep it with the state directory)" : "");

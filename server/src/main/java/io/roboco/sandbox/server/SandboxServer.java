@@ -304,7 +304,7 @@ public final class SandboxServer {
         private final ContainerRuntime runtime;
         private final SettingsStore store;
         private final String instanceId;
-        /** A graceful shutdown keeps the agents' sandboxes (and the idle pool) for the next start to re-adopt. */
+        /** A graceful shutdown keeps the agents' sandboxes for the next start to re-adopt (never the idle pool). */
         private final boolean keepSandboxes;
         private final int port;
         private final AtomicBoolean closed = new AtomicBoolean();
@@ -358,9 +358,10 @@ public final class SandboxServer {
 
         /**
          * STOPPING; stop serving; stop the janitor; let the provisioning calls under way end (bounded) and refuse new
-         * ones; stop the warm pool's refills; then, with re-adoption on, keep every live sandbox and the idle pool
-         * (sealed in the store) for the next start to re-adopt, so a deploy is invisible to working agents; with it off
-         * ({@code ROBOCO_SANDBOX_READOPT=false}, or no usable key) remove the pool and tear down every live sandbox.
+         * ones; remove the warm pool's idle containers (nothing idle outlives a stop, whether or not this instance ever
+         * starts again); then, with re-adoption on, keep every live sandbox (sealed in the store) for the next start to
+         * re-adopt, so a deploy is invisible to working agents; with it off ({@code ROBOCO_SANDBOX_READOPT=false}, or no
+         * usable key) tear down every live sandbox.
          * Either way remove whatever the ledger still holds as being started or claimed; close the plugin, the
          * runtime, and the store last (a release's audit record kept while the store refused it is written then).
          */
@@ -378,14 +379,14 @@ public final class SandboxServer {
             quietly("stop janitor", janitor::close);
             quietly("stop scheduler", scheduler::shutdownNow);
             quietly("wait for provisioning under way", this::drain);
-            plugin.manager().pool().ifPresent(pool -> quietly(keepSandboxes ? "stop warm pool" : "remove warm pool", pool::close));
+            plugin.manager().pool().ifPresent(pool -> quietly("remove warm pool", pool::close));
             if (!keepSandboxes) {
                 for (AgentSandbox sandbox : plugin.manager().live()) {
                     quietly("release " + sandbox.agent(), () -> plugin.releaseSandbox(sandbox.agent(), SHUTDOWN_VERB));
                 }
             }
             quietly("remove containers still starting", () -> plugin.manager().removeUnsettled());
-            log.info(keepSandboxes ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true)"
+            log.info(keepSandboxes ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true), idle warm pool removed"
                     : "stopped: sandboxes released, warm pool removed", plugin.manager().live().size());
             quietly("close plugin", plugin::close);
             quietly("close runtime", runtime::close);

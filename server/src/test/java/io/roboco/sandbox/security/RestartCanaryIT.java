@@ -144,7 +144,8 @@ class RestartCanaryIT {
                 .anyMatch(e -> e.getValue().contains("v1."))).as("the scan reads the sealed rows (%s)", sealedWhere).isTrue();
         Fixtures.figure("RestartCanaryIT (" + which + " store) plaintext passwords at rest: " + leaks.size() + " " + leaks
                 + " (canaries issued " + canary.issued.size() + ", sealed rows " + sealedRows + ", places scanned " + places.size() + ")");
-        assertThat(sealedRows).as("agents' sets (6), the named sandbox (1), the idle pool (2)").isGreaterThanOrEqualTo(9);
+        assertThat(sealedRows).as("agents' sets (6), the named sandbox (1); the idle pool's rows left with its containers at the"
+                + " graceful stop").isGreaterThanOrEqualTo(7);
         assertThat(leaks).isEmpty();
     }
 

@@ -69,6 +69,37 @@ class SeededWarmPoolTest {
     }
 
     /** The refill thread, injected so a test can see it idle; a retry still waiting when the pool closes is dropped. */
+    /** The process ends without closing its pool (a crash): its refills stop, its idle containers stay. */
+    private void crash() throws InterruptedException {
+        refiller.shutdownNow();
+        assertThat(refiller.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aGracefulCloseRemovesEveryIdleSeededContainerAndTellsTheJournal() throws Exception {
+        List<String> left = new CopyOnWriteArrayList<>();
+        PoolJournal journal = new PoolJournal() {
+            @Override
+            public void pooled(String poolKey, ServiceInstance idle) {
+            }
+
+            @Override
+            public void left(String containerId) {
+                left.add(containerId);
+            }
+        };
+        refiller();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).journalTo(journal).start();
+        pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
+        eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
+        String seededId = seededContainers("create table t (id int)").get(0).id();
+
+        pool.close();
+
+        assertThat(runtime.containerIds()).as("nothing idle outlives a graceful stop").doesNotContain(seededId);
+        assertThat(left).contains(seededId);
+    }
+
     private ScheduledThreadPoolExecutor refiller() {
         refiller = new ScheduledThreadPoolExecutor(1);
         refiller.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -269,7 +300,7 @@ class SeededWarmPoolTest {
     }
 
     @Test
-    void aSeededContainerKeptAtCloseIsReadoptedAndServesTheProjectsNextClaimOfTheSameSeed() throws Exception {
+    void aSeededContainerLeftByACrashIsReadoptedAndServesTheProjectsNextClaimOfTheSameSeed() throws Exception {
         Map<String, ServiceInstance> journaled = new java.util.concurrent.ConcurrentHashMap<>();
         PoolJournal journal = new PoolJournal() {
             @Override
@@ -283,12 +314,12 @@ class SeededWarmPoolTest {
             }
         };
         refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).journalTo(journal).keepIdleOnClose().start();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).journalTo(journal).start();
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
         eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
         String seededId = seededContainers("create table t (id int)").get(0).id();
-        pool.close();
-        assertThat(runtime.containerIds()).as("kept for the next process").contains(seededId);
+        crash();
+        assertThat(runtime.containerIds()).as("left for the next process").contains(seededId);
         String key = journaled.keySet().iterator().next();
         assertThat(key).isEqualTo("postgres@stub/postgres:1#" + SHOP + ":" + SeedRecipe.digestOf(plan("create table t (id int)")));
 
@@ -311,10 +342,10 @@ class SeededWarmPoolTest {
     @Test
     void aReadoptedSeededContainerIsNeverServedToAClaimOfAnotherSeedOrWhenNoSeededPoolIsKept() throws Exception {
         refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).keepIdleOnClose().start();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller).start();
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
         eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
-        pool.close();
+        crash();
         ContainerState kept = seededContainers("create table t (id int)").get(0);
         ServiceInstance instance = new ServiceInstance("postgres", kept.image(), kept.id(), kept.name(),
                 new io.roboco.sandbox.engine.Endpoint("127.0.0.1", 1), postgres.retiredSeeders().get(0), Set.of(), java.time.Instant.now(), "");

@@ -78,7 +78,7 @@ class ReadoptionTest {
             vault = new CredentialVault(store, new CredentialCipher(sealingKey), instance);
             manager.admitWith(new SealingAdmission(book, vault));
             if (pool != null) {
-                pool.journalTo(new SealedPool(vault)).keepIdleOnClose();
+                pool.journalTo(new SealedPool(vault));
             }
             processes.add(this);
         }
