@@ -6,13 +6,18 @@ import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.runtime.ContainerState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.util.Optional;
 
 /**
  * The provisioner's hands on one container through the runtime: the narrow views an engine gets (a probe target, an
  * exec), and removal, which closes the container's live session and strikes it from the ledger whatever the runtime
- * answered.
+ * answered. Removal takes only a container that carries this instance's labels ({@code roboco.sandbox=1} and
+ * {@code roboco.sandbox.instance}): an id read from the store, or handed over by anyone, never removes another's
+ * container (Docker labels are fixed at creation, and the removal names the id the inspection resolved).
  */
 final class Containers {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
@@ -21,11 +26,13 @@ final class Containers {
     private final ContainerRuntime runtime;
     private final ContainerLedger ledger;
     private final Liveness liveness;
+    private final String instanceId;
 
-    Containers(ContainerRuntime runtime, ContainerLedger ledger, Liveness liveness) {
+    Containers(ContainerRuntime runtime, ContainerLedger ledger, Liveness liveness, String instanceId) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.liveness = liveness;
+        this.instanceId = instanceId;
     }
 
     /** What a probe of the container sees: where it answers, its credentials, whether it runs, its (redacted) log tail. */
@@ -51,14 +58,27 @@ final class Containers {
     }
 
     /**
-     * Removes the container; a runtime failure propagates, but the container is no longer in the ledger either way.
-     * An interrupt (a shutdown's, a cancelled call's) is held back meanwhile, so the removal is still sent.
+     * Removes the container when it is this instance's sandbox container (a missing one is already removed; one without
+     * our labels is left alone, with a warning); a runtime failure propagates, but the container is no longer in the
+     * ledger either way. An interrupt (a shutdown's, a cancelled call's) is held back meanwhile, so the removal is
+     * still sent.
      */
     void remove(String containerId) {
         liveness.drop(containerId);
         boolean interrupted = Thread.interrupted();
         try {
-            runtime.remove(containerId);
+            Optional<ContainerState> found = runtime.inspect(containerId);
+            if (found.isEmpty()) {
+                return;
+            }
+            ContainerState container = found.get();
+            if (!ours(container)) {
+                log.warn("container {} ({}) is not one of this instance's sandbox containers (it lacks the labels {}=1 and {}={}); not"
+                        + " removed. Whatever named it (a store row, a request) was altered or came from elsewhere: check the"
+                        + " settings store", containerId, container.name(), SandboxLabels.SANDBOX, SandboxLabels.INSTANCE, instanceId);
+                return;
+            }
+            runtime.remove(container.id());
         } finally {
             ledger.strike(containerId);
             if (interrupted) {
@@ -74,5 +94,10 @@ final class Containers {
         } catch (RuntimeException e) {
             log.warn("could not remove sandbox container {}: {} (the janitor will retry)", containerId, e.getMessage());
         }
+    }
+
+    /** Made by this instance: Docker labels cannot be changed after creation, so they are proof enough. */
+    private boolean ours(ContainerState container) {
+        return "1".equals(container.labels().get(SandboxLabels.SANDBOX)) && instanceId.equals(container.labels().get(SandboxLabels.INSTANCE));
     }
 }

@@ -77,7 +77,7 @@ public final class ServiceProvisioner {
         this.secrets = secrets;
         this.ledger = ledger;
         this.liveness = new Liveness(runtime, settings.readyTimeout());
-        this.containers = new Containers(runtime, ledger, liveness);
+        this.containers = new Containers(runtime, ledger, liveness, settings.instanceId());
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.seeding = new Seeding(environment);

@@ -55,7 +55,7 @@ class PortTakenIT {
     private static ColdStart coldStart(IntSupplier ports) {
         Clock clock = Clock.systemUTC();
         ContainerLedger ledger = new ContainerLedger(clock);
-        Containers containers = new Containers(runtime, ledger, new Liveness(runtime, settings.readyTimeout()));
+        Containers containers = new Containers(runtime, ledger, new Liveness(runtime, settings.readyTimeout()), settings.instanceId());
         StartDiagnosis diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         return new ColdStart(runtime, settings, SecretSource.secure(), clock, ledger, containers, diagnosis, ports);
     }

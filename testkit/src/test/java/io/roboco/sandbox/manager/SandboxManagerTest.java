@@ -198,7 +198,8 @@ class SandboxManagerTest {
     void removeUnsettledRemovesWhatTheLedgerHoldsAsStartingOrClaimed() throws Exception {
         ensure("dev-1", shop);
         String stray = runtime.start(new RunRequest("stray", new ContainerSpec("stub/postgres:1", Map.of(), List.of(), "/data", 1),
-                Map.of(), settings.limits(), settings.network(), Set.of())).id();
+                SandboxLabels.forService("test-instance", "dev-2", "shop", "postgres", 0L), settings.limits(),
+                settings.network(), Set.of())).id();
         manager.ledger().enter(stray, ContainerLedger.Reason.IN_FLIGHT, "dev-2");
 
         assertThat(manager.removeUnsettled()).isEqualTo(1);
