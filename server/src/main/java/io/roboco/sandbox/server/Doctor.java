@@ -11,14 +11,17 @@ import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.security.CodeSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Health checks with fixes, for {@code GET /api/doctor} (asked of the running server) and the CLI's {@code doctor}
@@ -340,12 +344,14 @@ public final class Doctor {
     /** {@code scripts/build-images.sh --check} when the repository is at hand: image tag → current | stale | missing. */
     private Map<String, String> recipeStates() {
         Map<String, String> states = new LinkedHashMap<>();
-        if (repoRoot == null || !Files.isRegularFile(repoRoot.resolve("scripts/build-images.sh"))) {
+        if (repoRoot == null || !Files.isRegularFile(repoRoot.resolve(BUILD_SCRIPT))) {
             return states;
         }
         try {
-            Process p = new ProcessBuilder("bash", repoRoot.resolve("scripts/build-images.sh").toString(), "--check")
-                    .directory(repoRoot.toFile()).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(shell(), repoRoot.resolve(BUILD_SCRIPT).toString(), "--check")
+                    .directory(repoRoot.toFile()).redirectErrorStream(true);
+            builder.environment().put("PATH", absoluteEntries(builder.environment().getOrDefault("PATH", "")));
+            Process p = builder.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -365,17 +371,52 @@ public final class Doctor {
         return states;
     }
 
-    /** The repository holding scripts/build-images.sh: ROBOCO_REPO_ROOT, else the working directory or one of its parents. */
+    static final String BUILD_SCRIPT = "scripts/build-images.sh";
+
+    /** bash by its absolute path: a {@code PATH} with relative entries must not pick a {@code bash} from the working directory. */
+    private static String shell() {
+        return Files.isExecutable(Path.of("/bin/bash")) ? "/bin/bash" : "/usr/bin/bash";
+    }
+
+    /** {@code PATH} without its empty and relative entries (each of which means "the working directory, or below it"). */
+    static String absoluteEntries(String path) {
+        return Arrays.stream(path.split(":", -1)).filter(e -> e.startsWith("/")).collect(Collectors.joining(":"));
+    }
+
+    /**
+     * The checkout holding {@value #BUILD_SCRIPT}, never looked for from the working directory (a directory the operator
+     * happens to stand in, perhaps an agent's checkout, must not get a script run): {@code ROBOCO_REPO_ROOT} when it is
+     * an absolute path, else the checkout this server was built in (its jar or classes sit in {@code <root>/server/target}).
+     * Null when neither holds the script and {@code images/}: the recipe check is skipped.
+     */
     static Path findRepoRoot(Map<String, String> env) {
+        return findRepoRoot(env, codeLocation());
+    }
+
+    static Path findRepoRoot(Map<String, String> env, Path code) {
         String root = env.get("ROBOCO_REPO_ROOT");
         if (root != null && !root.isBlank()) {
-            return Path.of(root);
+            Path given = Path.of(root.trim());
+            return given.isAbsolute() && isCheckout(given) ? given.normalize() : null;
         }
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("scripts/build-images.sh")) && Files.isDirectory(p.resolve("images"))) {
-                return p;
-            }
+        if (code == null || code.getParent() == null || !code.getParent().endsWith(Path.of("server", "target"))) {
+            return null;
         }
-        return null;
+        Path checkout = code.getParent().getParent().getParent();
+        return checkout != null && isCheckout(checkout) ? checkout : null;
+    }
+
+    private static boolean isCheckout(Path dir) {
+        return Files.isRegularFile(dir.resolve(BUILD_SCRIPT)) && Files.isDirectory(dir.resolve("images"));
+    }
+
+    /** Where this class was loaded from (the jar, or a classes directory), absolute; null when the JVM does not say. */
+    private static Path codeLocation() {
+        try {
+            CodeSource source = Doctor.class.getProtectionDomain().getCodeSource();
+            return source == null ? null : Path.of(source.getLocation().toURI()).toAbsolutePath().normalize();
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
     }
 }
