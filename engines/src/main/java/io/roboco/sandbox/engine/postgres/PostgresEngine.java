@@ -48,6 +48,13 @@ public final class PostgresEngine implements Engine {
     static final String MAINTENANCE_DB = "postgres";
     private static final PoolSeeding SEEDING = new PostgresPoolSeeding();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
+    /** Where activated extensions go. */
+    static final String EXTENSION_SCHEMA = "public";
+    /**
+     * Every admin session in a sandbox (JDBC {@code options}, {@code PGOPTIONS} for {@code psql}): a {@code search_path}
+     * of the system catalog and the session's own temporary schema only, over any the agent set on its database.
+     */
+    static final String ADMIN_SESSION_OPTIONS = "-c search_path=pg_catalog,pg_temp";
 
     @Override
     public String name() {
@@ -274,15 +281,23 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
-     * {@code CREATE EXTENSION IF NOT EXISTS} through {@code psql} on the container's local socket as
+     * {@code CREATE EXTENSION IF NOT EXISTS … SCHEMA public} through {@code psql} on the container's local socket as
      * the admin (trust auth there, so no password on the exec command line).
+     *
+     * <p>Pinned, because the agent owns the database and may have set its {@code search_path} (and put objects in
+     * schemas of its own) before it asks for a feature on a live sandbox: the admin's session starts with
+     * {@link #ADMIN_SESSION_OPTIONS} ({@code PGOPTIONS}, which outranks a database's or role's settings), so nothing it
+     * names resolves to an agent's object ahead of {@code pg_catalog}, and the extension goes into {@code public} (the
+     * schema the agent's tools and dumps expect) whatever the agent's {@code search_path} says; while its script runs,
+     * PostgreSQL sets the path to that schema with {@code pg_catalog} searched first.
      */
     @Override
     public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
         String feature = allowed.name();
         ExecResult result = exec.exec(List.of("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
                 "-U", credentials.adminUser(), "-d", credentials.database(),
-                "-c", "CREATE EXTENSION IF NOT EXISTS " + identifier(feature)));
+                "-c", "CREATE EXTENSION IF NOT EXISTS " + identifier(feature) + " SCHEMA " + EXTENSION_SCHEMA),
+                Map.of("PGOPTIONS", ADMIN_SESSION_OPTIONS));
         if (result.ok()) {
             return;
         }
@@ -335,6 +350,9 @@ public final class PostgresEngine implements Engine {
         props.setProperty("sslmode", "disable");
         props.setProperty("assumeMinServerVersion", "12");
         props.setProperty("ApplicationName", "roboco-sandbox");
+        if (login == Login.ADMIN) {
+            props.setProperty("options", ADMIN_SESSION_OPTIONS);
+        }
         Endpoint e = target.endpoint();
         String host = e.host().indexOf(':') >= 0 ? "[" + e.host() + "]" : e.host();
         return DriverManager.getConnection("jdbc:postgresql://" + host + ":" + e.port() + "/" + Urls.encode(database), props);

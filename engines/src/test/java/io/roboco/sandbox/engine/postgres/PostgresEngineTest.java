@@ -58,14 +58,15 @@ class PostgresEngineTest {
     }
 
     @Test
-    void activationRunsCreateExtensionThroughLocalPsqlWithoutAPassword() throws Exception {
+    void activationRunsCreateExtensionThroughLocalPsqlWithoutAPasswordPinnedToPublicAndTheCatalogPath() throws Exception {
         RecordingExec exec = new RecordingExec().answer(0, "", "");
         engine.activate(Features.require(engine, "uuid-ossp"), exec, credentials, "img");
         assertThat(exec.calls).singleElement().satisfies(call -> {
             assertThat(call.command()).containsSubsequence("psql", "-v", "ON_ERROR_STOP=1", "-U", "roboco_admin",
-                    "-d", credentials.database(), "-c", "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\"");
+                    "-d", credentials.database(), "-c", "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\" SCHEMA public");
             assertThat(String.join(" ", call.command())).doesNotContain(credentials.adminPassword()).doesNotContain(credentials.password());
-            assertThat(call.env()).isEmpty();
+            assertThat(call.env()).as("the admin's search_path pinned over the agent's database settings")
+                    .containsOnly(Map.entry("PGOPTIONS", "-c search_path=pg_catalog,pg_temp"));
         });
     }
 
