@@ -53,7 +53,7 @@ final class RawContender {
         StartedContainer container = runtime.start(request);
         try {
             ProbeTarget target = new ProbeTarget(new Endpoint("127.0.0.1", port), credentials,
-                    () -> runtime.isRunning(container.id()), () -> "");
+                    () -> runtime.isRunning(container.id()), () -> "", (command, env) -> runtime.exec(container.id(), command, env));
             Readiness.await(engine.readiness(), target, defaults.readyTimeout(), defaults.pollGap());
             engine.prepareAgent(target);
             return (System.nanoTime() - t0) / 1e6;

@@ -84,6 +84,7 @@ final class ReadOnlySession implements AutoCloseable {
         p.setProperty("loginTimeout", "10");
         p.setProperty("socketTimeout", Long.toString(policy.statementTimeout().toSeconds() + 15));
         p.setProperty("sslmode", "disable");
+        p.setProperty("requireAuth", "scram-sha-256");   // mutual: only the sandbox's server can complete it (PostgresEngine.SCRAM_ONLY)
         p.setProperty("assumeMinServerVersion", "12");
         p.setProperty("ApplicationName", "roboco-sandbox-inspect");
         return p;

@@ -36,7 +36,7 @@ public final class RunningSandbox implements AutoCloseable {
                 lastRunning[0] = DockerCli.running(id);
             }
             return lastRunning[0];
-        }, () -> DockerCli.logTail(id));
+        }, () -> DockerCli.logTail(id), exec);
         try {
             Readiness.await(engine.readiness(), target, Duration.ofSeconds(60), Duration.ofMillis(20));
         } catch (Exception e) {
@@ -56,7 +56,7 @@ public final class RunningSandbox implements AutoCloseable {
 
     public ProbeTarget withAgentPassword(String password) {
         Credentials c = new Credentials(credentials.adminUser(), credentials.adminPassword(), credentials.user(), password, credentials.database());
-        return new ProbeTarget(target.endpoint(), c, target.running(), target.logTail());
+        return target.withCredentials(c);
     }
 
     @Override

@@ -35,10 +35,13 @@ final class Containers {
         this.instanceId = instanceId;
     }
 
-    /** What a probe of the container sees: where it answers, its credentials, whether it runs, its (redacted) log tail. */
+    /**
+     * What a probe of the container sees: where it answers, its credentials, whether it runs, its (redacted) log tail,
+     * and an exec into it (how an engine reaches the container's own server before trusting its port).
+     */
     ProbeTarget target(String containerId, Endpoint endpoint, Credentials credentials) {
         return new ProbeTarget(endpoint, credentials, () -> runtime.isRunning(containerId),
-                () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials));
+                () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials), exec(containerId));
     }
 
     /** Execs in the container through the runtime, streams included (a template's dump and restore). */

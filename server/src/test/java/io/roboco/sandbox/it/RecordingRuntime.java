@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -29,6 +30,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     private final Map<String, String> nameById = new ConcurrentHashMap<>();
     private final List<Armed<RunRequest>> startGates = new CopyOnWriteArrayList<>();
     private final List<Armed<String>> removeGates = new CopyOnWriteArrayList<>();
+    private final List<Consumer<RunRequest>> beforeStart = new CopyOnWriteArrayList<>();
 
     /** A gate waiting for the first call that matches. */
     private record Armed<T>(Predicate<T> matches, Gate gate) {
@@ -51,6 +53,14 @@ public final class RecordingRuntime implements ContainerRuntime {
     /** The name of a container this runtime started, or null. */
     public String nameOf(String containerId) {
         return nameById.get(containerId);
+    }
+
+    /**
+     * Runs {@code hook} at every start from now on, before the start reaches the daemon (another process acting in
+     * the gap between the server's choice of a port and the container's bind of it).
+     */
+    public void beforeEveryStart(Consumer<RunRequest> hook) {
+        beforeStart.add(hook);
     }
 
     /** The next start matching {@code which} parks (before it reaches the daemon) until the returned gate opens. */
@@ -91,6 +101,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     public StartedContainer start(RunRequest request) {
         count();
         parkIfArmed(startGates, request);
+        beforeStart.forEach(hook -> hook.accept(request));
         StartedContainer started = delegate.start(request);
         containerByPort.put(request.spec().port(), started.id());
         nameById.put(started.id(), started.name());

@@ -74,7 +74,13 @@ final class MongoSessions {
         return login == Login.ADMIN ? "admin" : target.credentials().database();
     }
 
-    /** A single-server client with one-second selection and connect timeouts, authenticated as {@code login}. */
+    /**
+     * A single-server client with one-second selection and connect timeouts, authenticated as {@code login} with
+     * SCRAM-SHA-256 named explicitly (never negotiated): SCRAM is mutual, so the password never crosses the connection
+     * and the driver fails unless the server proves it holds the user's verifier ("Server signature was invalid", or
+     * "server completed challenges before client completed responses"). A listener that is not the sandbox's server
+     * learns nothing it can log in with.
+     */
     private static MongoClient client(ProbeTarget target, Login login) {
         Endpoint e = target.endpoint();
         Credentials c = target.credentials();
@@ -87,7 +93,7 @@ final class MongoSessions {
                 .applicationName("roboco-sandbox")
                 .retryReads(false)
                 .retryWrites(false)
-                .credential(MongoCredential.createCredential(login.user(c), source(target, login), login.password(c).toCharArray()))
+                .credential(MongoCredential.createScramSha256Credential(login.user(c), source(target, login), login.password(c).toCharArray()))
                 .build();
         return MongoClients.create(settings);
     }

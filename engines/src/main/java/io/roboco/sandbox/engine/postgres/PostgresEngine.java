@@ -323,6 +323,15 @@ public final class PostgresEngine implements Engine {
 
     // --- connections -------------------------------------------------------------------------
 
+    /**
+     * pgjdbc's {@code requireAuth} for every connection to a sandbox: SCRAM-SHA-256 and nothing else. SCRAM is mutual:
+     * the password never crosses the connection (only a proof bound to the server's nonce), and the driver fails the
+     * login unless the server proves it holds the password's verifier (a valid server signature before
+     * {@code AuthenticationOk}). A listener that is not the sandbox's server (a local user who took the port first)
+     * cannot ask for a cleartext or MD5 password, cannot skip authentication, and learns nothing it can log in with.
+     */
+    public static final String SCRAM_ONLY = "scram-sha-256";
+
     /** pgjdbc login over TCP to the sandbox's database with {@code login}'s credential, then {@code SELECT 1}. */
     static ReadinessProbe jdbc(Login login) {
         return target -> selectOne(target, login);
@@ -334,7 +343,10 @@ public final class PostgresEngine implements Engine {
         }
     }
 
-    /** A short-timeout pgjdbc connection to the sandbox's database. No TLS: the sandbox has none. */
+    /**
+     * A short-timeout pgjdbc connection to the sandbox's database. No TLS: the sandbox has none. Every connection
+     * requires SCRAM-SHA-256 to its end ({@link #SCRAM_ONLY}), which proves the listener is the sandbox's server.
+     */
     static Connection connect(ProbeTarget target, Login login) throws SQLException {
         return connect(target, login, target.credentials().database());
     }
@@ -348,6 +360,7 @@ public final class PostgresEngine implements Engine {
         props.setProperty("loginTimeout", "2");
         props.setProperty("socketTimeout", "5");
         props.setProperty("sslmode", "disable");
+        props.setProperty("requireAuth", SCRAM_ONLY);
         props.setProperty("assumeMinServerVersion", "12");
         props.setProperty("ApplicationName", "roboco-sandbox");
         if (login == Login.ADMIN) {

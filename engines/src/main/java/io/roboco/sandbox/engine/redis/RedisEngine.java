@@ -33,18 +33,27 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
- * Redis sandboxes (Redis 7+). The admin is the {@code default} user (password via
- * {@code --requirepass}, read from the container env so it is not on the docker command line); the
- * agent is an ACL user with every data command and the modules' commands, but no administration:
+ * Redis sandboxes (Redis 7+). The admin is the {@code default} user (its password a {@code requirepass} line the
+ * server reads from its stdin, expanded from the container env by the shell, so it is in no process's arguments);
+ * the agent is an ACL user with every data command and the modules' commands, but no administration:
  * {@code MODULE}, {@code CONFIG}, {@code DEBUG}, {@code SHUTDOWN}, {@code ACL}, {@code MONITOR},
  * replication, persistence and cluster commands are denied.
  *
  * <p>Modules are loaded on demand through {@code redis-cli MODULE LOAD} in an exec (the server allows
  * {@code MODULE} from local connections only); images that already load them (Redis 8) need nothing.
+ *
+ * <p>The admin password never goes to a listener not proven to be the container's server: readiness is a
+ * {@code PING} through an exec over the server's own unix socket ({@value #SOCKET}, inside the container), which
+ * only the container's server can answer; that server binds its TCP port before it serves and exits when it
+ * cannot, so once it answers, the TCP port is its own. Only then does the admin log in over TCP, and only on a
+ * loopback endpoint (host mode): on a network endpoint the admin's {@code AUTH}, which Redis sends in clear, would
+ * cross a shared network, so admin work stays in the exec there.
  */
 public final class RedisEngine implements Engine {
     static final String ADMIN_USER = "default";
     static final String DATA_DIR = "/data";
+    /** The server's unix socket, inside the container's tmpfs: the channel that reaches only the container's server. */
+    static final String SOCKET = DATA_DIR + "/redis.sock";
 
     /** Allowlisted feature → names it has in {@code MODULE LIST} and module files to look for. */
     private record Module(Set<String> names, List<String> files) {
@@ -102,10 +111,13 @@ public final class RedisEngine implements Engine {
     }
 
     /**
-     * The command is {@code sh -c 'exec docker-entrypoint.sh redis-server --requirepass "$REDIS_ADMIN_PASSWORD" ...'}:
-     * the shell expands the password inside the container, and the image's entrypoint still sees
-     * {@code redis-server} first, so it drops root for the {@code redis} user as usual. {@code REDIS_PORT}
-     * tells {@code redis-cli} in an exec where the server listens.
+     * The command is {@code sh -c 'exec docker-entrypoint.sh redis-server - --bind ... <<EOF requirepass
+     * $REDIS_ADMIN_PASSWORD EOF'}: {@code redis-server -} reads configuration from its stdin, a here-document the
+     * shell expands inside the container, so the password is in no process's arguments ({@code ps} shows
+     * {@code $REDIS_ADMIN_PASSWORD} unexpanded in the shell's, nothing in the server's). The image's entrypoint
+     * still sees {@code redis-server} first, so it drops root for the {@code redis} user as usual and passes stdin
+     * on. The server also listens on {@value #SOCKET} (mode 700), which the admin reaches through an exec.
+     * {@code REDIS_PORT} tells {@code redis-cli} in an exec where the server listens.
      *
      * <p>With a container memory limit, {@code --maxmemory} is {@linkplain #maxmemory three quarters of it} and
      * the policy {@code noeviction}: a full sandbox answers writes with {@code OOM command not allowed when
@@ -116,12 +128,14 @@ public final class RedisEngine implements Engine {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("REDIS_ADMIN_PASSWORD", request.credentials().adminPassword());
         env.put("REDIS_PORT", Integer.toString(request.port()));
-        String script = "exec docker-entrypoint.sh redis-server --requirepass \"$REDIS_ADMIN_PASSWORD\""
+        String script = "exec docker-entrypoint.sh redis-server -"
                 + " --bind " + shellWord(request.bindHost()) + " --port " + request.port()
+                + " --unixsocket " + SOCKET + " --unixsocketperm 700"
                 + " --enable-module-command local --save '' --appendonly no --protected-mode no";
         if (request.memoryBytes() > 0) {
             script += " --maxmemory " + maxmemory(request.memoryBytes()) + " --maxmemory-policy noeviction";
         }
+        script += " <<EOF\nrequirepass $REDIS_ADMIN_PASSWORD\nEOF\n";
         return new ContainerSpec(request.image(), env, List.of("sh", "-c", script), DATA_DIR, request.port());
     }
 
@@ -134,12 +148,26 @@ public final class RedisEngine implements Engine {
         return containerBytes / 4 * 3;
     }
 
+    /**
+     * {@code PING} as the admin through an exec over the server's unix socket: proves the container's own server is
+     * up (and so holds its TCP port) before anything is sent over TCP, and that the admin password works.
+     */
     @Override
     public ReadinessProbe readiness() {
-        return redisPing(Login.ADMIN);
+        return target -> {
+            ExecResult pong = target.exec().exec(cli("PING"), adminAuth(target.credentials()));
+            if (!pong.ok() || !pong.stdout().strip().equals("PONG")) {
+                throw new IllegalStateException("PING over " + SOCKET + " answered (exit code " + pong.exitCode() + "): "
+                        + firstLine(pong.output()));
+            }
+        };
     }
 
-    /** {@code ACL SETUSER} with the password's SHA-256 ({@code #<hex>}), so the plaintext never reaches the server; then agent AUTH + PING. */
+    /**
+     * {@code ACL SETUSER} with the password's SHA-256 ({@code #<hex>}), so the plaintext never reaches the server; then
+     * agent AUTH + PING over TCP. The admin logs in over TCP on a loopback endpoint, proven the container's by
+     * {@link #readiness()}; on a network endpoint the command goes through an exec over the unix socket instead.
+     */
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
@@ -148,9 +176,16 @@ public final class RedisEngine implements Engine {
         rules.add("on");
         rules.add("#" + sha256Hex(c.password()));
         rules.addAll(AGENT_RULES);
-        try (Jedis admin = connect(target, Login.ADMIN)) {
-            admin.aclSetUser(c.user(), rules.toArray(String[]::new));
-            quietLog(admin);
+        if (isLoopback(target.endpoint())) {
+            try (Jedis admin = connect(target, Login.ADMIN)) {
+                admin.aclSetUser(c.user(), rules.toArray(String[]::new));
+                quietLog(admin);
+            }
+        } else {
+            List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", c.user()));
+            command.addAll(rules);
+            adminOk(target, command.toArray(String[]::new));
+            quietLogByExec(target);
         }
         ping(target, Login.AGENT);
     }
@@ -167,6 +202,49 @@ public final class RedisEngine implements Engine {
         } catch (redis.clients.jedis.exceptions.JedisDataException olderThan72) {
             admin.configSet("loglevel", "warning");
         }
+    }
+
+    /** {@link #quietLog} through an exec over the unix socket (admin work on a network endpoint). */
+    static void quietLogByExec(ProbeTarget target) throws Exception {
+        ExecResult nothing = admin(target, "CONFIG", "SET", "loglevel", "nothing");
+        if (!nothing.ok() || !nothing.stdout().strip().equals("OK")) {
+            adminOk(target, "CONFIG", "SET", "loglevel", "warning");
+        }
+    }
+
+    /** One admin command through an exec over the unix socket; its answer must be {@code OK}. */
+    private static void adminOk(ProbeTarget target, String... args) throws Exception {
+        ExecResult result = admin(target, args);
+        if (!result.ok() || !result.stdout().strip().equals("OK")) {
+            throw new IllegalStateException(args[0] + " " + args[1] + " over " + SOCKET + " failed (exit code "
+                    + result.exitCode() + "): " + firstLine(result.output()));
+        }
+    }
+
+    private static ExecResult admin(ProbeTarget target, String... args) throws Exception {
+        return target.exec().exec(cli(args), adminAuth(target.credentials()));
+    }
+
+    /** {@code redis-cli} on the server's unix socket with {@code args}; the admin password goes in the env. */
+    static List<String> cli(String... args) {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "-s", SOCKET));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private static Map<String, String> adminAuth(Credentials credentials) {
+        return Map.of("REDISCLI_AUTH", credentials.adminPassword());
+    }
+
+    /** True for an endpoint on this host's loopback, where no other machine or container sees the bytes. */
+    static boolean isLoopback(Endpoint endpoint) {
+        String host = endpoint.host();
+        return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
     }
 
     /** The keyspace is the container's: a claim needs only the new ACL user, as a cold start does. */
@@ -212,14 +290,14 @@ public final class RedisEngine implements Engine {
     /**
      * No-op when {@code MODULE LIST} already shows the module; otherwise {@code MODULE LOAD} of the first
      * module file found. The admin password reaches {@code redis-cli} as {@code REDISCLI_AUTH} in the
-     * exec's env, never on its command line.
+     * exec's env, never on its command line, and {@code redis-cli} talks to the server's unix socket.
      */
     @Override
     public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
         String feature = allowed.name();
         Module module = MODULES.get(feature);
-        Map<String, String> auth = Map.of("REDISCLI_AUTH", credentials.adminPassword());
-        ExecResult list = exec.exec(List.of("sh", "-c", "exec redis-cli -p \"${REDIS_PORT:-6379}\" MODULE LIST"), auth);
+        Map<String, String> auth = adminAuth(credentials);
+        ExecResult list = exec.exec(cli("MODULE", "LIST"), auth);
         if (!list.ok() || list.stdout().startsWith("ERR") || list.stdout().startsWith("NOAUTH")) {
             throw new IllegalStateException("redis: MODULE LIST in image '" + image + "' failed with exit code "
                     + list.exitCode() + ": " + list.output());
@@ -228,7 +306,7 @@ public final class RedisEngine implements Engine {
             return;
         }
         List<String> command = new ArrayList<>(List.of("sh", "-c",
-                "for f in \"$@\"; do if [ -f \"$f\" ]; then exec redis-cli -p \"${REDIS_PORT:-6379}\" MODULE LOAD \"$f\"; fi; done;"
+                "for f in \"$@\"; do if [ -f \"$f\" ]; then exec redis-cli -s " + SOCKET + " MODULE LOAD \"$f\"; fi; done;"
                         + " echo \"no module file among: $*\" >&2; exit 44", "sh"));
         command.addAll(module.files());
         ExecResult load = exec.exec(command, auth);

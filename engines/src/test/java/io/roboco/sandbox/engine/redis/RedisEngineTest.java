@@ -8,6 +8,7 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Features;
+import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.RecordingExec;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
@@ -27,20 +28,53 @@ class RedisEngineTest {
     }
 
     @Test
-    void containerCommandReadsTheAdminPasswordFromEnvAndStillStartsRedisServerThroughTheEntrypoint() {
+    void containerCommandFeedsTheAdminPasswordOnStdinAndStillStartsRedisServerThroughTheEntrypoint() {
         ContainerSpec spec = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000));
         assertThat(spec.env()).containsEntry("REDIS_ADMIN_PASSWORD", credentials.adminPassword()).containsEntry("REDIS_PORT", "42000");
         assertThat(spec.command()).hasSize(3).startsWith("sh", "-c");
+        assertThat(String.join(" ", spec.command())).doesNotContain(credentials.adminPassword()).doesNotContain("requirepass \"");
         assertThat(spec.command().get(2))
-                .startsWith("exec docker-entrypoint.sh redis-server --requirepass \"$REDIS_ADMIN_PASSWORD\" ")
-                .contains("--bind 127.0.0.1 --port 42000", "--enable-module-command local", "--save ''", "--appendonly no");
+                .startsWith("exec docker-entrypoint.sh redis-server - ")
+                .contains("--bind 127.0.0.1 --port 42000", "--unixsocket /data/redis.sock --unixsocketperm 700",
+                        "--enable-module-command local", "--save ''", "--appendonly no")
+                .endsWith(" <<EOF\nrequirepass $REDIS_ADMIN_PASSWORD\nEOF\n");
         assertThat(spec.dataDir()).isEqualTo("/data");
+    }
+
+    @Test
+    void readinessPingsTheServersOwnUnixSocketThroughAnExecWithThePasswordInTheEnv() throws Exception {
+        RecordingExec exec = new RecordingExec().answer(1, "", "Could not connect to Redis at /data/redis.sock: No such file or directory")
+                .answer(0, "PONG\n", "");
+        ProbeTarget target = new ProbeTarget(new Endpoint("127.0.0.1", 1), credentials, () -> true, () -> "", exec);
+        assertThatThrownBy(() -> engine.readiness().check(target)).hasMessageContaining("Could not connect");
+        engine.readiness().check(target);
+        assertThat(exec.calls).allSatisfy(call -> {
+            assertThat(call.command()).containsExactly("redis-cli", "-s", "/data/redis.sock", "PING");
+            assertThat(call.env()).containsExactly(Map.entry("REDISCLI_AUTH", credentials.adminPassword()));
+        });
+    }
+
+    @Test
+    void adminWorkOnANetworkEndpointStaysInTheExec() {
+        RecordingExec exec = new RecordingExec().answer(0, "OK\n", "").answer(0, "OK\n", "");
+        ProbeTarget target = new ProbeTarget(new Endpoint("roboco-sbx-a-redis-x", 1), credentials, () -> true, () -> "", exec);
+        // The agent's own PING over TCP fails (no such host here); the admin's ACL SETUSER went through the exec.
+        assertThatThrownBy(() -> engine.prepareAgent(target)).isNotNull();
+        assertThat(exec.calls).hasSize(2);
+        assertThat(exec.calls.get(1).command()).containsExactly("redis-cli", "-s", "/data/redis.sock", "CONFIG", "SET", "loglevel", "nothing");
+        assertThat(exec.calls).first().satisfies(call -> {
+            assertThat(call.command()).startsWith("redis-cli", "-s", "/data/redis.sock", "ACL", "SETUSER", credentials.user(), "reset", "on");
+            assertThat(String.join(" ", call.command())).doesNotContain(credentials.password()).doesNotContain(credentials.adminPassword());
+            assertThat(call.env()).containsExactly(Map.entry("REDISCLI_AUTH", credentials.adminPassword()));
+        });
+        assertThat(RedisEngine.isLoopback(new Endpoint("127.0.0.1", 1))).isTrue();
+        assertThat(RedisEngine.isLoopback(target.endpoint())).isFalse();
     }
 
     @Test
     void aMemoryLimitedContainerGetsMaxmemoryBelowTheLimitAndRefusesInsteadOfEvicting() {
         ContainerSpec limited = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000, 512L << 20));
-        assertThat(limited.command().get(2)).endsWith(" --maxmemory 402653184 --maxmemory-policy noeviction");
+        assertThat(limited.command().get(2)).contains(" --maxmemory 402653184 --maxmemory-policy noeviction <<EOF");
         assertThat(RedisEngine.maxmemory(512L << 20)).isEqualTo(384L << 20);
         ContainerSpec unlimited = engine.containerSpec(new SpecRequest("redis:8-alpine", credentials, "127.0.0.1", 42000));
         assertThat(unlimited.command().get(2)).doesNotContain("maxmemory");
