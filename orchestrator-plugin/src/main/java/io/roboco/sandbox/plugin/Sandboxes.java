@@ -265,18 +265,30 @@ public final class Sandboxes {
     }
 
     /**
-     * The grants (credentials) of a live named sandbox whose services this process holds (made since it started, or
-     * re-adopted): what its owner was answered at its create, for answering the same request again. Empty otherwise.
+     * The grants (credentials) of a live sandbox whose services this process holds (a verb set in the manager's cache, a
+     * named sandbox made since the start or re-adopted): what its owner was answered, for answering the same request
+     * again. Empty otherwise.
      */
     public Optional<List<SandboxDecision.Grant>> heldGrants(String id) {
         return heldServices(id).map(services -> services.values().stream()
                 .sorted(java.util.Comparator.comparing(ServiceInstance::service)).map(plugin::grant).toList());
     }
 
-    /** A named sandbox's services while it is live (asked under its lock, so a deletion is either before or after). */
-    private Optional<Map<String, ServiceInstance>> heldServices(String id) {
+    /**
+     * The one lookup of a live sandbox's services and credentials, whatever its kind: a verb set's from the manager's
+     * cache (while it is that record's), a named sandbox's from the book (asked under its lock, so a deletion is either
+     * before or after). Empty when the sandbox is not live or this process does not hold it.
+     */
+    public Optional<Map<String, ServiceInstance>> heldServices(String id) {
         Instant now = book.clock().instant();
-        return book.find(id).filter(r -> r.state(now) == SandboxState.LIVE).flatMap(r -> book.namedServices(id));
+        Optional<SandboxRecord> live = book.find(id).filter(r -> r.state(now) == SandboxState.LIVE);
+        if (live.isEmpty()) {
+            return Optional.empty();
+        }
+        SandboxRecord r = live.get();
+        return r.kind() == SandboxRecord.Kind.DEFAULT
+                ? plugin.manager().find(r.owner()).filter(set -> r.id().equals(set.id())).map(set -> set.services())
+                : book.namedServices(id);
     }
 
     public List<SandboxRecord> list(SandboxQuery query) {

@@ -100,11 +100,10 @@ final class DataTools {
     }
 
     private ToolResult run(ToolCall call, String verb, Map<String, Object> arguments) throws InterruptedException {
-        // The gate resolved a 'sandbox' argument among the caller's own; without one it is the caller's verb set.
+        // The gate resolved a 'sandbox' argument among the caller's own (of either kind); without one it is the caller's verb set.
         Map<String, Object> args = new java.util.LinkedHashMap<>(arguments);
         args.remove("sandbox");
-        Envelope envelope = call.sandbox() == null || "default".equals(call.sandbox().kind())
-                ? verbs.call(call.agent(), verb, args)
+        Envelope envelope = call.sandbox() == null ? verbs.call(call.agent(), verb, args)
                 : verbs.callOn(call.agent(), call.sandbox().id(), verb, args);
         Map<String, Object> body = envelope.asMap();
         if (!envelope.ok()) {

@@ -70,10 +70,10 @@ public final class McpEndpoint implements AutoCloseable {
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
         Sandboxes sandboxes = plugin.sandboxes().orElseThrow(() -> new IllegalStateException(
                 "the MCP endpoint needs sandbox records (SandboxPlugin.keepRecords) to scope its tools"));
-        OwnSandboxes own = new OwnSandboxes(plugin, clock);
+        OwnSandboxes own = new OwnSandboxes(plugin, sandboxes, clock);
         List<ToolSpec> specs = new ArrayList<>();
-        specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), own, clock)).specs());
-        specs.addAll(new SandboxTools(plugin, sandboxes, own, clock).specs());
+        specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), clock)).specs());
+        specs.addAll(new SandboxTools(plugin, sandboxes, clock).specs());
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());
         specs.addAll(new InspectTools(inspectors, rowCap).specs());

@@ -21,27 +21,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An agent's named sandboxes through MCP: created with the agent as owner, in its project, within its quotas
  * ({@link Sandboxes#create}: the same guards, quota and capacity step and audit as {@code POST /api/sandboxes});
  * removed with {@link Sandboxes#delete}. Asking again for a name that is live answers the same sandbox and
- * credentials, as the verb does: from what this endpoint created, else from the services the server holds for it
- * (made over HTTP since the start, or re-adopted after a restart).
+ * credentials, as the verb does, from the core's registry of live sandboxes ({@link Sandboxes#heldGrants}: made
+ * since the start over MCP or HTTP, or re-adopted after a restart); this class keeps no credentials of its own.
  */
 final class NamedSandboxes {
     private final Sandboxes sandboxes;
     private final AgentStore agents;
-    private final OwnSandboxes own;
     private final Clock clock;
-    /** Sandbox id → the grants its create answered (credentials; never written anywhere). */
-    private final Map<String, List<SandboxDecision.Grant>> grants = new ConcurrentHashMap<>();
 
-    NamedSandboxes(Sandboxes sandboxes, AgentStore agents, OwnSandboxes own, Clock clock) {
+    NamedSandboxes(Sandboxes sandboxes, AgentStore agents, Clock clock) {
         this.sandboxes = sandboxes;
         this.agents = agents;
-        this.own = own;
         this.clock = clock;
     }
 
@@ -59,10 +54,8 @@ final class NamedSandboxes {
         Optional<SandboxRecord> existing = sandboxes.list(new SandboxQuery(slug, null, Map.of(), EnumSet.of(SandboxState.LIVE), null,
                 clock.instant())).stream().filter(r -> r.kind() == SandboxRecord.Kind.NAMED && r.name().equals(name)).findFirst();
         if (existing.isPresent()) {
-            List<SandboxDecision.Grant> held = grants.get(existing.get().id());
-            if (held == null) {
-                held = sandboxes.heldGrants(existing.get().id()).orElse(null);   // made over HTTP, or re-adopted after a restart
-            }
+            // The core's registry of live sandboxes holds it: made since the start (MCP or HTTP), or re-adopted after a restart.
+            List<SandboxDecision.Grant> held = sandboxes.heldGrants(existing.get().id()).orElse(null);
             if (held == null) {
                 String reason = "your sandbox named '" + name + "' (" + existing.get().id() + ") exists, but its credentials were answered"
                         + " only when it was created and this server no longer holds them; release it (release_sandbox with sandbox="
@@ -89,8 +82,6 @@ final class NamedSandboxes {
             return ToolResult.failed(Envelope.refused(e.getMessage(), false).asMap(), "refused: " + e.getMessage());
         }
         if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
-            grants.put(created.record().id(), created.services());
-            own.remember(created);
             return answer(created.record(), created.services(), "a new named sandbox");
         }
         Envelope envelope = Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision());
@@ -102,8 +93,6 @@ final class NamedSandboxes {
     ToolResult release(ToolCall call) throws InterruptedException {
         String id = call.sandbox().id();
         Sandboxes.Deletion deletion = sandboxes.delete(id, "released by its owner over MCP");
-        grants.remove(id);
-        own.forget(id);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
         body.put("id", id);

@@ -30,13 +30,11 @@ import java.util.Set;
 final class SandboxTools {
     private final SandboxPlugin plugin;
     private final Sandboxes sandboxes;
-    private final OwnSandboxes own;
     private final Clock clock;
 
-    SandboxTools(SandboxPlugin plugin, Sandboxes sandboxes, OwnSandboxes own, Clock clock) {
+    SandboxTools(SandboxPlugin plugin, Sandboxes sandboxes, Clock clock) {
         this.plugin = plugin;
         this.sandboxes = sandboxes;
-        this.own = own;
         this.clock = clock;
     }
 
@@ -143,7 +141,6 @@ final class SandboxTools {
     private ToolResult delete(ToolCall call) throws InterruptedException {
         String id = call.sandbox().id();
         Sandboxes.Deletion deletion = sandboxes.delete(id, "deleted by an operator over MCP");
-        own.forget(id);
         if (deletion == Sandboxes.Deletion.OTHER_INSTANCE || deletion == Sandboxes.Deletion.NOT_FOUND) {
             String reason = deletion == Sandboxes.Deletion.NOT_FOUND ? "no sandbox '" + id + "'"
                     : "sandbox " + id + " belongs to another server instance; delete it through that server";

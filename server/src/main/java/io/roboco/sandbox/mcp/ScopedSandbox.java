@@ -2,7 +2,6 @@ package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
-import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.provision.ServiceInstance;
 
 import java.util.List;
@@ -39,15 +38,6 @@ public record ScopedSandbox(String id, String owner, String kind, List<String> s
             access.put(i.service(), new Access(i.service(), i.containerId(), registry.require(i.service()).env(i.endpoint(), i.credentials())));
         }
         return new ScopedSandbox(set.id() == null ? "" : set.id(), set.agent(), "default", List.copyOf(access.keySet()), access);
-    }
-
-    /** The grants a create answered, as access to a named sandbox. */
-    static Map<String, Access> access(List<SandboxDecision.Grant> grants, Map<String, String> containerIds) {
-        Map<String, Access> access = new TreeMap<>();
-        for (SandboxDecision.Grant g : grants) {
-            access.put(g.service(), new Access(g.service(), containerIds.getOrDefault(g.service(), ""), Map.copyOf(g.env())));
-        }
-        return access;
     }
 
     boolean held() {
