@@ -37,12 +37,15 @@ public final class AgentVerbs {
     private static final Logger log = LoggerFactory.getLogger(AgentVerbs.class);
     /** Audit verb for the teardown that follows removal of the agent's own container. */
     public static final String CONTAINER_REMOVED = "container_removed";
+    /** Audit verb for the teardown of an earlier engagement's sandboxes when the agent's slug is spawned again. */
+    public static final String RESPAWNED = "agent_respawned";
 
     private final SandboxPlugin plugin;
     private final SettingsStore store;
     private final GuardChain guards;
     private final RoleManifest roles;
     private final Clock clock;
+    private final Engagements engagements;
 
     /** The verbs over {@code plugin}, whose guard chain (and its role manifest) every verb asks. */
     public AgentVerbs(SandboxPlugin plugin, Clock clock) {
@@ -51,11 +54,13 @@ public final class AgentVerbs {
         this.guards = plugin.guards();
         this.roles = guards.roles();
         this.clock = clock;
+        this.engagements = new Engagements(plugin, clock);
     }
 
     /**
      * Registers (or re-registers) the agent with its role and project, without an active task, and
-     * answers its spawn manifest. {@code project} may be null for agents outside any project.
+     * answers its spawn manifest. {@code project} may be null for agents outside any project. Each spawn is a new
+     * engagement: a slug spawned again first loses what its earlier engagement held (tokens, verb set, named sandboxes).
      */
     public SpawnManifest spawn(String slug, String role, String project) {
         Names.requireAgentSlug(slug);
@@ -63,6 +68,7 @@ public final class AgentVerbs {
         if (project != null) {
             Names.requireProjectId(project);
         }
+        engagements.begin(slug, RESPAWNED);
         store.saveAgent(new Agent(slug, role, project, null));
         Map<String, String> env = new LinkedHashMap<>();
         List<String> briefing = List.of();
@@ -139,11 +145,13 @@ public final class AgentVerbs {
         return envelope(verb, outcome);
     }
 
-    /** The agent's own container was removed: tear its sandbox down and forget it. Returns containers removed. */
+    /**
+     * The agent's own container was removed: its engagement ends (tokens revoked, verb set and named sandboxes torn
+     * down) and it is forgotten. Returns the verb set's containers removed.
+     */
     public int containerRemoved(String slug) {
         Names.requireAgentSlug(slug);
-        int removed = releaseQuietly(slug, CONTAINER_REMOVED);
-        removed += endNamedQuietly(slug);
+        int removed = engagements.end(slug, CONTAINER_REMOVED);
         store.deleteAgent(slug);
         return removed;
     }
@@ -231,18 +239,6 @@ public final class AgentVerbs {
     }
 
     /** The removed agent's named sandboxes end with it (a verb-set release leaves them); best-effort, like the release. */
-    private int endNamedQuietly(String slug) {
-        try {
-            return plugin.sandboxes().isPresent() ? plugin.sandboxes().get().endNamedOf(slug, CONTAINER_REMOVED) : 0;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        } catch (RuntimeException e) {
-            log.warn("ending agent {}'s named sandboxes failed ({}); they expire with their TTL", slug, e.getClass().getSimpleName());
-            return 0;
-        }
-    }
-
     /** Best-effort release: whatever goes wrong is logged and swallowed, so the calling verb still succeeds. */
     private int releaseQuietly(String slug, String verb) {
         try {

@@ -10,6 +10,12 @@ public final class Names {
     public static final Pattern SERVICE = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
     /** Project ids: letters, digits, {@code _ . -}; 1-64 characters, starting with a letter or digit. */
     public static final Pattern PROJECT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    /**
+     * Operator-side owners of sandboxes (CI jobs): {@value #JOB_PREFIX} and a name of an agent slug's shape, e.g.
+     * {@code job:ci-42}. No agent slug can take this form, so an agent and a CI job never share an owner.
+     */
+    public static final String JOB_PREFIX = "job:";
+    public static final Pattern JOB_OWNER = Pattern.compile("job:[a-z0-9][a-z0-9_.-]{0,62}");
     /** Roles: lower-case words, 1-32 characters. */
     public static final Pattern ROLE = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
 
@@ -18,6 +24,19 @@ public final class Names {
 
     public static String requireAgentSlug(String slug) {
         return require(AGENT_SLUG, slug, "agent slug", "[a-z0-9][a-z0-9_.-]{0,62}");
+    }
+
+    /** A sandbox owner: an agent slug, or a CI job's {@code job:<name>}. */
+    public static String requireOwner(String owner) {
+        if (owner != null && JOB_OWNER.matcher(owner).matches()) {
+            return owner;
+        }
+        return require(AGENT_SLUG, owner, "owner", "an agent slug [a-z0-9][a-z0-9_.-]{0,62}, or job:<name> for a CI job");
+    }
+
+    /** Whether {@code owner} is an operator-side owner ({@code job:<name>}) rather than an agent. */
+    public static boolean isJobOwner(String owner) {
+        return owner != null && JOB_OWNER.matcher(owner).matches();
     }
 
     public static String requireService(String service) {

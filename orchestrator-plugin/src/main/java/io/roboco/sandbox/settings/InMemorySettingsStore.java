@@ -28,8 +28,10 @@ public final class InMemorySettingsStore implements SettingsStore {
     private final Map<String, Project> projects = new ConcurrentSkipListMap<>();
     private final Map<String, Boolean> flags = new ConcurrentSkipListMap<>();
     private final Map<String, Agent> agents = new ConcurrentSkipListMap<>();
-    /** agent → token digest. */
-    private final Map<String, String> tokens = new ConcurrentSkipListMap<>();
+    /** agent → its token. */
+    private final Map<String, AgentToken> tokens = new ConcurrentSkipListMap<>();
+    /** agent → its current engagement. */
+    private final Map<String, String> engagements = new ConcurrentSkipListMap<>();
     private final Deque<Entry> audit = new ArrayDeque<>();
     /** Sandbox records by id, in insertion (creation) order; guarded by {@code this}. */
     private final Map<String, SandboxRecord> sandboxes = new LinkedHashMap<>();
@@ -98,17 +100,34 @@ public final class InMemorySettingsStore implements SettingsStore {
     }
 
     @Override
-    public void saveToken(String agent, String digest, Instant created) {
-        tokens.put(Objects.requireNonNull(agent, "agent"), Objects.requireNonNull(digest, "digest"));
+    public synchronized void beginEngagement(String agent, String engagement, Instant started) {
+        engagements.put(Objects.requireNonNull(agent, "agent"), Objects.requireNonNull(engagement, "engagement"));
+        tokens.remove(agent);
     }
 
     @Override
-    public Optional<String> agentForToken(String digest) {
-        return tokens.entrySet().stream().filter(e -> e.getValue().equals(digest)).map(Map.Entry::getKey).findFirst();
+    public Optional<String> engagement(String agent) {
+        return Optional.ofNullable(engagements.get(agent));
     }
 
     @Override
-    public boolean deleteToken(String agent) {
+    public synchronized boolean endEngagement(String agent) {
+        boolean had = engagements.remove(agent) != null;
+        return tokens.remove(agent) != null || had;
+    }
+
+    @Override
+    public synchronized void saveToken(AgentToken token) {
+        tokens.put(token.agent(), token);
+    }
+
+    @Override
+    public Optional<AgentToken> findToken(String digest) {
+        return tokens.values().stream().filter(t -> t.digest().equals(digest)).findFirst();
+    }
+
+    @Override
+    public synchronized boolean deleteToken(String agent) {
         return tokens.remove(agent) != null;
     }
 

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AgentTokenStore;
 
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -16,6 +19,10 @@ import java.util.Optional;
  * Agent-bound MCP tokens: 256 random bits, shown once when minted and kept only as a SHA-256 digest
  * (a token this long needs no salt or slow hash; the digest is what a stolen database would hold).
  * Minting again replaces the agent's token; revoking deletes it. Either way the old one stops at once.
+ *
+ * <p>A token carries the engagement it was minted for (the agent's current spawn; one is begun if the agent has
+ * none) and an expiry ({@code ROBOCO_SANDBOX_MCP_TOKEN_TTL}). It works only before its expiry and while that
+ * engagement is the agent's: re-spawning or deleting the agent ends it, whatever happened to the row.
  */
 public final class AgentTokens {
     /** Every agent token starts so, which lets secret scanners find leaked ones. */
@@ -23,29 +30,58 @@ public final class AgentTokens {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final AgentTokenStore store;
+    private final Duration ttl;
     private final Clock clock;
 
-    public AgentTokens(AgentTokenStore store, Clock clock) {
+    /** @param ttl how long a minted token works ({@code ROBOCO_SANDBOX_MCP_TOKEN_TTL}) */
+    public AgentTokens(AgentTokenStore store, Duration ttl, Clock clock) {
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("token TTL must be positive: " + ttl);
+        }
         this.store = store;
+        this.ttl = ttl;
         this.clock = clock;
     }
 
-    /** A fresh token for {@code slug}; any earlier token of that agent stops working. */
-    public String mint(String slug) {
+    /** A minted token, shown once, and when it stops working. */
+    public record Minted(String token, Instant expires) {
+        @Override
+        public String toString() {
+            return "Minted[token=<redacted>, expires=" + expires + "]";
+        }
+    }
+
+    /** A fresh token for {@code slug}'s current engagement; any earlier token of that agent stops working. */
+    public Minted mint(String slug) {
         Names.requireAgentSlug(slug);
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-        store.saveToken(slug, digest(token), clock.instant());
-        return token;
+        String engagement = store.engagement(slug).orElseGet(() -> {
+            byte[] id = new byte[12];
+            RANDOM.nextBytes(id);
+            String begun = "eng_" + HexFormat.of().formatHex(id);
+            store.beginEngagement(slug, begun, clock.instant());
+            return begun;
+        });
+        Instant now = clock.instant();
+        Instant expires = now.plus(ttl);
+        store.saveToken(new AgentToken(slug, digest(token), engagement, now, expires));
+        return new Minted(token, expires);
     }
 
-    /** The agent a presented token belongs to, if it is current. */
+    /** The agent a presented token belongs to, if it is current: not expired, and minted for the agent's engagement. */
     public Optional<String> agentFor(String token) {
         if (token == null || !token.startsWith(PREFIX)) {
             return Optional.empty();
         }
-        return store.agentForToken(digest(token));
+        Optional<AgentToken> found = store.findToken(digest(token));
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        AgentToken t = found.get();
+        String current = store.engagement(t.agent()).orElse(null);
+        return current != null && t.validAt(clock.instant(), current) ? Optional.of(t.agent()) : Optional.empty();
     }
 
     /** True when the agent had a token. */

@@ -4,6 +4,7 @@ import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.inspect.InspectionPolicy;
+import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
@@ -37,6 +38,11 @@ import java.util.Optional;
  * <p>Scope: a tool that acts on a sandbox gets the caller's own, resolved here ({@link SandboxScope}); a caller
  * without one gets a tool error and the handler never runs. Policy: the inspection policy with the gate's row cap.
  *
+ * <p>Fair share: an agent's call is admitted only within its token's share ({@link FairShare}: calls under way, calls per
+ * minute); over it the call is a retryable tool error ({@code "error":"refused","retryable":true} with
+ * {@code retry_after_seconds}) before anything else runs. Such refusals are audited at most once per agent a minute,
+ * so a flood cannot grow the audit trail. The operator is not limited.
+ *
  * <p>Audit decisions: {@code allowed} (the tool answered), {@code tool_error} (it answered a refusal or
  * {@code invalid_state}), {@code denied} (the gate found nothing of the caller's to act on), {@code invalid}
  * (unknown tool or malformed arguments), {@code fault} (a bug or an outage; the reason names the exception
@@ -54,6 +60,8 @@ public final class Gate {
     private final GuardChain guards;
     private final SandboxScope scope;
     private final InspectionPolicy policy;
+    private final FairShare share;
+    private final Map<String, java.time.Instant> refusalAudited = new java.util.concurrent.ConcurrentHashMap<>();
     private final Clock clock;
 
     /**
@@ -73,7 +81,7 @@ public final class Gate {
      *               row limit is set to it
      */
     public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, GuardChain guards,
-                SandboxScope scope, int rowCap, Clock clock) {
+                SandboxScope scope, int rowCap, FairShare share, Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
                 throw new IllegalArgumentException("two tools named " + spec.name());
@@ -90,6 +98,7 @@ public final class Gate {
         this.guards = guards;
         this.scope = scope;
         this.policy = InspectionPolicy.defaults().withMaxRows(rowCap);
+        this.share = share;
         this.clock = clock;
     }
 
@@ -117,6 +126,33 @@ public final class Gate {
     public McpSchema.CallToolResult call(Caller caller, String name, Map<String, Object> arguments) {
         long start = System.nanoTime();
         Map<String, Object> args = arguments == null ? Map.of() : arguments;
+        if (!(caller instanceof Caller.Agent agent)) {
+            return admitted(caller, name, args, start);
+        }
+        FairShare.Admission admission = share.tryAcquire(agent.slug());
+        if (admission.refusal().isPresent()) {
+            return overShare(caller, name, args, admission.refusal().get(), start);
+        }
+        try (FairShare.Permit ignored = admission.permit().orElseThrow()) {
+            return admitted(caller, name, args, start);
+        }
+    }
+
+    private McpSchema.CallToolResult overShare(Caller caller, String name, Map<String, Object> args, FairShare.Refusal refusal,
+                                               long start) {
+        java.time.Instant now = clock.instant();
+        java.time.Instant last = refusalAudited.get(caller.auditName());
+        if (last == null || !now.isBefore(last.plusSeconds(60))) {
+            refusalAudited.put(caller.auditName(), now);
+            record(caller, "mcp:" + Names.printable(name), "denied", refusal.reason() + " (further refusals this minute are not"
+                    + " audited)", Map.of(), List.of(), start);
+        }
+        Map<String, Object> body = failure("refused", refusal.reason(), true);
+        body.put("retry_after_seconds", refusal.retryAfterSeconds());
+        return McpSchema.CallToolResult.builder().addTextContent(refusal.reason()).structuredContent(body).isError(true).build();
+    }
+
+    private McpSchema.CallToolResult admitted(Caller caller, String name, Map<String, Object> args, long start) {
         ToolSpec spec = tools.get(name);
         if (spec == null || !spec.audience().admits(caller)) {
             String printable = Names.printable(name);

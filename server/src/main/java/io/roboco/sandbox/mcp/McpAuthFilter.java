@@ -16,12 +16,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The door of {@code /mcp}: every HTTP request carries a bearer token, resolved here to a {@link Caller}
  * (the admin token → the operator; a current agent token → that agent). A missing, wrong, replaced or
  * revoked token is answered 401 before the MCP SDK sees the request. A session belongs to the caller
- * that opened it ({@link SessionOwners}); another caller naming it gets 404, as for an unknown session.
+ * that opened it ({@link SessionOwners}); another caller naming it gets 404, as for an unknown session. An agent
+ * token already holding its most open sessions is answered 429 with {@code Retry-After} when it initializes another.
  */
 final class McpAuthFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(McpAuthFilter.class);
@@ -81,7 +84,26 @@ final class McpAuthFilter implements Filter {
             auditUnknownTool(caller, buffered.body());
             req = buffered;
         }
-        chain.doFilter(req, sessions.watch(resp, caller));
+        boolean opening = session == null && "POST".equals(req.getMethod());
+        if (opening) {
+            Optional<Duration> wait = sessions.tryOpen(caller);
+            if (wait.isPresent()) {
+                long seconds = Math.max(1, (wait.get().toMillis() + 999) / 1000);
+                resp.setHeader("Retry-After", Long.toString(seconds));
+                write(resp, 429, "too_many_sessions", "this agent token holds " + sessions.perAgent() + " open MCP sessions, the"
+                        + " most it may (ROBOCO_SANDBOX_MCP_MAX_SESSIONS); reuse one, close one (DELETE /mcp with its Mcp-Session-Id),"
+                        + " or retry in " + seconds + " s, when the least recently used one has been idle "
+                        + sessions.idle().toSeconds() + " s and expires");
+                return;
+            }
+        }
+        try {
+            chain.doFilter(req, sessions.watch(resp, caller));
+        } finally {
+            if (opening) {
+                sessions.doneOpening(caller);
+            }
+        }
         if (session != null && "DELETE".equals(req.getMethod()) && resp.getStatus() < 300) {
             sessions.forget(session);
         }

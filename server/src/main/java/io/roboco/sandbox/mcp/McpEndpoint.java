@@ -10,6 +10,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.verbs.AgentVerbs;
@@ -64,7 +65,7 @@ public final class McpEndpoint implements AutoCloseable {
      */
     public static McpEndpoint create(SandboxPlugin plugin, AgentVerbs verbs, AgentTokens tokens, String adminToken,
                                      int rowCap, List<String> allowedHosts, Supplier<Map<String, Object>> doctor,
-                                     String version, Clock clock) {
+                                     String version, AgentShare share, Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
@@ -78,12 +79,14 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new DataTools(verbs, plugin).specs());
         specs.addAll(new InspectTools(inspectors, rowCap).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), plugin.guards(), own,
-                rowCap, clock);
+                rowCap, new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock), clock);
 
         SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built = SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(json)
                 .mcpEndpoint(PATH)
                 .maxRequestSize(McpAuthFilter.MAX_BODY)
+                // Sessions unused for a whole sweep interval are closed by the SDK; SessionOwners forgets them as fast.
+                .sessionSweepInterval(share.sessionIdle())
                 .contextExtractor(request -> request.getAttribute(Caller.CONTEXT_KEY) instanceof Caller caller
                         ? McpTransportContext.create(Map.of(Caller.CONTEXT_KEY, caller)) : McpTransportContext.EMPTY)
                 // No allowed origins: a request with an Origin header (a browser page) is refused; agents send none.
@@ -110,8 +113,15 @@ public final class McpEndpoint implements AutoCloseable {
                 .addToolFilter((context, tool) -> gate.visible(caller(context), tool.name()))
                 .tools(tools)
                 .build();
-        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens, new SessionOwners(), gate), gate, inspectors,
-                built.threads());
+        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens,
+                new SessionOwners(share.maxSessions(), share.sessionIdle(), clock), gate), gate, inspectors, built.threads());
+    }
+
+    /**
+     * One agent token's fair share of the MCP server: tool calls under way, tool calls begun per minute, open sessions,
+     * and how long an unused session lives.
+     */
+    public record AgentShare(int maxConcurrentCalls, int callsPerMinute, int maxSessions, java.time.Duration sessionIdle) {
     }
 
     /** Adds the auth filter and the SDK servlet at {@value #PATH} to Javalin's servlet context. */

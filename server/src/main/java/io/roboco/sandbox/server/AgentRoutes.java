@@ -76,13 +76,14 @@ final class AgentRoutes {
         if (!ctx.body().isBlank() && !Json.body(ctx).isEmpty()) {
             throw ApiError.badRequest("the token route takes no body");
         }
-        String token = tokens.mint(slug);
+        AgentTokens.Minted minted = tokens.mint(slug);
         String url = mcpUrl.apply(port);
         Map<String, Object> mcp = new LinkedHashMap<>();
         mcp.put("url", url);
-        mcp.put("headers", Map.of("Authorization", "Bearer " + token));
+        mcp.put("headers", Map.of("Authorization", "Bearer " + minted.token()));
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("token", token);
+        body.put("token", minted.token());
+        body.put("expires", minted.expires().toString());
         body.put("mcp", mcp);
         ctx.header("Cache-Control", "no-store");
         Json.write(ctx, 200, body);
@@ -90,8 +91,8 @@ final class AgentRoutes {
 
     private void containerRemoved(Context ctx) {
         String slug = ctx.pathParam("slug");
-        int removed = verbs.containerRemoved(slug);
         boolean revoked = tokens.revoke(slug);
+        int removed = verbs.containerRemoved(slug);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
         body.put("agent", slug);

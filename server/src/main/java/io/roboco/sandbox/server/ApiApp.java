@@ -4,11 +4,16 @@ import io.roboco.sandbox.request.BadRequest;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.roboco.sandbox.limits.BodyLimitFilter;
+import io.roboco.sandbox.limits.BodyTooLarge;
 import io.roboco.sandbox.web.Access;
+import jakarta.servlet.DispatcherType;
+import org.eclipse.jetty.servlet.FilterHolder;
 import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -24,13 +29,22 @@ final class ApiApp {
     private ApiApp() {
     }
 
-    /** {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). */
-    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, AdminRoutes admin, AgentRoutes agents, SandboxRoutes sandboxes,
-                          OpsRoutes ops, Consumer<ServletContextHandler> servlets) {
+    /**
+     * {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). In front of
+     * everything, Javalin's routes, the dashboard and /mcp alike, a {@link BodyLimitFilter} bounds every request body.
+     */
+    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, EdgeSettings edge, AdminRoutes admin, AgentRoutes agents,
+                          SandboxRoutes sandboxes, OpsRoutes ops, Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.defaultContentType = "application/json";
-            config.jetty.modifyServletContextHandler(servlets);
+            config.http.maxRequestSize = Math.max(edge.maxBody(), edge.maxFormBody());
+            config.jetty.modifyServletContextHandler(handler -> {
+                FilterHolder bodies = new FilterHolder(new BodyLimitFilter(edge.maxBody(), edge.maxFormBody()));
+                bodies.setAsyncSupported(true);
+                handler.addFilter(bodies, "/*", EnumSet.of(DispatcherType.REQUEST));
+                servlets.accept(handler);
+            });
         });
         app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())), Access.ANYONE);
         app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
@@ -41,6 +55,8 @@ final class ApiApp {
 
         app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));
         app.exception(BadRequest.class, (e, ctx) -> answer(ctx, 400, "bad_request", e.getMessage()));
+        app.exception(BodyTooLarge.class, (e, ctx) -> answer(ctx, 413, "too_large", "the request body is larger than " + e.limit()
+                + " bytes, the most this server accepts (ROBOCO_SANDBOX_MAX_BODY; forms ROBOCO_SANDBOX_MAX_FORM_BODY); send a smaller one"));
         app.exception(HttpResponseException.class, (e, ctx) -> answer(ctx, e.getStatus(),
                 e.getStatus() == 404 ? "not_found" : "http_" + e.getStatus(), e.getStatus() == 404 ? "no such route" : "request failed"));
         app.exception(Exception.class, (e, ctx) -> {

@@ -39,7 +39,14 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
     public static final int DEFAULT_ROW_CAP = 200;
     public static final int MAX_ROW_CAP = 10_000;
     public static final String DEFAULT_ALLOWED_HOSTS = "127.0.0.1:*,localhost:*,[::1]:*";
-    private static final Set<String> KNOWN = Set.of(ROW_CAP, URL, ALLOWED_HOSTS, TOKEN);
+    private static final Set<String> KNOWN = known();
+
+    /** This record's settings, and the agent-token limits {@link EdgeSettings} reads under the same prefix. */
+    private static Set<String> known() {
+        Set<String> known = new TreeSet<>(Set.of(ROW_CAP, URL, ALLOWED_HOSTS, TOKEN));
+        known.addAll(EdgeSettings.MCP_NAMES);
+        return Set.copyOf(known);
+    }
 
     public McpSettings {
         if (rowCap < 1 || rowCap > MAX_ROW_CAP) {

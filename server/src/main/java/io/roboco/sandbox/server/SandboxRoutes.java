@@ -85,7 +85,7 @@ final class SandboxRoutes {
         String owner = blankToNull(ctx.queryParam("owner"));
         String project = blankToNull(ctx.queryParam("project"));
         if (owner != null) {
-            Names.requireAgentSlug(owner);
+            Names.requireOwner(owner);
         }
         if (project != null) {
             Names.requireProjectId(project);
@@ -108,7 +108,7 @@ final class SandboxRoutes {
                 throw new BadRequest("unknown field '" + Names.printable(key) + "'; a sandbox takes: " + String.join(", ", new java.util.TreeSet<>(CREATE_FIELDS)));
             }
         }
-        String owner = Names.requireAgentSlug(requiredString(body, "owner"));
+        String owner = requireOwnerThatExists(requiredString(body, "owner"));
         String project = Names.requireProjectId(requiredString(body, "project"));
         List<String> services = new ArrayList<>();
         for (String s : strings("services", body.get("services"))) {
@@ -215,7 +215,7 @@ final class SandboxRoutes {
         if (force || body.get("older_than") != null) {
             throw new BadRequest("'force' and 'older_than' apply only with \"foreign\": true");
         }
-        String owner = body.get("owner") == null ? null : Names.requireAgentSlug(String.valueOf(body.get("owner")));
+        String owner = body.get("owner") == null ? null : Names.requireOwner(String.valueOf(body.get("owner")));
         java.time.Instant now = clock.instant();
         List<Map<String, Object>> expired = new ArrayList<>();
         for (SandboxRecord r : sandboxes.expired(owner)) {
@@ -224,6 +224,20 @@ final class SandboxRoutes {
         answer.put("expired", expired);
         answer.put("removed", dryRun ? List.of() : sandboxes.removeExpired(owner, Sandboxes.CLEANUP_VERB));
         Json.write(ctx, 200, answer);
+    }
+
+    /**
+     * A named sandbox's owner: a CI job ({@code job:<name>}), or an agent that is spawned now, whose engagement it then
+     * belongs to (it ends when the agent is deleted or spawned again). A bare name that is no spawned agent is refused,
+     * so a CI job can never share an owner, and with it quotas and sandboxes, with an agent spawned later under that name.
+     */
+    private String requireOwnerThatExists(String raw) {
+        String owner = Names.requireOwner(raw);
+        if (!Names.isJobOwner(owner) && plugin.store().findAgent(owner).isEmpty()) {
+            throw new BadRequest("owner '" + owner + "' is not a spawned agent; name a CI job's sandbox owner " + Names.JOB_PREFIX
+                    + owner + ", or spawn the agent first (POST /api/agents/" + owner + "/spawn)");
+        }
+        return owner;
     }
 
     private void release(Context ctx) {

@@ -177,11 +177,13 @@ public final class SandboxServer {
                     e.getMessage());
         }
 
-        AgentTokens agentTokens = new AgentTokens(store, clock);
+        EdgeSettings edge = config.edge();
+        AgentTokens agentTokens = new AgentTokens(store, edge.tokenTtl(), clock);
         McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, adminToken.value(), config.mcp().rowCap(),
-                config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), version(), clock);
+                config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), version(),
+                new McpEndpoint.AgentShare(edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()), clock);
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
-        Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle,
+        Javalin app = ApiApp.create(new TokenAuth(apiToken.value(), adminToken.value()), lifecycle, edge,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), clock), agentRoutes,
                 new SandboxRoutes(sandboxes, new io.roboco.sandbox.plugin.ForeignOrphans(runtime, store, store, instanceId,
                         aliveWindow(config.janitorTick()), clock), plugin, clock), new OpsRoutes(doctor, metrics), mcp::mount);

@@ -36,13 +36,14 @@ import java.util.TreeMap;
  *                         {@code ROBOCO_SANDBOX_MAX_DATA_SIZE}, {@code ROBOCO_SANDBOX_MAX_CPUS} (default 2g, 1g, 2)
  * @param restart          re-adoption after a restart and the key file credentials are sealed under
  * @param containerLogs    the cap on every sandbox container's log on the host ({@link ContainerLogSettings})
+ * @param edge             body limits, agent-token expiry and each agent token's fair share ({@link EdgeSettings})
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
                            String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
                            LifecycleConfig lifecycle, Limits maxLimits, RestartSettings restart,
-                           LogCap containerLogs) {
+                           LogCap containerLogs, EdgeSettings edge) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -75,6 +76,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         lifecycle = lifecycle == null ? LifecycleConfig.defaults() : lifecycle;
         restart = restart == null ? RestartSettings.defaults() : restart;
         containerLogs = containerLogs == null ? LogCap.defaults() : containerLogs;
+        edge = edge == null ? EdgeSettings.defaults() : edge;
         Objects.requireNonNull(readyTimeout, "readyTimeout");
         Objects.requireNonNull(janitorTick, "janitorTick");
         Objects.requireNonNull(janitorGrace, "janitorGrace");
@@ -105,7 +107,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
                 Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
                 McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums(),
-                RestartSettings.defaults(), LogCap.defaults());
+                RestartSettings.defaults(), LogCap.defaults(), EdgeSettings.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -152,7 +154,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
                 value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
                 McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
-                RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env));
+                RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env), EdgeSettings.fromEnv(env));
     }
 
     /**
@@ -201,17 +203,17 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart, containerLogs, edge);
     }
 
     public ServerConfig withRestart(RestartSettings next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next, containerLogs, edge);
     }
 
     /** The key file credentials are sealed under ({@code ROBOCO_SANDBOX_SECRET_KEY_FILE}, else in the state directory). */
@@ -221,7 +223,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withJanitor(Duration tick, Duration grace) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -309,22 +311,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart, containerLogs);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart, containerLogs, edge);
     }
 
     /** Never prints the state password or the tokens. */

@@ -192,24 +192,53 @@ public final class JdbcSettingsStore implements SettingsStore {
     // --- agents' MCP tokens (digests only) --------------------------------------------------
 
     @Override
-    public void saveToken(String agent, String digest, java.time.Instant created) {
-        OffsetDateTime ts = OffsetDateTime.ofInstant(created.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
-        db.transaction("save the MCP token of agent " + agent, c -> {
+    public void beginEngagement(String agent, String engagement, java.time.Instant started) {
+        db.transaction("begin an engagement of agent " + agent, c -> {
             update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent);
-            return update(c, "INSERT INTO agent_tokens (agent, digest, created) VALUES (?, ?, ?)", agent, digest, ts);
+            update(c, "DELETE FROM agent_engagements WHERE agent = ?", agent);
+            return update(c, "INSERT INTO agent_engagements (agent, engagement, started) VALUES (?, ?, ?)", agent, engagement,
+                    timestamp(started));
         });
     }
 
     @Override
-    public Optional<String> agentForToken(String digest) {
-        return db.transaction("look up an MCP token", c -> one(c, "SELECT agent FROM agent_tokens WHERE digest = ?",
-                rs -> rs.getString(1), digest));
+    public Optional<String> engagement(String agent) {
+        return db.transaction("read the engagement of agent " + agent, c -> one(c,
+                "SELECT engagement FROM agent_engagements WHERE agent = ?", rs -> rs.getString(1), agent));
+    }
+
+    @Override
+    public boolean endEngagement(String agent) {
+        return db.transaction("end the engagement of agent " + agent, c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)
+                + update(c, "DELETE FROM agent_engagements WHERE agent = ?", agent)) > 0;
+    }
+
+    @Override
+    public void saveToken(io.roboco.sandbox.settings.AgentToken token) {
+        db.transaction("save the MCP token of agent " + token.agent(), c -> {
+            update(c, "DELETE FROM agent_tokens WHERE agent = ?", token.agent());
+            return update(c, "INSERT INTO agent_tokens (agent, digest, created, engagement, expires) VALUES (?, ?, ?, ?, ?)",
+                    token.agent(), token.digest(), timestamp(token.created()), token.engagement(), timestamp(token.expires()));
+        });
+    }
+
+    @Override
+    public Optional<io.roboco.sandbox.settings.AgentToken> findToken(String digest) {
+        // A token from before engagements (no expiry) is never current: its agent is minted a new one.
+        return db.transaction("look up an MCP token", c -> one(c,
+                "SELECT agent, digest, engagement, created, expires FROM agent_tokens WHERE digest = ? AND expires IS NOT NULL",
+                rs -> new io.roboco.sandbox.settings.AgentToken(rs.getString(1), rs.getString(2), rs.getString(3),
+                        rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getObject(5, OffsetDateTime.class).toInstant()), digest));
     }
 
     @Override
     public boolean deleteToken(String agent) {
         return db.transaction("revoke the MCP token of agent " + agent,
                 c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)) > 0;
+    }
+
+    private static OffsetDateTime timestamp(java.time.Instant instant) {
+        return OffsetDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
     }
 
     // --- audit ------------------------------------------------------------------------------

@@ -29,13 +29,13 @@ class CapacityIT {
             assertThat(verb.json()).containsEntry("ok", false).containsEntry("error", "invalid_state").containsEntry("retryable", true);
             assertThat((String) verb.json().get("reason")).startsWith("capacity: 0 of 2 sandbox containers live; this request needs 3")
                     .contains("ROBOCO_SANDBOX_MAX_CONTAINERS");
-            ApiClient.Reply named = s.create("{\"owner\":\"ci-1\",\"project\":\"big\"}");
+            ApiClient.Reply named = s.create("{\"owner\":\"job:ci-1\",\"project\":\"big\"}");
             assertThat(named.json()).containsEntry("error", "invalid_state").containsEntry("retryable", true);
             assertThat(s.running()).as("containers left behind").isEmpty();
             assertThat((List<?>) s.api.admin("GET", "/api/sandboxes?state=all", null).json().get("sandboxes")).isEmpty();
 
             // Two fit: a one-service sandbox is made, and the gauge counts it.
-            ApiClient.Reply one = s.create("{\"owner\":\"ci-1\",\"project\":\"big\",\"services\":[\"redis\"]}");
+            ApiClient.Reply one = s.create("{\"owner\":\"job:ci-1\",\"project\":\"big\",\"services\":[\"redis\"]}");
             assertThat(one.ok()).as(one.toString()).isTrue();
             Map<?, ?> capacity = (Map<?, ?>) s.api.admin("GET", "/api/sandboxes", null).json().get("capacity");
             assertThat(capacity.get("used")).isEqualTo(1);

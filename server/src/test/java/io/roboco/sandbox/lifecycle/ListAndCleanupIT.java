@@ -35,15 +35,15 @@ class ListAndCleanupIT {
         try (LifecycleServer s = new LifecycleServer(dir, Map.of(), new InMemorySettingsStore(), MutableClock.atNow())) {
             s.project("shop", "[\"redis\"]", null);
             s.project("geo", "[\"redis\"]", null);
-            String a = create(s, "ci-1", "shop", "{\"task\":\"T-1\",\"branch\":\"feat/x\"}");
-            String b = create(s, "ci-1", "geo", "{\"task\":\"T-2\"}");
-            String c = create(s, "ci-2", "shop", "{\"task\":\"T-1\"}");
-            String d = create(s, "ci-2", "geo", "{}");
-            assertThat(ids(s, "owner=ci-1")).containsExactlyInAnyOrder(a, b);
+            String a = create(s, "job:ci-1", "shop", "{\"task\":\"T-1\",\"branch\":\"feat/x\"}");
+            String b = create(s, "job:ci-1", "geo", "{\"task\":\"T-2\"}");
+            String c = create(s, "job:ci-2", "shop", "{\"task\":\"T-1\"}");
+            String d = create(s, "job:ci-2", "geo", "{}");
+            assertThat(ids(s, "owner=job:ci-1")).containsExactlyInAnyOrder(a, b);
             assertThat(ids(s, "project=shop")).containsExactlyInAnyOrder(a, c);
             assertThat(ids(s, "label=task=T-1")).containsExactlyInAnyOrder(a, c);
             assertThat(ids(s, "label=task=T-1&label=branch=feat/x")).containsExactly(a);
-            assertThat(ids(s, "owner=ci-2&project=geo")).containsExactly(d);
+            assertThat(ids(s, "owner=job:ci-2&project=geo")).containsExactly(d);
             assertThat(ids(s, "owner=nobody")).isEmpty();
             ApiClient.Reply bad = s.api.admin("GET", "/api/sandboxes?label=Task%20X=1", null);
             assertThat(bad.status()).isEqualTo(400);
@@ -59,15 +59,15 @@ class ListAndCleanupIT {
         MutableClock clock = MutableClock.atNow();
         try (LifecycleServer s = new LifecycleServer(dir, Map.of(), new InMemorySettingsStore(), clock)) {
             s.project("shop", "[\"redis\"]", null);
-            String short1 = createTtl(s, "ci-1", "1m");
-            String short2 = createTtl(s, "ci-2", "1m");
-            String longLived = createTtl(s, "ci-1", "2h");
+            String short1 = createTtl(s, "job:ci-1", "1m");
+            String short2 = createTtl(s, "job:ci-2", "1m");
+            String longLived = createTtl(s, "job:ci-1", "2h");
             clock.advance(Duration.ofMinutes(2));
             ApiClient.Reply dry = s.api.admin("POST", "/api/sandboxes/cleanup", "{\"dry_run\":true}");
             assertThat(dry.json()).containsEntry("dry_run", true).containsEntry("removed", List.of());
             assertThat(expiredIds(dry)).containsExactlyInAnyOrder(short1, short2);
             assertThat(s.running()).hasSize(3);
-            ApiClient.Reply one = s.api.admin("POST", "/api/sandboxes/cleanup", "{\"dry_run\":false,\"owner\":\"ci-2\"}");
+            ApiClient.Reply one = s.api.admin("POST", "/api/sandboxes/cleanup", "{\"dry_run\":false,\"owner\":\"job:ci-2\"}");
             assertThat((List<Object>) one.json().get("removed")).containsExactly(short2);
             ApiClient.Reply real = s.api.admin("POST", "/api/sandboxes/cleanup", "{\"dry_run\":false}");
             assertThat((List<Object>) real.json().get("removed")).containsExactly(short1);

@@ -97,7 +97,7 @@ class OpsIT {
         try (LifecycleServer s = new LifecycleServer(dir.resolve("state"), Map.of(), new InMemorySettingsStore(), Clock.systemUTC())) {
             s.api.working("dev-1", "shop", "[\"redis\"]");
             assertThat(s.api.requestSandboxRetrying("dev-1", 3).ok()).isTrue();
-            String id = (String) TtlIT.sandbox(s.create("{\"owner\":\"ci-1\",\"project\":\"shop\",\"name\":\"before\",\"labels\":{\"run\":\"7\"}}"))
+            String id = (String) TtlIT.sandbox(s.create("{\"owner\":\"job:ci-1\",\"project\":\"shop\",\"name\":\"before\",\"labels\":{\"run\":\"7\"}}"))
                     .get("id");
             int port = s.server.port();
 
@@ -105,7 +105,7 @@ class OpsIT {
             assertThat(table.exit()).isZero();
             assertThat(table.out()).contains("ID").contains(id).contains("before").contains("run=7").contains("dev-1")
                     .contains("sandbox containers live").doesNotContain("PASSWORD");
-            OperatorCli.Run json = OperatorCli.run(OperatorCli.against(port), "list", "--owner", "ci-1", "--json");
+            OperatorCli.Run json = OperatorCli.run(OperatorCli.against(port), "list", "--owner", "job:ci-1", "--json");
             assertThat(json.out()).contains(id).doesNotContain("\"dev-1\"");
 
             assertThat(OperatorCli.run(OperatorCli.against(port), "delete", id).exit()).isZero();

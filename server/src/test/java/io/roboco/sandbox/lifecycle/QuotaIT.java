@@ -69,7 +69,7 @@ class QuotaIT {
         }
     }
 
-    /** Fires {@value #CREATES} creates for owner ci-1 at once (alternating servers), released together by a latch. */
+    /** Fires {@value #CREATES} creates for owner job:ci-1 at once (alternating servers), released together by a latch. */
     private static void assertExactlyThree(List<LifecycleServer> servers) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(CREATES);
         CountDownLatch go = new CountDownLatch(1);
@@ -77,7 +77,7 @@ class QuotaIT {
         try {
             for (int i = 0; i < CREATES; i++) {
                 LifecycleServer target = servers.get(i % servers.size());
-                String body = "{\"owner\":\"ci-1\",\"project\":\"q\",\"labels\":{\"run\":\"" + i + "\"}}";
+                String body = "{\"owner\":\"job:ci-1\",\"project\":\"q\",\"labels\":{\"run\":\"" + i + "\"}}";
                 replies.add(pool.submit(() -> {
                     go.await();
                     return target.create(body);
@@ -102,7 +102,7 @@ class QuotaIT {
             assertThat(refusals).hasSize(CREATES - 3);
             for (Map<String, Object> refusal : refusals) {
                 assertThat(refusal).containsEntry("error", "refused").containsEntry("retryable", false);
-                assertThat((String) refusal.get("reason")).contains("owner 'ci-1'").contains("quota of 3");
+                assertThat((String) refusal.get("reason")).contains("owner 'job:ci-1'").contains("quota of 3");
                 List<?> listed = (List<?>) refusal.get("owner_sandboxes");
                 assertThat(listed).hasSizeBetween(1, 3);
                 for (Object o : listed) {
@@ -111,7 +111,7 @@ class QuotaIT {
             }
             int containers = servers.stream().mapToInt(s -> s.running().size()).sum();
             assertThat(containers).as("one redis container per created sandbox, none for a refusal").isEqualTo(3);
-            ApiClient.Reply list = servers.get(0).api.admin("GET", "/api/sandboxes?owner=ci-1", null);
+            ApiClient.Reply list = servers.get(0).api.admin("GET", "/api/sandboxes?owner=job:ci-1", null);
             assertThat((List<?>) list.json().get("sandboxes")).hasSize(3);
         } finally {
             pool.shutdownNow();

@@ -31,7 +31,7 @@ class TtlIT {
                 Clock.systemUTC())) {
             s.project("shop", "[\"redis\"]", null);
             long t0 = System.nanoTime();
-            ApiClient.Reply created = s.create("{\"owner\":\"ci-1\",\"project\":\"shop\",\"name\":\"short\",\"ttl\":\"5s\"}");
+            ApiClient.Reply created = s.create("{\"owner\":\"job:ci-1\",\"project\":\"shop\",\"name\":\"short\",\"ttl\":\"5s\"}");
             assertThat(created.ok()).as(created.toString()).isTrue();
             Map<String, Object> sandbox = sandbox(created);
             String id = (String) sandbox.get("id");
@@ -43,14 +43,14 @@ class TtlIT {
                 Thread.sleep(100);
             }
             // The expiry chore writes its audit record right after removing the containers.
-            while (System.nanoTime() < deadline && s.store.page(new AuditQuery("ci-1", "expired", 10, null)).records().isEmpty()) {
+            while (System.nanoTime() < deadline && s.store.page(new AuditQuery("job:ci-1", "expired", 10, null)).records().isEmpty()) {
                 Thread.sleep(20);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf("[figure] TtlIT 5s-TTL named sandbox gone %.1f s after creation (tick 2s)%n", seconds);
             assertThat(s.running()).as("containers of the expired sandbox").isEmpty();
             assertThat(Probe.tryUse("redis", env)).as("the expired sandbox's credentials").isNotNull();
-            List<AuditRecord> expired = s.store.page(new AuditQuery("ci-1", "expired", 10, null)).records();
+            List<AuditRecord> expired = s.store.page(new AuditQuery("job:ci-1", "expired", 10, null)).records();
             assertThat(expired).hasSize(1);
             assertThat(expired.get(0).reason()).contains(id);
             Map<String, Object> after = byId(s.api.admin("GET", "/api/sandboxes?state=all", null), id);
@@ -63,7 +63,7 @@ class TtlIT {
         MutableClock clock = MutableClock.atNow();
         try (LifecycleServer s = new LifecycleServer(dir, Map.of(), new InMemorySettingsStore(), clock)) {
             s.project("shop", "[\"redis\"]", null);
-            String id = (String) sandbox(s.create("{\"owner\":\"ci-1\",\"project\":\"shop\",\"ttl\":\"1m\"}")).get("id");
+            String id = (String) sandbox(s.create("{\"owner\":\"job:ci-1\",\"project\":\"shop\",\"ttl\":\"1m\"}")).get("id");
             clock.advance(Duration.ofSeconds(61));
             assertThat((List<?>) s.api.admin("GET", "/api/sandboxes", null).json().get("sandboxes")).isEmpty();
             assertThat(byId(s.api.admin("GET", "/api/sandboxes?state=expired", null), id)).containsEntry("state", "expired");
@@ -71,7 +71,7 @@ class TtlIT {
             s.server.tickNow();
             assertThat(s.running()).isEmpty();
             assertThat(byId(s.api.admin("GET", "/api/sandboxes?state=all", null), id)).containsEntry("state", "deleted");
-            assertThat(s.store.page(new AuditQuery("ci-1", "expired", 10, null)).records()).hasSize(1);
+            assertThat(s.store.page(new AuditQuery("job:ci-1", "expired", 10, null)).records()).hasSize(1);
         }
     }
 

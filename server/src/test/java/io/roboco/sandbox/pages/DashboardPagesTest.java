@@ -387,11 +387,11 @@ class DashboardPagesTest {
         web.signIn(ADMIN);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
         WebClient.Reply made = web.json("POST", "/api/sandboxes", ADMIN,
-                "{\"owner\":\"ci-7\",\"project\":\"shop\",\"name\":\"before\",\"ttl\":\"10m\",\"labels\":{\"task\":\"T-9\"}}");
+                "{\"owner\":\"job:ci-7\",\"project\":\"shop\",\"name\":\"before\",\"ttl\":\"10m\",\"labels\":{\"task\":\"T-9\"}}");
         assertThat(made.status()).as(made.body()).isEqualTo(200);
         String id = made.body().replaceAll(".*\"id\":\"(sbx_[0-9a-f]+)\".*", "$1");
         WebClient.Reply page = web.get("/sandboxes");
-        assertThat(page.body()).contains("data-id=\"" + id + "\"").contains("ci-7").contains("before").contains("task=T-9")
+        assertThat(page.body()).contains("data-id=\"" + id + "\"").contains("job:ci-7").contains("before").contains("task=T-9")
                 .contains("in 10m").contains("1 of 32 sandbox containers live").contains("Nothing has expired");
         assertThat(page.body()).doesNotContain("PASSWORD");
 

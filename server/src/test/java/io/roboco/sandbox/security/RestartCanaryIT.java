@@ -86,7 +86,7 @@ class RestartCanaryIT {
                     before.put(agent, r.grants());
                 }
                 ApiClient.Reply named = api.admin("POST", "/api/sandboxes",
-                        "{\"owner\":\"ci-canary\",\"project\":\"vault\",\"services\":[\"postgres\"],\"name\":\"nightly\"}");
+                        "{\"owner\":\"job:ci-canary\",\"project\":\"vault\",\"services\":[\"postgres\"],\"name\":\"nightly\"}");
                 assertThat(named.status()).as("%s", named).isIn(200, 201);
                 assertThat(named.body()).contains(CanarySecretSource.MARK);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

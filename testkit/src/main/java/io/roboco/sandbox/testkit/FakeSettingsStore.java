@@ -1,6 +1,7 @@
 package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
@@ -113,13 +114,28 @@ public final class FakeSettingsStore implements SettingsStore {
     }
 
     @Override
-    public void saveToken(String agent, String digest, Instant created) {
-        delegate.saveToken(agent, digest, created);
+    public void beginEngagement(String agent, String engagement, Instant started) {
+        delegate.beginEngagement(agent, engagement, started);
     }
 
     @Override
-    public Optional<String> agentForToken(String digest) {
-        return delegate.agentForToken(digest);
+    public Optional<String> engagement(String agent) {
+        return delegate.engagement(agent);
+    }
+
+    @Override
+    public boolean endEngagement(String agent) {
+        return delegate.endEngagement(agent);
+    }
+
+    @Override
+    public void saveToken(AgentToken token) {
+        delegate.saveToken(token);
+    }
+
+    @Override
+    public Optional<AgentToken> findToken(String digest) {
+        return delegate.findToken(digest);
     }
 
     @Override

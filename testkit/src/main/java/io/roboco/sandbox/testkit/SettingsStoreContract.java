@@ -278,29 +278,58 @@ public abstract class SettingsStoreContract {
 
     // --- agents' MCP tokens ------------------------------------------------------------------
 
+    private static io.roboco.sandbox.settings.AgentToken token(String agent, String digest, String engagement) {
+        return new io.roboco.sandbox.settings.AgentToken(agent, digest, engagement, T0, T0.plusSeconds(3600));
+    }
+
     @Test
     void tokenDigestFindsItsAgent() {
-        store.saveToken("dev-1", "aa11", T0);
-        store.saveToken("dev-2", "bb22", T0);
-        assertThat(store.agentForToken("aa11")).contains("dev-1");
-        assertThat(store.agentForToken("bb22")).contains("dev-2");
-        assertThat(store.agentForToken("cc33")).isEmpty();
+        store.saveToken(token("dev-1", "aa11", "e1"));
+        store.saveToken(token("dev-2", "bb22", "e2"));
+        assertThat(store.findToken("aa11")).hasValueSatisfying(t -> {
+            assertThat(t.agent()).isEqualTo("dev-1");
+            assertThat(t.engagement()).isEqualTo("e1");
+            assertThat(t.expires()).isEqualTo(T0.plusSeconds(3600));
+        });
+        assertThat(store.findToken("bb22")).hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-2"));
+        assertThat(store.findToken("cc33")).isEmpty();
     }
 
     @Test
     void mintingAgainReplacesTheOldToken() {
-        store.saveToken("dev-1", "aa11", T0);
-        store.saveToken("dev-1", "bb22", T0.plusSeconds(1));
-        assertThat(store.agentForToken("aa11")).isEmpty();
-        assertThat(store.agentForToken("bb22")).contains("dev-1");
+        store.saveToken(token("dev-1", "aa11", "e1"));
+        store.saveToken(token("dev-1", "bb22", "e1"));
+        assertThat(store.findToken("aa11")).isEmpty();
+        assertThat(store.findToken("bb22")).isPresent();
     }
 
     @Test
     void revokedTokenFindsNoAgent() {
-        store.saveToken("dev-1", "aa11", T0);
+        store.saveToken(token("dev-1", "aa11", "e1"));
         assertThat(store.deleteToken("dev-1")).isTrue();
-        assertThat(store.agentForToken("aa11")).isEmpty();
+        assertThat(store.findToken("aa11")).isEmpty();
         assertThat(store.deleteToken("dev-1")).isFalse();
+    }
+
+    @Test
+    void aNewEngagementEndsTheOldOnesTokens() {
+        store.beginEngagement("dev-1", "e1", T0);
+        store.saveToken(token("dev-1", "aa11", "e1"));
+        store.beginEngagement("dev-1", "e2", T0.plusSeconds(1));
+        assertThat(store.engagement("dev-1")).contains("e2");
+        assertThat(store.findToken("aa11")).isEmpty();
+    }
+
+    @Test
+    void endingAnEngagementEndsItsTokens() {
+        store.beginEngagement("dev-1", "e1", T0);
+        store.saveToken(token("dev-1", "aa11", "e1"));
+        store.beginEngagement("dev-2", "e9", T0);
+        assertThat(store.endEngagement("dev-1")).isTrue();
+        assertThat(store.engagement("dev-1")).isEmpty();
+        assertThat(store.findToken("aa11")).isEmpty();
+        assertThat(store.endEngagement("dev-1")).isFalse();
+        assertThat(store.engagement("dev-2")).contains("e9");
     }
 
     // --- project lifecycle fields -------------------------------------------------------------
@@ -705,7 +734,8 @@ public abstract class SettingsStoreContract {
         store.storeFlag(FlagStore.SANDBOX_DB_ENABLED, true);
         store.saveAgent(a);
         store.append(r);
-        store.saveToken("dev-1", "aa11", T0);
+        store.beginEngagement("dev-1", "e1", T0);
+        store.saveToken(token("dev-1", "aa11", "e1"));
         StoredSnapshot snapshot = snapshot("sbx_1", "before", 0, "integer");
         store.saveSnapshot(snapshot, 32);
         store.close();
@@ -717,7 +747,8 @@ public abstract class SettingsStoreContract {
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).contains(true);
         assertThat(store.findAgent("dev-1")).contains(a);
         assertThat(store.recent(null, null, 10)).containsExactly(r);
-        assertThat(store.agentForToken("aa11")).contains("dev-1");
+        assertThat(store.findToken("aa11")).hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-1"));
+        assertThat(store.engagement("dev-1")).contains("e1");
         assertThat(store.findSnapshot("sbx_1", "before")).contains(snapshot);
         store.append(record(2, "dev-1", "released", List.of("postgres")));
         assertThat(store.recent(null, null, 10)).hasSize(2);
