@@ -5,6 +5,8 @@
 //   {"op":"listTools"}                        -> {"ok":true,"tools":[...]}
 //   {"op":"call","name":"…","arguments":{…}}  -> {"ok":true,"result":{content,structuredContent,isError}}
 //   {"op":"timeCalls","name":"…","arguments":{…},"count":N} -> {"ok":true,"millis":[...]} (each call's wall time)
+//   {"op":"burst","name":"…","arguments":{…},"count":N} -> {"ok":true,"results":[...]} (N calls at once; each
+//                                               {"ok":true,"isError","structured"} or a failure as below)
 //   {"op":"close"}                            -> {"ok":true}, then exits
 // A failure answers {"ok":false,"error":{"name","code","message"}} (code: the JSON-RPC error code, or the
 // HTTP status for a transport error). Settings come from the environment:
@@ -57,6 +59,13 @@ async function handle(command) {
         }
       }
       return { ok: true, millis };
+    }
+    case 'burst': {
+      const calls = Array.from({ length: command.count }, () =>
+        client.callTool({ name: command.name, arguments: command.arguments ?? {} })
+          .then((r) => ({ ok: true, isError: !!r.isError, structured: r.structuredContent ?? null }))
+          .catch((e) => failure(e)));
+      return { ok: true, results: await Promise.all(calls) };
     }
     case 'close':
       await client.close();

@@ -137,6 +137,16 @@ public final class TypeScriptMcpClient implements AutoCloseable {
         return send(Map.of("op", "call", "name", tool, "arguments", arguments));
     }
 
+    /** {@code count} calls of {@code tool} at once; each result: {@code ok}, {@code isError}, {@code structured}, or a failure. */
+    @SuppressWarnings("unchecked")
+    public List<Map<String, Object>> burst(String tool, Map<String, Object> arguments, int count) {
+        Answer a = send(Map.of("op", "burst", "name", tool, "arguments", arguments, "count", count));
+        if (!a.ok()) {
+            throw new AssertionError("burst failed: " + a.error());
+        }
+        return (List<Map<String, Object>>) a.json().get("results");
+    }
+
     /** Wall time (ms) of {@code count} sequential calls, measured inside the client around callTool. */
     List<Double> timeCalls(String tool, Map<String, Object> arguments, int count) {
         Answer a = send(Map.of("op", "timeCalls", "name", tool, "arguments", arguments, "count", count));
