@@ -1,6 +1,7 @@
 package io.roboco.sandbox.hostile;
 
 import io.roboco.sandbox.it.InProcessServer;
+import io.roboco.sandbox.it.LogCapture;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
@@ -43,6 +44,13 @@ class HostileNetworkIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aPortSquatterGetsNoSecretAndTheAgentIsToldToRetry() throws Exception {
+        try (LogCapture logs = new LogCapture()) {
+            squatEveryStartOfTheVictims();
+            assertNothingLeakedOrExhausted(logs);
+        }
+    }
+
+    private void squatEveryStartOfTheVictims() throws Exception {
         ApiClient api = SERVER.api();
         Bystander bystander = Bystander.standing(api, "net-bystander");
         AtomicBoolean squatting = new AtomicBoolean(true);
@@ -105,6 +113,20 @@ class HostileNetworkIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void noPasswordIsInAnyProcessArgumentsWhileSandboxesStart() throws Exception {
+        try (LogCapture logs = new LogCapture()) {
+            scanProcessArgumentsWhileASandboxStarts();
+            assertNothingLeakedOrExhausted(logs);
+        }
+    }
+
+    /** The server logged (at DEBUG, every logger) and printed no issued password and no {@code OutOfMemoryError}. */
+    private static void assertNothingLeakedOrExhausted(LogCapture logs) {
+        String all = logs.logged() + logs.printed();
+        assertThat(all).as("no OutOfMemoryError").doesNotContain("OutOfMemoryError");
+        assertThat(SECRETS.firstIn(all)).as("no issued password in the server's logs or output").isNull();
+    }
+
+    private void scanProcessArgumentsWhileASandboxStarts() throws Exception {
         ApiClient api = SERVER.api();
         Bystander bystander = Bystander.standing(api, "net-ps-bystander");
         String agent = "net-ps-agent";
