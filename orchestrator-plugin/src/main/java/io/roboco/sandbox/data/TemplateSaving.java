@@ -52,8 +52,8 @@ public final class TemplateSaving {
                             ? "no live sandbox of '" + owner + "' on this server; only our own sandboxes can become templates"
                             : "the sandbox has no postgres service; a template is a Postgres dump");
                 }
-                if (!replace && store.find(name).isPresent()) {
-                    return new DataOutcome.Refused(new TemplateStore.NameTaken(name).getMessage());
+                if (!replace && store.find(project, name).isPresent()) {
+                    return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
                 return save(store, found.get(), postgres.get(), project, name, replace);
             });
@@ -83,8 +83,8 @@ public final class TemplateSaving {
                             + " restart that did not re-adopt it); only our own live sandboxes can become templates"
                             : "the sandbox has no postgres service; a template is a Postgres dump");
                 }
-                if (!replace && store.find(name).isPresent()) {
-                    return new DataOutcome.Refused(new TemplateStore.NameTaken(name).getMessage());
+                if (!replace && store.find(project, name).isPresent()) {
+                    return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
                 return save(store, id, postgres.get(), project, name, replace);
             });
@@ -105,7 +105,7 @@ public final class TemplateSaving {
     }
 
     private DataOutcome failure(Exception e, Optional<ServiceInstance> postgres) {
-        if (e instanceof TemplateStore.NameTaken || e instanceof UnsupportedOperationException) {
+        if (e instanceof TemplateStore.NameTaken || e instanceof TemplateStore.OverCap || e instanceof UnsupportedOperationException) {
             return new DataOutcome.Refused(e.getMessage());
         }
         String message = redact(String.valueOf(e.getMessage()), postgres);
@@ -126,7 +126,7 @@ public final class TemplateSaving {
                 digest.digest(), extensions);
         TemplateInfo saved = store.save(info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
         Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
-        evidence.put("templates", store.list().stream().filter(t -> t.project().equals(project)).map(t -> {
+        evidence.put("templates", store.list(project).stream().map(t -> {
             Map<String, Object> brief = new LinkedHashMap<>();
             brief.put("name", t.name());
             brief.put("major", t.major());

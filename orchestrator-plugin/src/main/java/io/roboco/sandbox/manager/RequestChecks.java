@@ -97,8 +97,8 @@ final class RequestChecks {
                 if (refusal.isPresent()) {
                     return refused(refusal.get());
                 }
-                TemplateInfo info = templates.find(template.name()).orElseThrow();
-                seed = template.withRevision(info.created() + "/" + info.schemaDigest() + "/" + info.sizeBytes());
+                TemplateInfo info = templates.find(project.id(), template.name()).orElseThrow();
+                seed = template.resolved(project.id(), info.created() + "/" + info.schemaDigest() + "/" + info.sizeBytes());
             }
             plans.put(engine.name(), new ServicePlan(engine, choice, wanted, seed,
                     project.limitsFor(engine.name()).over(images.limits())));
@@ -106,12 +106,15 @@ final class RequestChecks {
         return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
     }
 
-    /** A template seed that is unknown, or was saved from a newer major than the one the project runs; before anything starts. */
+    /**
+     * A template seed that the project does not have (templates belong to a project; the refusal names only its own), or
+     * that was saved from a newer major than the one the project runs; before anything starts.
+     */
     private Optional<String> templateRefusal(Project project, String name, ImageChoice choice) {
-        Optional<TemplateInfo> info = templates.find(name);
+        Optional<TemplateInfo> info = templates.find(project.id(), name);
         if (info.isEmpty()) {
-            return Optional.of("template '" + Printable.of(name) + "' (the seed of project '" + project.id() + "') does not exist; known: "
-                    + templates.knownNames());
+            return Optional.of("template '" + Printable.of(name) + "' (the seed of project '" + project.id() + "') is not one of the"
+                    + " project's templates; its templates: " + templates.knownNames(project.id()));
         }
         return info.get().refusalFor(choice.major(), "project '" + project.id() + "' (" + choice.describe() + ")");
     }

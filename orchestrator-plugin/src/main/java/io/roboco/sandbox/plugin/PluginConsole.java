@@ -52,13 +52,7 @@ final class PluginConsole implements OperatorConsole {
 
     @Override
     public List<io.roboco.sandbox.template.TemplateInfo> templates(String project) {
-        java.util.Set<String> seeded = new java.util.HashSet<>();
-        plugin.store().findProject(project).ifPresent(p -> p.seeds().values().forEach(seed -> {
-            if (seed instanceof io.roboco.sandbox.provision.Seed.Template t) {
-                seeded.add(t.name());
-            }
-        }));
-        return plugin.templates().list().stream().filter(t -> t.project().equals(project) || seeded.contains(t.name())).toList();
+        return plugin.templates().list(project);
     }
 
     @Override

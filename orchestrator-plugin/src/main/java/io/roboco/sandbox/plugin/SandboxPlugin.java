@@ -163,19 +163,34 @@ public final class SandboxPlugin implements AutoCloseable {
     /** The verb a template's deletion is audited under. */
     public static final String DELETE_TEMPLATE_VERB = "delete_template";
 
+    /** The verb an operator's copy of a template into another project is audited under. */
+    public static final String COPY_TEMPLATE_VERB = "copy_template";
+
     /**
-     * Deletes template {@code name} (its dump and metadata), audited under {@value #DELETE_TEMPLATE_VERB} with
-     * {@code by} as the actor and the template's source project; false when there was none.
+     * Deletes template {@code name} of {@code project} (its dump and metadata), audited under
+     * {@value #DELETE_TEMPLATE_VERB} with {@code by} as the actor; false when there was none.
      */
-    public boolean deleteTemplate(String name, String by) throws java.io.IOException {
+    public boolean deleteTemplate(String project, String name, String by) throws java.io.IOException {
         long start = System.nanoTime();
-        Optional<io.roboco.sandbox.template.TemplateInfo> info = templates().find(name);
-        boolean deleted = templates().delete(name);
+        boolean deleted = templates().delete(project, name);
         if (deleted) {
-            record(by, info.map(io.roboco.sandbox.template.TemplateInfo::project).orElse(""), DELETE_TEMPLATE_VERB, "deleted",
-                    "template '" + name + "' deleted", List.of("postgres"), start);
+            record(by, project, DELETE_TEMPLATE_VERB, "deleted", "template '" + name + "' deleted", List.of("postgres"), start);
         }
         return deleted;
+    }
+
+    /**
+     * Copies template {@code name} of project {@code from} into project {@code to} as {@code as} (null: the same name):
+     * the operator's way of sharing a template, since each project sees only its own. Audited under
+     * {@value #COPY_TEMPLATE_VERB} in the receiving project; the caps are the receiving project's.
+     */
+    public io.roboco.sandbox.template.TemplateInfo copyTemplate(String from, String name, String to, String as, boolean replace,
+                                                                 String by) throws Exception {
+        long start = System.nanoTime();
+        io.roboco.sandbox.template.TemplateInfo copied = templates().copy(from, name, to, as, replace);
+        record(by, to, COPY_TEMPLATE_VERB, "granted", "template '" + name + "' of project '" + from + "' copied as '" + copied.name()
+                + "'", List.of("postgres"), start);
+        return copied;
     }
 
     /**

@@ -131,7 +131,13 @@ public final class SandboxPluginBuilder {
      * plugin keeps none (a template seed is refused naming none known).
      */
     public SandboxPluginBuilder templateDirectory(java.nio.file.Path directory) {
-        return templates(new io.roboco.sandbox.template.DirectoryTemplateStore(Objects.requireNonNull(directory, "directory")));
+        return templateDirectory(directory, io.roboco.sandbox.template.TemplateLimits.defaults());
+    }
+
+    /** {@link #templateDirectory(java.nio.file.Path)} with each project's templates capped by {@code limits}. */
+    public SandboxPluginBuilder templateDirectory(java.nio.file.Path directory, io.roboco.sandbox.template.TemplateLimits limits) {
+        return templates(new io.roboco.sandbox.template.DirectoryTemplateStore(Objects.requireNonNull(directory, "directory"),
+                Objects.requireNonNull(limits, "limits")));
     }
 
     /** Keeps saved templates in {@code store} (an embedding orchestrator's own). */

@@ -9,13 +9,12 @@ import io.roboco.sandbox.template.TemplateStore;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * A template asked for per call ({@code request_sandbox(template=…)}, {@code create_sandbox(template=…)}): it becomes
- * the postgres seed of that one new sandbox, in place of the project's. Such a template must come from the project's
- * own sandboxes (an operator's project seed may name any template); the major check is the guard chain's, as for a
- * project seed.
+ * the postgres seed of that one new sandbox, in place of the project's. Templates belong to a project: the name is
+ * looked up among the project's own (saved from its sandboxes, or copied there by the operator), and a refusal names
+ * only those; the major check is the guard chain's, as for a project seed.
  */
 final class TemplateSeeds {
     private TemplateSeeds() {
@@ -30,12 +29,9 @@ final class TemplateSeeds {
             return Optional.of("a template restores into postgres, which is not in project '" + project.id() + "''s sandbox_services "
                     + project.services());
         }
-        Optional<TemplateInfo> info = store.find(name);
-        if (info.isEmpty() || !info.get().project().equals(project.id())) {
-            String known = store.list().stream().filter(t -> t.project().equals(project.id())).map(TemplateInfo::name)
-                    .collect(Collectors.joining(", "));
-            return Optional.of((info.isEmpty() ? "no template '" + name + "'" : "template '" + name + "' was saved from another project")
-                    + "; the templates of project '" + project.id() + "' are: " + (known.isEmpty() ? "none (save one with save_template)" : known));
+        if (store.find(project.id(), name).isEmpty()) {
+            return Optional.of("project '" + project.id() + "' has no template '" + name + "'; its templates: "
+                    + store.knownNames(project.id()) + " (save_template makes one)");
         }
         return Optional.empty();
     }

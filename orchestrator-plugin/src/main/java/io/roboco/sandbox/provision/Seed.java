@@ -23,27 +23,40 @@ public sealed interface Seed {
     }
 
     /**
-     * A saved template, restored into each new sandbox.
+     * A saved template of the project, restored into each new sandbox.
      *
      * @param revision which save of the template (its created time and schema digest), filled in by the guard chain when
      *                 it looks the template up, so a seeded pool keyed by the seed never serves a replaced template; empty
      *                 as stored with a project
      * @param oneOff   asked for by one call ({@code request_sandbox(template=…)}), not the project's seed: such a sandbox
      *                 starts cold instead of claiming (and so discarding) the project's seeded pool
+     * @param project  the project whose templates the name is looked up in (templates belong to a project), filled in by
+     *                 the guard chain with the revision; empty as stored with a project (it means that project)
      */
-    record Template(String name, String revision, boolean oneOff) implements Seed {
+    record Template(String name, String revision, boolean oneOff, String project) implements Seed {
         public Template {
             Objects.requireNonNull(name, "name");
             revision = revision == null ? "" : revision;
+            project = project == null ? "" : project;
         }
 
         /** A project's template seed, as stored. */
         public Template(String name) {
-            this(name, "", false);
+            this(name, "", false, "");
+        }
+
+        /** A seed not yet looked up in its project. */
+        public Template(String name, String revision, boolean oneOff) {
+            this(name, revision, oneOff, "");
+        }
+
+        /** This seed as the guard chain found it: template {@code name} of {@code inProject}, at {@code newRevision}. */
+        public Template resolved(String inProject, String newRevision) {
+            return new Template(name, newRevision, oneOff, inProject);
         }
 
         public Template withRevision(String newRevision) {
-            return new Template(name, newRevision, oneOff);
+            return new Template(name, newRevision, oneOff, project);
         }
 
         @Override

@@ -56,13 +56,15 @@ final class Seeding {
             }
             PostgresSeeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable());
         } else if (seed instanceof Seed.Template template) {
-            restore(template.name(), target, exec);
+            restore(template, target, exec);
         }
     }
 
-    private void restore(String name, ProbeTarget target, ContainerExec exec) throws SeedException {
-        TemplateInfo info = templates.find(name).orElseThrow(() -> new SeedException("no template '" + name + "' on this server (known: "
-                + templates.knownNames() + ")"));
+    private void restore(Seed.Template template, ProbeTarget target, ContainerExec exec) throws SeedException {
+        String name = template.name();
+        String project = template.project();
+        TemplateInfo info = templates.find(project, name).orElseThrow(() -> new SeedException("project '" + project
+                + "' has no template '" + name + "' (its templates: " + templates.knownNames(project) + ")"));
         int major;
         try {
             major = PostgresTemplates.serverMajor(target);
@@ -73,7 +75,7 @@ final class Seeding {
         if (refusal.isPresent()) {
             throw new SeedException(refusal.get());
         }
-        try (InputStream dump = templates.open(name)) {
+        try (InputStream dump = templates.open(project, name)) {
             PostgresTemplates.restore(exec, target, dump);
         } catch (IOException e) {
             throw new SeedException("template '" + name + "': its dump could not be read: " + e.getMessage());

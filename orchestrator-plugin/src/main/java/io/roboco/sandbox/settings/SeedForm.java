@@ -116,7 +116,7 @@ public final class SeedForm {
     }
 
     /**
-     * A project's template seed names a saved template that restores into the project's postgres major (the same or
+     * A project's template seed names one of the project's own templates that restores into the project's postgres major (the same or
      * newer than the template's); else a {@link BadRequest} naming the known templates or the majors.
      */
     static void requireTemplates(Project project, io.roboco.sandbox.template.TemplateStore templates,
@@ -126,10 +126,11 @@ public final class SeedForm {
                 continue;
             }
             String field = "sandbox_seed." + e.getKey() + ".template";
-            java.util.Optional<io.roboco.sandbox.template.TemplateInfo> info = templates.find(t.name());
+            java.util.Optional<io.roboco.sandbox.template.TemplateInfo> info = templates.find(project.id(), t.name());
             if (info.isEmpty()) {
-                throw new BadRequest("'" + field + "': no template '" + t.name() + "'; known: " + templates.knownNames()
-                        + " (save one with POST /api/sandboxes/{id}/templates); nothing saved");
+                throw new BadRequest("'" + field + "': project '" + project.id() + "' has no template '" + t.name() + "'; its templates: "
+                        + templates.knownNames(project.id()) + " (templates belong to a project: save one from its sandbox with POST"
+                        + " /api/sandboxes/{id}/templates, or copy another project's with POST /api/templates/{name}/copy); nothing saved");
             }
             if (images != null && registry.find(e.getKey()).isPresent()) {
                 String major;

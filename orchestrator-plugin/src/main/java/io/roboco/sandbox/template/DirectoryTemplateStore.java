@@ -2,6 +2,8 @@ package io.roboco.sandbox.template;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.settings.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,20 +24,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
- * Templates as files in one directory: {@code <name>.sql} (the plain-SQL dump) and {@code <name>.json} (its
- * {@link TemplateInfo}). A template exists once its metadata file does; both are written to a temporary file first
- * and moved into place, so a failed or interrupted save leaves no template and a reader never sees half a file.
+ * Templates as files, one directory per project: {@code <project>/<name>.sql} (the plain-SQL dump) and
+ * {@code <project>/<name>.json} (its {@link TemplateInfo}). A template exists once its metadata file does; both are
+ * written to a temporary file first and moved into place, so a failed, interrupted or over-cap save leaves no template
+ * and a reader never sees half a file. Saves into one project are serialized (its caps are checked and spent under
+ * that project's lock); different projects never wait on each other.
+ *
+ * <p>Templates of an earlier layout (every project's in one directory) are moved into their project's directory when
+ * the store opens.
  */
 public final class DirectoryTemplateStore implements TemplateStore {
     private static final Logger log = LoggerFactory.getLogger(DirectoryTemplateStore.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dir;
+    private final TemplateLimits limits;
+    private final Map<String, Object> projectLocks = new ConcurrentHashMap<>();
 
     public DirectoryTemplateStore(Path dir) {
+        this(dir, TemplateLimits.defaults());
+    }
+
+    public DirectoryTemplateStore(Path dir, TemplateLimits limits) {
         this.dir = dir;
+        this.limits = limits;
+        moveFlatLayout();
     }
 
     public Path directory() {
@@ -43,77 +60,104 @@ public final class DirectoryTemplateStore implements TemplateStore {
     }
 
     @Override
-    public List<TemplateInfo> list() {
+    public TemplateLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public List<TemplateInfo> list(String project) {
         List<TemplateInfo> out = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
+        if (!validProject(project) || !Files.isDirectory(projectDir(project))) {
             return out;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.json")) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(projectDir(project), "*.json")) {
             for (Path file : files) {
                 String name = file.getFileName().toString().replaceFirst("\\.json$", "");
                 if (TemplateInfo.validName(name)) {
-                    read(name).ifPresent(out::add);
+                    read(project, name).ifPresent(out::add);
                 }
             }
         } catch (IOException e) {
-            log.warn("could not list templates in {}: {}", dir, e.getMessage());
+            log.warn("could not list the templates of project {} in {}: {}", project, dir, e.getMessage());
         }
         out.sort(Comparator.comparing(TemplateInfo::name));
         return out;
     }
 
     @Override
-    public Optional<TemplateInfo> find(String name) {
-        return TemplateInfo.validName(name) ? read(name) : Optional.empty();
+    public List<TemplateInfo> listAll() {
+        List<TemplateInfo> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        try (DirectoryStream<Path> projects = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            List<String> names = new ArrayList<>();
+            projects.forEach(p -> names.add(p.getFileName().toString()));
+            names.stream().filter(DirectoryTemplateStore::validProject).sorted().forEach(p -> out.addAll(list(p)));
+        } catch (IOException e) {
+            log.warn("could not list templates in {}: {}", dir, e.getMessage());
+        }
+        return out;
     }
 
     @Override
-    public synchronized TemplateInfo save(TemplateInfo info, Dump dump, boolean replace) throws Exception {
+    public Optional<TemplateInfo> find(String project, String name) {
+        return validProject(project) && TemplateInfo.validName(name) ? read(project, name) : Optional.empty();
+    }
+
+    @Override
+    public TemplateInfo save(TemplateInfo info, Dump dump, boolean replace) throws Exception {
+        String project = requireProject(info.project());
         String name = require(info.name());
-        if (!replace && Files.exists(meta(name))) {
-            throw new NameTaken(name);
-        }
-        Files.createDirectories(dir);
-        String part = ".part-" + UUID.randomUUID();
-        Path sqlPart = dir.resolve(name + ".sql" + part);
-        Path jsonPart = dir.resolve(name + ".json" + part);
-        try {
-            long size;
-            try (OutputStream out = Files.newOutputStream(sqlPart)) {
-                dump.writeTo(out);
-            }
-            size = Files.size(sqlPart);
-            TemplateInfo saved = info.withSize(size);
-            JSON.writerWithDefaultPrettyPrinter().writeValue(jsonPart.toFile(), toJson(saved));
-            Files.move(sqlPart, sql(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            Files.move(jsonPart, meta(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            return saved;
-        } finally {
-            Files.deleteIfExists(sqlPart);
-            Files.deleteIfExists(jsonPart);
+        synchronized (lockOf(project)) {
+            long budget = budget(project, name, replace);
+            return write(info, budget, dump);
         }
     }
 
     @Override
-    public InputStream open(String name) throws IOException {
-        if (!TemplateInfo.validName(name) || !Files.exists(meta(name))) {
-            throw new FileNotFoundException("no template '" + name + "'");
+    public TemplateInfo copy(String from, String name, String to, String as, boolean replace) throws Exception {
+        requireProject(from);
+        require(name);
+        String target = requireProject(to);
+        String newName = require(as == null ? name : as);
+        TemplateInfo source = find(from, name).orElseThrow(() -> new FileNotFoundException("project '" + from
+                + "' has no template '" + name + "'; its templates: " + knownNames(from)));
+        TemplateInfo copied = new TemplateInfo(newName, target, source.sandbox(), source.major(), source.postgresVersion(), 0,
+                source.created(), source.schemaDigest(), source.extensions());
+        synchronized (lockOf(target)) {
+            long budget = budget(target, newName, replace);
+            return write(copied, budget, out -> {
+                try (InputStream in = open(from, name)) {
+                    in.transferTo(out);
+                }
+            });
+        }
+    }
+
+    @Override
+    public InputStream open(String project, String name) throws IOException {
+        if (!validProject(project) || !TemplateInfo.validName(name) || !Files.exists(meta(project, name))) {
+            throw new FileNotFoundException("no template '" + name + "' in project '" + project + "'");
         }
         try {
-            return Files.newInputStream(sql(name));
+            return Files.newInputStream(sql(project, name));
         } catch (NoSuchFileException e) {
-            throw new FileNotFoundException("template '" + name + "' has no dump file (" + sql(name) + ")");
+            throw new FileNotFoundException("template '" + name + "' of project '" + project + "' has no dump file ("
+                    + sql(project, name) + ")");
         }
     }
 
     @Override
-    public synchronized boolean delete(String name) throws IOException {
-        if (!TemplateInfo.validName(name)) {
+    public boolean delete(String project, String name) throws IOException {
+        if (!validProject(project) || !TemplateInfo.validName(name)) {
             return false;
         }
-        boolean existed = Files.deleteIfExists(meta(name));
-        Files.deleteIfExists(sql(name));
-        return existed;
+        synchronized (lockOf(project)) {
+            boolean existed = Files.deleteIfExists(meta(project, name));
+            Files.deleteIfExists(sql(project, name));
+            return existed;
+        }
     }
 
     /** Metadata as stored and as the API shows it (snake_case keys). */
@@ -131,8 +175,87 @@ public final class DirectoryTemplateStore implements TemplateStore {
         return m;
     }
 
-    private Optional<TemplateInfo> read(String name) {
-        Path file = meta(name);
+    // --- caps ---------------------------------------------------------------------------------
+
+    /**
+     * The bytes a save of {@code name} into {@code project} may write (the per-template cap, or what the project has
+     * left when that is less), after the name and count checks; a refusal when nothing is left. Under the project's lock.
+     */
+    private long budget(String project, String name, boolean replace) throws NameTaken, OverCap {
+        List<TemplateInfo> own = list(project);
+        boolean taken = own.stream().anyMatch(t -> t.name().equals(name));
+        if (taken && !replace) {
+            throw new NameTaken(project, name);
+        }
+        List<TemplateInfo> others = own.stream().filter(t -> !t.name().equals(name)).toList();
+        if (!taken && others.size() >= limits.perProject()) {
+            throw new OverCap("project '" + project + "' already keeps " + others.size() + " templates, the most one project may"
+                    + " keep (ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT=" + limits.perProject() + "); replace one of them (replace=true) or"
+                    + " have the operator delete one; its templates: " + names(others) + "; nothing was written");
+        }
+        long used = others.stream().mapToLong(TemplateInfo::sizeBytes).sum();
+        long left = limits.projectBytes() - used;
+        if (left <= 0) {
+            throw new OverCap(projectFull(project, others, used));
+        }
+        return Math.min(limits.maxBytes(), left);
+    }
+
+    private String projectFull(String project, List<TemplateInfo> others, long used) {
+        return "project '" + project + "''s templates may take " + ByteSize.format(limits.projectBytes()) + " together"
+                + " (ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE) and its other templates take " + used + " bytes ("
+                + (others.isEmpty() ? "none" : names(others)) + "), which leaves too little for this one; replace one of them"
+                + " (replace=true) or have the operator delete one; nothing was written";
+    }
+
+    private TemplateInfo write(TemplateInfo info, long budget, Dump dump) throws Exception {
+        String project = info.project();
+        String name = info.name();
+        Path home = projectDir(project);
+        Files.createDirectories(home);
+        String part = ".part-" + UUID.randomUUID();
+        Path sqlPart = home.resolve(name + ".sql" + part);
+        Path jsonPart = home.resolve(name + ".json" + part);
+        try {
+            CappedOutputStream capped;
+            Exception failure = null;
+            try (OutputStream file = Files.newOutputStream(sqlPart); CappedOutputStream out = new CappedOutputStream(file, budget)) {
+                capped = out;
+                try {
+                    dump.writeTo(out);
+                } catch (Exception e) {
+                    failure = e;
+                }
+            }
+            if (capped.exceeded()) {
+                throw new OverCap(budget < limits.maxBytes()
+                        ? projectFull(project, list(project).stream().filter(t -> !t.name().equals(name)).toList(),
+                                limits.projectBytes() - budget)
+                        : "the dump is larger than " + ByteSize.format(limits.maxBytes()) + ", the most one template may take"
+                                + " (ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE); nothing was written");
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            TemplateInfo saved = info.withSize(Files.size(sqlPart));
+            JSON.writerWithDefaultPrettyPrinter().writeValue(jsonPart.toFile(), toJson(saved));
+            Files.move(sqlPart, sql(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(jsonPart, meta(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return saved;
+        } finally {
+            Files.deleteIfExists(sqlPart);
+            Files.deleteIfExists(jsonPart);
+        }
+    }
+
+    private static String names(List<TemplateInfo> templates) {
+        return templates.stream().map(TemplateInfo::name).collect(Collectors.joining(", "));
+    }
+
+    // --- files --------------------------------------------------------------------------------
+
+    private Optional<TemplateInfo> read(String project, String name) {
+        Path file = meta(project, name);
         if (!Files.exists(file)) {
             return Optional.empty();
         }
@@ -142,7 +265,8 @@ public final class DirectoryTemplateStore implements TemplateStore {
             if (m.get("extensions") instanceof List<?> list) {
                 list.forEach(e -> extensions.add(String.valueOf(e)));
             }
-            return Optional.of(new TemplateInfo(name, text(m, "project"), text(m, "sandbox"), text(m, "major"),
+            // The directory says whose it is, whatever the file says.
+            return Optional.of(new TemplateInfo(name, project, text(m, "sandbox"), text(m, "major"),
                     text(m, "postgres_version"), m.get("size_bytes") instanceof Number n ? n.longValue() : 0L,
                     Instant.parse(text(m, "created")), text(m, "schema_digest"), extensions));
         } catch (IOException | RuntimeException e) {
@@ -151,9 +275,59 @@ public final class DirectoryTemplateStore implements TemplateStore {
         }
     }
 
+    /** Templates of the one-directory layout: each moved into its project's directory (one without a project stays, and is warned about). */
+    private void moveFlatLayout() {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.json")) {
+            for (Path file : files) {
+                String name = file.getFileName().toString().replaceFirst("\\.json$", "");
+                if (!TemplateInfo.validName(name)) {
+                    continue;
+                }
+                String project;
+                try {
+                    project = text(JSON.readValue(file.toFile(), new TypeReference<Map<String, Object>>() { }), "project");
+                } catch (IOException e) {
+                    project = "";
+                }
+                if (!validProject(project) || Files.exists(meta(project, name))) {
+                    log.warn("template {} in {} names no project (or its project has one of that name already); it stays where it is"
+                            + " and seeds nothing: move it into {}/<project>/ by hand, or delete it", name, dir, dir);
+                    continue;
+                }
+                Files.createDirectories(projectDir(project));
+                Path flatSql = dir.resolve(name + ".sql");
+                if (Files.exists(flatSql)) {
+                    Files.move(flatSql, sql(project, name), StandardCopyOption.ATOMIC_MOVE);
+                }
+                Files.move(file, meta(project, name), StandardCopyOption.ATOMIC_MOVE);
+                log.info("template {} moved into {}/{}/ (templates are kept per project)", name, dir, project);
+            }
+        } catch (IOException e) {
+            log.warn("could not move the templates in {} into per-project directories: {}", dir, e.getMessage());
+        }
+    }
+
+    private Object lockOf(String project) {
+        return projectLocks.computeIfAbsent(project, p -> new Object());
+    }
+
     private static String text(Map<String, Object> m, String key) {
         Object v = m.get(key);
         return v == null ? "" : String.valueOf(v);
+    }
+
+    private static boolean validProject(String project) {
+        return project != null && Names.PROJECT_ID.matcher(project).matches();
+    }
+
+    private static String requireProject(String project) {
+        if (!validProject(project)) {
+            throw new IllegalArgumentException("a template belongs to a project; '" + Names.printable(project) + "' is not a project id");
+        }
+        return project;
     }
 
     private static String require(String name) {
@@ -163,11 +337,15 @@ public final class DirectoryTemplateStore implements TemplateStore {
         return name;
     }
 
-    private Path sql(String name) {
-        return dir.resolve(name + ".sql");
+    private Path projectDir(String project) {
+        return dir.resolve(project);
     }
 
-    private Path meta(String name) {
-        return dir.resolve(name + ".json");
+    private Path sql(String project, String name) {
+        return projectDir(project).resolve(name + ".sql");
+    }
+
+    private Path meta(String project, String name) {
+        return projectDir(project).resolve(name + ".json");
     }
 }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.template;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,9 +9,12 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Where saved templates live: a dump plus its {@link TemplateInfo}, by name. The server keeps them in its state
- * directory ({@link DirectoryTemplateStore}); an embedding orchestrator can point the plugin at a directory too, or
- * bring its own. Names are unique per store; a save under a taken name replaces it only when asked.
+ * Where saved templates live: a dump plus its {@link TemplateInfo}, by project and name. A template belongs to the
+ * project it was saved in ({@link TemplateInfo#project()}): saving, replacing, listing and seeding see only that
+ * project's templates, so one project's agent can neither overwrite nor read another's. An operator shares one by
+ * {@link #copy copying} it into another project. Each project's templates are capped ({@link TemplateLimits}).
+ * The server keeps them in its state directory ({@link DirectoryTemplateStore}); an embedding orchestrator can point
+ * the plugin at a directory too, or bring its own.
  */
 public interface TemplateStore {
     /** Writes a template's dump. */
@@ -19,34 +23,56 @@ public interface TemplateStore {
         void writeTo(OutputStream out) throws Exception;
     }
 
-    /** Every template, by name; metadata only. */
-    List<TemplateInfo> list();
+    /** The templates of {@code project}, by name; metadata only. */
+    List<TemplateInfo> list(String project);
 
-    Optional<TemplateInfo> find(String name);
+    /** Every project's templates (for the operator), by project then name. */
+    List<TemplateInfo> listAll();
+
+    Optional<TemplateInfo> find(String project, String name);
 
     /**
-     * Saves {@code info} with the dump {@code dump} writes; the size is what was written. All or nothing: a dump that
-     * fails leaves the store as it was (the failure propagates). With {@code replace} false a taken name is refused
-     * ({@link NameTaken}); with true the old template is replaced.
+     * Saves {@code info} into its project with the dump {@code dump} writes; the size is what was written. All or
+     * nothing: a dump that fails, or grows past the caps, leaves the store as it was. With {@code replace} false a taken
+     * name is refused ({@link NameTaken}); with true the project's own template of that name is replaced.
+     *
+     * @throws OverCap when the project holds its most templates, or the dump is larger than what is left for it
      */
     TemplateInfo save(TemplateInfo info, Dump dump, boolean replace) throws Exception;
 
-    /** The template's dump, to read to its end and close; {@link java.io.FileNotFoundException} when there is none. */
-    InputStream open(String name) throws IOException;
+    /**
+     * Copies template {@code name} of project {@code from} into project {@code to} as {@code as} (the operator's way of
+     * sharing one), under {@code to}'s caps; the copy is {@code to}'s own from then on.
+     */
+    TemplateInfo copy(String from, String name, String to, String as, boolean replace) throws Exception;
 
-    /** Deletes the template; false when there was none. */
-    boolean delete(String name) throws IOException;
+    /** The template's dump, to read to its end and close; {@link FileNotFoundException} when there is none. */
+    InputStream open(String project, String name) throws IOException;
 
-    /** The known names, comma-separated, or "none" (for messages that list them). */
-    default String knownNames() {
-        List<TemplateInfo> all = list();
+    /** Deletes the project's template; false when there was none. */
+    boolean delete(String project, String name) throws IOException;
+
+    /** What this store allows per project. */
+    TemplateLimits limits();
+
+    /** The project's template names, comma-separated, or "none" (for messages, which name only the caller's own). */
+    default String knownNames(String project) {
+        List<TemplateInfo> all = list(project);
         return all.isEmpty() ? "none" : all.stream().map(TemplateInfo::name).collect(Collectors.joining(", "));
     }
 
     /** A save refused because the name is taken and replacing was not asked for. */
     final class NameTaken extends Exception {
-        public NameTaken(String name) {
-            super("a template named '" + name + "' already exists; pass replace=true to replace it, or delete it first");
+        public NameTaken(String project, String name) {
+            super("project '" + project + "' already has a template named '" + name + "'; pass replace=true to replace it, or"
+                    + " choose another name");
+        }
+    }
+
+    /** A save refused by a cap ({@link TemplateLimits}); nothing was written. */
+    final class OverCap extends Exception {
+        public OverCap(String message) {
+            super(message, null, false, false);
         }
     }
 
@@ -54,12 +80,17 @@ public interface TemplateStore {
     static TemplateStore none() {
         return new TemplateStore() {
             @Override
-            public List<TemplateInfo> list() {
+            public List<TemplateInfo> list(String project) {
                 return List.of();
             }
 
             @Override
-            public Optional<TemplateInfo> find(String name) {
+            public List<TemplateInfo> listAll() {
+                return List.of();
+            }
+
+            @Override
+            public Optional<TemplateInfo> find(String project, String name) {
                 return Optional.empty();
             }
 
@@ -69,13 +100,23 @@ public interface TemplateStore {
             }
 
             @Override
-            public InputStream open(String name) throws IOException {
-                throw new java.io.FileNotFoundException("no template '" + name + "'");
+            public TemplateInfo copy(String from, String name, String to, String as, boolean replace) {
+                throw new UnsupportedOperationException("templates are not kept by this plugin (no template directory configured)");
             }
 
             @Override
-            public boolean delete(String name) {
+            public InputStream open(String project, String name) throws IOException {
+                throw new FileNotFoundException("no template '" + name + "'");
+            }
+
+            @Override
+            public boolean delete(String project, String name) {
                 return false;
+            }
+
+            @Override
+            public TemplateLimits limits() {
+                return TemplateLimits.defaults();
             }
         };
     }

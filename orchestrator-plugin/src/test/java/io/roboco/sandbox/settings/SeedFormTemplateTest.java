@@ -50,9 +50,20 @@ class SeedFormTemplateTest {
     }
 
     @Test
-    void anUnknownTemplateIsRefusedNamingTheKnownOnes() {
+    void anUnknownTemplateIsRefusedNamingTheProjectsOwnOnly() throws Exception {
+        templates.save(new TemplateInfo("others-secret", "rival", "sbx_3", "15", "15.14", 0, Instant.EPOCH, "d", List.of()),
+                out -> out.write('x'), false);
         assertThatThrownBy(() -> parse("17", Map.of("template", "nope"))).isInstanceOf(BadRequest.class)
-                .hasMessageContaining("no template 'nope'").hasMessageContaining("known: from-15, from-17").hasMessageContaining("nothing saved");
+                .hasMessageContaining("no template 'nope'").hasMessageContaining("its templates: from-15, from-17")
+                .hasMessageContaining("nothing saved").message().doesNotContain("others-secret");
+    }
+
+    @Test
+    void anotherProjectsTemplateIsNotTheProjectsSeed() throws Exception {
+        templates.save(new TemplateInfo("theirs", "rival", "sbx_3", "15", "15.14", 0, Instant.EPOCH, "d", List.of()),
+                out -> out.write('x'), false);
+        assertThatThrownBy(() -> parse("17", Map.of("template", "theirs"))).isInstanceOf(BadRequest.class)
+                .hasMessageContaining("project 'shop' has no template 'theirs'").hasMessageContaining("copy");
     }
 
     @Test

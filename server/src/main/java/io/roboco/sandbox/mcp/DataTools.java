@@ -84,8 +84,7 @@ final class DataTools {
                     + "the orchestrator spawns it with a project", "retryable", false), "refused: you are not a spawned agent");
         }
         String project = agent.get().project();
-        List<Map<String, Object>> templates = plugin.templates().list().stream().filter(t -> t.project().equals(project))
-                .map(DirectoryTemplateStore::toJson).toList();
+        List<Map<String, Object>> templates = plugin.templates().list(project).stream().map(DirectoryTemplateStore::toJson).toList();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("project", project);
         body.put("templates", templates);

@@ -141,8 +141,9 @@ public final class SandboxServer {
         ServerLifecycle lifecycle = new ServerLifecycle();
         ProvisionSettings provisioning = provisioning(config, instanceId);
         ServiceProvisioner provisioner = new ServiceProvisioner(runtime, provisioning, secrets, clock);
-        // Saved templates: <state>/templates/<name>.sql + <name>.json (issue 13, part 4).
-        provisioner.useTemplates(new io.roboco.sandbox.template.DirectoryTemplateStore(state.path().resolve("templates")));
+        // Saved templates: <state>/templates/<project>/<name>.sql + <name>.json, capped per project (containment issue).
+        provisioner.useTemplates(new io.roboco.sandbox.template.DirectoryTemplateStore(state.path().resolve("templates"),
+                config.data().templates()));
         PoolSizes poolSizes = new PoolSizes(config.poolKeys(), config.seededPoolSize());
         WarmPool pool = poolSizes.enabled() ? new WarmPool(registry, provisioner, poolSizes) : null;
         SandboxManager manager = new SandboxManager(registry, provisioner, clock, pool);

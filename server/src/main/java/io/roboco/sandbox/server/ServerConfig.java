@@ -37,13 +37,15 @@ import java.util.TreeMap;
  * @param restart          re-adoption after a restart and the key file credentials are sealed under
  * @param containerLogs    the cap on every sandbox container's log on the host ({@link ContainerLogSettings})
  * @param edge             body limits, agent-token expiry and each agent token's fair share ({@link EdgeSettings})
+ * @param data             what agents' data tools may keep in the state directory: templates per project (count, bytes each,
+ *                         bytes in all)
  */
 public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
                            Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
                            Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
                            String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
                            LifecycleConfig lifecycle, Limits maxLimits, RestartSettings restart,
-                           LogCap containerLogs, EdgeSettings edge) {
+                           LogCap containerLogs, EdgeSettings edge, DataSettings data) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -59,6 +61,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
             throw new ConfigException("ROBOCO_SANDBOX_PORT=" + port + " is not a TCP port; use 1-65535");
         }
         Objects.requireNonNull(stateDir, "stateDir");
+        data = data == null ? DataSettings.defaults() : data;
         images = Map.copyOf(images);
         poolSizes = poolSizes == null ? Map.of() : Map.copyOf(poolSizes);
         poolSizes.forEach((engine, size) -> {
@@ -107,7 +110,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
                 Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
                 McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums(),
-                RestartSettings.defaults(), LogCap.defaults(), EdgeSettings.defaults());
+                RestartSettings.defaults(), LogCap.defaults(), EdgeSettings.defaults(), DataSettings.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -154,7 +157,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
                 value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
                 McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
-                RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env), EdgeSettings.fromEnv(env));
+                RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env), EdgeSettings.fromEnv(env), DataSettings.fromEnv(env));
     }
 
     /**
@@ -203,17 +206,23 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart, containerLogs, edge, data);
+    }
+
+    public ServerConfig withData(DataSettings next) {
+        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart,
+                containerLogs, edge, next);
     }
 
     public ServerConfig withRestart(RestartSettings next) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next, containerLogs, edge, data);
     }
 
     /** The key file credentials are sealed under ({@code ROBOCO_SANDBOX_SECRET_KEY_FILE}, else in the state directory). */
@@ -223,7 +232,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withJanitor(Duration tick, Duration grace) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -311,22 +320,22 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     public ServerConfig withTokens(String api, String admin) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
         return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart, containerLogs, edge);
+                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
     }
 
     /** Never prints the state password or the tokens. */

@@ -335,11 +335,11 @@ class DashboardPagesTest {
     }
 
     @Test
-    void theProjectCardListsTheProjectsTemplatesAndTheOneItsSeedNames() throws Exception {
+    void theProjectCardListsTheProjectsOwnTemplatesOnly() throws Exception {
         WebClient web = start(true, EngineRegistry.defaults());
         web.signIn(ADMIN);
         io.roboco.sandbox.template.DirectoryTemplateStore templates = new io.roboco.sandbox.template.DirectoryTemplateStore(dir.resolve("templates"));
-        for (String[] t : new String[][] {{"shop-v1", "shop"}, {"base", "other"}, {"unrelated", "other"}}) {
+        for (String[] t : new String[][] {{"shop-v1", "shop"}, {"base", "shop"}, {"unrelated", "other"}}) {
             templates.save(new io.roboco.sandbox.template.TemplateInfo(t[0], t[1], "sbx_1", "15", "15.14", 0,
                     java.time.Instant.parse("2026-12-01T12:00:00Z"), "0123456789abcdef0123", List.of()), out -> out.write(new byte[42]), false);
         }

@@ -160,13 +160,15 @@ class TemplatesIT {
                 .containsEntry("schema_digest", digest).containsKeys("created", "size_bytes", "postgres_version");
         assertThat(((Number) template.get("size_bytes")).longValue()).isPositive();
         System.out.println("template shop-v1: " + template.get("size_bytes") + " bytes");
-        assertThat(Files.exists(stateDir.resolve("templates/shop-v1.sql"))).isTrue();
+        assertThat(Files.exists(stateDir.resolve("templates/shop/shop-v1.sql"))).isTrue();
 
         List<Map<String, Object>> listed = (List<Map<String, Object>>) api.admin("GET", "/api/templates", null).json().get("templates");
         assertThat(listed).singleElement().satisfies(t -> assertThat(t).containsEntry("name", "shop-v1")
                 .containsEntry("schema_digest", digest).doesNotContainKeys("sql", "dump", "content"));
 
-        // As the project's seed.
+        // As another project's seed: the operator copies it there first (each project sees only its own templates).
+        project("shop-seeded", "15", null);
+        copy("shop-v1", "shop", "shop-seeded");
         project("shop-seeded", "15", "shop-v1");
         String seeded = agentUrl("dev-2", "shop-seeded", "{}");
         assertThat(digest("dev-2")).as("the seeded sandbox has the template's schema digest").isEqualTo(digest);
@@ -197,6 +199,8 @@ class TemplatesIT {
         assertThat(api.verb("dev-1", "save_template", "{\"name\":\"from-15\"}").json()).containsEntry("ok", true);
         String digest15 = digest("dev-1");
 
+        project("shop17", "17", null);
+        copy("from-15", "shop", "shop17");
         project("shop17", "17", "from-15");
         String on17 = agentUrl("dev-2", "shop17", "{}");
         try (Connection agent = connect(on17); Statement s = agent.createStatement()) {
@@ -213,6 +217,8 @@ class TemplatesIT {
         ApiClient.Reply save17 = api.verb("dev-3", "save_template", "{\"name\":\"from-17\"}");
         assertThat(save17.json()).as(save17.body()).containsEntry("ok", true);
         assertThat((Map<String, Object>) save17.json().get("evidence")).containsEntry("major", "17");
+        project("old", "15", null);
+        copy("from-17", "mixed", "old");
         ApiClient.Reply seed17on15 = api.admin("PUT", "/api/projects/old",
                 "{\"sandbox_services\":[\"postgres\"],\"sandbox_versions\":{\"postgres\":\"15\"},\"sandbox_seed\":{\"postgres\":{\"template\":\"from-17\"}}}");
         assertThat(seed17on15.status()).as("a project seed on an older major is refused when saved").isEqualTo(400);
@@ -245,6 +251,8 @@ class TemplatesIT {
             assertThat(single(s, "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE relname = 'items'")).isEqualTo("t");
         }
 
+        project("novec", "17", null);
+        copy("vec-v1", "vec", "novec");
         project("novec", "17", "vec-v1");
         agentUrlNone("dev-3", "novec");
         ApiClient.Reply failed = api.verb("dev-3", "request_sandbox", "{}");
@@ -297,10 +305,10 @@ class TemplatesIT {
             s.execute("CREATE TABLE t (id int PRIMARY KEY)");
         }
         assertThat(api.verb("dev-1", "save_template", "{\"name\":\"broken\"}").json()).containsEntry("ok", true);
-        Files.writeString(stateDir.resolve("templates/broken.sql"), "CREATE TABLE ok_one (id int);\nCREATE TABLE nope (id no_such_type);\n");
-        project("seeded", "15", "broken");
-        api.orchestrator("POST", "/api/agents/dev-2/spawn", "{\"role\":\"developer\",\"project\":\"seeded\"}");
-        api.verb("dev-2", "give_me_work", "{\"project\":\"seeded\",\"task\":\"T-1\"}");
+        Files.writeString(stateDir.resolve("templates/shop/broken.sql"), "CREATE TABLE ok_one (id int);\nCREATE TABLE nope (id no_such_type);\n");
+        project("shop", "15", "broken");
+        api.orchestrator("POST", "/api/agents/dev-2/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}");
+        api.verb("dev-2", "give_me_work", "{\"project\":\"shop\",\"task\":\"T-1\"}");
         ApiClient.Reply failed = api.verb("dev-2", "request_sandbox", "{}");
         assertThat(failed.json()).as(failed.body()).containsEntry("ok", false).containsEntry("error", "invalid_state")
                 .containsEntry("retryable", true);
@@ -325,7 +333,7 @@ class TemplatesIT {
         assertThat(api.admin("POST", "/api/sandboxes/" + id + "/templates", "{\"name\":\"a\"}").status()).isEqualTo(200);
         ApiClient.Reply taken = api.admin("POST", "/api/sandboxes/" + id + "/templates", "{\"name\":\"a\"}");
         assertThat(taken.status()).isEqualTo(409);
-        assertThat(taken.body()).contains("already exists", "replace");
+        assertThat(taken.body()).contains("already has a template named 'a'", "replace");
         assertThat(api.admin("POST", "/api/sandboxes/" + id + "/templates", "{\"name\":\"a\",\"replace\":true}").status()).isEqualTo(200);
         ApiClient.Reply named = api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}");
         String namedId = (String) ((Map<String, Object>) named.json().get("sandbox")).get("id");
@@ -337,9 +345,9 @@ class TemplatesIT {
         ApiClient.Reply unknownSeed = api.admin("PUT", "/api/projects/other",
                 "{\"sandbox_services\":[\"postgres\"],\"sandbox_seed\":{\"postgres\":{\"template\":\"nope\"}}}");
         assertThat(unknownSeed.status()).isEqualTo(400);
-        assertThat(unknownSeed.body()).contains("no template 'nope'", "known: a");
+        assertThat(unknownSeed.body()).contains("no template 'nope'", "its templates: none");
         ApiClient.Reply otherProject = api.verb("dev-1", "request_sandbox", "{\"template\":\"nope\"}");
-        assertThat((String) otherProject.json().get("reason")).contains("no template 'nope'", "templates of project 'shop' are: a");
+        assertThat((String) otherProject.json().get("reason")).contains("no template 'nope'", "its templates: a");
         assertThat(api.verb("dev-1", "request_sandbox", "{\"template\":\"Bad!\"}").status()).isEqualTo(400);
         ApiClient.Reply live = api.verb("dev-1", "request_sandbox", "{\"template\":\"a\"}");
         assertThat((String) live.json().get("reason")).as("a live sandbox is not re-made from a template").contains("release_sandbox first");
@@ -353,7 +361,7 @@ class TemplatesIT {
                 .containsEntry("agent", "operator").containsEntry("project", "shop"))
                 .anySatisfy(r -> assertThat(r).containsEntry("verb", "save_template").containsEntry("decision", "granted"));
         assertThat((List<?>) api.admin("GET", "/api/templates", null).json().get("templates")).isEmpty();
-        assertThat(Files.exists(stateDir.resolve("templates/a.sql"))).isFalse();
+        assertThat(Files.exists(stateDir.resolve("templates/shop/a.sql"))).isFalse();
     }
 
     @Test
@@ -439,6 +447,12 @@ class TemplatesIT {
     private static void assertThatInsertsWork(Statement s) throws SQLException {
         s.execute("INSERT INTO customers (name) VALUES ('new one')");
         s.execute("DELETE FROM customers WHERE name = 'new one'");
+    }
+
+    /** The operator shares template {@code name} of project {@code from} with project {@code to} by copying it there. */
+    private void copy(String name, String from, String to) {
+        ApiClient.Reply reply = api.admin("POST", "/api/templates/" + name + "/copy", "{\"from\":\"" + from + "\",\"to\":\"" + to + "\"}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
     }
 
     private void project(String id, String major, String templateSeed) {

@@ -75,18 +75,22 @@ class TemplateGuardTest {
     }
 
     @Test
-    void anUnknownProjectSeedIsRefusedNamingTheKnownTemplates() throws Exception {
+    void anUnknownProjectSeedIsRefusedNamingOnlyTheProjectsOwnTemplates() throws Exception {
         assertThat(request(on("17", new Seed.Template("gone")), null)).isInstanceOfSatisfying(SandboxDecision.Refused.class,
-                r -> assertThat(r.reason()).contains("template 'gone'", "does not exist", "known: other-15, shop-17"));
+                r -> assertThat(r.reason()).contains("template 'gone'", "is not one of the project's templates", "its templates: shop-17")
+                        .doesNotContain("other-15"));
+        assertThat(request(on("17", new Seed.Template("other-15")), null)).as("another project's template is not the seed's")
+                .isInstanceOfSatisfying(SandboxDecision.Refused.class, r -> assertThat(r.reason()).contains("template 'other-15'",
+                        "is not one of the project's templates"));
         assertThat(runtime.startCount()).isZero();
     }
 
     @Test
     void aPerCallTemplateMustBeOneOfTheProjectsOwn() throws Exception {
         assertThat(request(on("17", null), "other-15")).isInstanceOfSatisfying(SandboxDecision.Refused.class,
-                r -> assertThat(r.reason()).contains("'other-15' was saved from another project", "templates of project 'shop' are: shop-17"));
+                r -> assertThat(r.reason()).contains("project 'shop' has no template 'other-15'", "its templates: shop-17"));
         assertThat(request(on("17", null), "nope")).isInstanceOfSatisfying(SandboxDecision.Refused.class,
-                r -> assertThat(r.reason()).contains("no template 'nope'"));
+                r -> assertThat(r.reason()).contains("no template 'nope'").doesNotContain("other-15"));
         assertThat(request(on("15", null), "shop-17")).as("per call, the major check still applies")
                 .isInstanceOfSatisfying(SandboxDecision.Refused.class, r -> assertThat(r.reason()).contains("saved from PostgreSQL 17"));
         assertThat(runtime.startCount()).isZero();
