@@ -22,4 +22,17 @@ public interface ContainerExec {
     default ExecResult exec(List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) throws Exception {
         throw new UnsupportedOperationException("this container exec cannot stream a command's input or output");
     }
+
+    /**
+     * {@link #exec(List, Map, InputStream, OutputStream)} as {@code user} inside the container (e.g. {@value #UNPRIVILEGED}),
+     * for work on content an agent wrote (a template's dump and restore, a clone) that must not run as root there. An
+     * exec that cannot choose its user throws {@link UnsupportedOperationException} rather than run it as root.
+     */
+    default ExecResult execAs(String user, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout)
+            throws Exception {
+        throw new UnsupportedOperationException("this container exec cannot run a command as another user");
+    }
+
+    /** {@code nobody:nogroup} by number, so it needs no entry in the image's passwd: owns nothing, reads no other process's environment. */
+    String UNPRIVILEGED = "65534:65534";
 }

@@ -57,6 +57,12 @@ final class Containers {
                                                              java.io.InputStream stdin, java.io.OutputStream stdout) {
                 return runtime.exec(containerId, command, env, stdin, stdout);
             }
+
+            @Override
+            public io.roboco.sandbox.engine.ExecResult execAs(String user, java.util.List<String> command, java.util.Map<String, String> env,
+                                                               java.io.InputStream stdin, java.io.OutputStream stdout) {
+                return runtime.execAs(containerId, user, command, env, stdin, stdout);
+            }
         };
     }
 

@@ -54,7 +54,7 @@ final class Seeding {
                 throw new SeedException("clone source: the server's environment has no " + clone.urlEnv()
                         + "; set it to the source's postgresql:// URL and restart the server");
             }
-            PostgresSeeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable());
+            PostgresSeeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable(), "$" + clone.urlEnv());
         } else if (seed instanceof Seed.Template template) {
             restore(template, target, exec);
         }

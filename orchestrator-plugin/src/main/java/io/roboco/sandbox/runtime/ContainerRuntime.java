@@ -52,6 +52,19 @@ public interface ContainerRuntime extends AutoCloseable {
         return new ExecResult(result.exitCode(), "", result.stderr());
     }
 
+    /**
+     * {@link #exec(String, List, Map, InputStream, OutputStream)} as {@code user} inside the container (a name or
+     * {@code uid:gid}; null: the image's user), for work that must not run as root there (a template's dump and
+     * restore). A runtime that cannot choose the user refuses a non-null one rather than run it as root.
+     */
+    default ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, InputStream stdin,
+                              OutputStream stdout) {
+        if (user != null) {
+            throw new ContainerRuntimeException(getClass().getSimpleName() + " cannot run an exec as another user (exec " + command + ")");
+        }
+        return exec(containerId, command, env, stdin, stdout);
+    }
+
     /** The container's state, or empty when it does not exist. */
     Optional<ContainerState> inspect(String containerId);
 

@@ -3,7 +3,6 @@ package io.roboco.sandbox.template;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.request.Names;
-import io.roboco.sandbox.settings.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -202,7 +201,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
     }
 
     private String projectFull(String project, List<TemplateInfo> others, long used) {
-        return "project '" + project + "''s templates may take " + ByteSize.format(limits.projectBytes()) + " together"
+        return "project '" + project + "''s templates may take " + size(limits.projectBytes()) + " together"
                 + " (ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE) and its other templates take " + used + " bytes ("
                 + (others.isEmpty() ? "none" : names(others)) + "), which leaves too little for this one; replace one of them"
                 + " (replace=true) or have the operator delete one; nothing was written";
@@ -231,7 +230,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
                 throw new OverCap(budget < limits.maxBytes()
                         ? projectFull(project, list(project).stream().filter(t -> !t.name().equals(name)).toList(),
                                 limits.projectBytes() - budget)
-                        : "the dump is larger than " + ByteSize.format(limits.maxBytes()) + ", the most one template may take"
+                        : "the dump is larger than " + size(limits.maxBytes()) + ", the most one template may take"
                                 + " (ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE); nothing was written");
             }
             if (failure != null) {
@@ -246,6 +245,14 @@ public final class DirectoryTemplateStore implements TemplateStore {
             Files.deleteIfExists(sqlPart);
             Files.deleteIfExists(jsonPart);
         }
+    }
+
+    /** {@code 256m}, {@code 1g}, or bytes: as the settings are written. */
+    private static String size(long bytes) {
+        if (bytes % (1L << 30) == 0) {
+            return (bytes >> 30) + "g";
+        }
+        return bytes % (1L << 20) == 0 ? (bytes >> 20) + "m" : bytes + " bytes";
     }
 
     private static String names(List<TemplateInfo> templates) {

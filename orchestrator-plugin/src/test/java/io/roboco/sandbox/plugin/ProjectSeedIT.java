@@ -177,7 +177,7 @@ class ProjectSeedIT {
         SandboxDecision decision = request("dev-gone", new Seed.Clone("GONE_DB_URL", null));
         assertThat(decision).isInstanceOfSatisfying(SandboxDecision.InvalidState.class, s -> {
             assertThat(s.retryable()).isTrue();
-            assertThat(s.reason()).contains("clone from 127.0.0.1:1/shop failed").doesNotContain(SOURCE_PASSWORD);
+            assertThat(s.reason()).contains("clone from $GONE_DB_URL failed").doesNotContain(SOURCE_PASSWORD, "127.0.0.1", "port 1", "shop_owner");
         });
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-gone"))).isEmpty();
         SandboxDecision missing = request("dev-noenv", new Seed.Clone("NOT_SET_DB_URL", null));

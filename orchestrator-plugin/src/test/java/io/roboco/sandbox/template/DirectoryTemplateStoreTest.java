@@ -129,7 +129,7 @@ class DirectoryTemplateStoreTest {
         store.save(info("keep", "15"), bytes(1000), false);
 
         assertThatThrownBy(() -> store.save(info("big", "15"), bytes(1001), false)).isInstanceOf(TemplateStore.OverCap.class)
-                .hasMessageContaining("larger than 1000").hasMessageContaining("ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE");
+                .hasMessageContaining("larger than 1000 bytes").hasMessageContaining("ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE");
         assertThatThrownBy(() -> store.save(info("keep", "17"), bytes(5000), true)).isInstanceOf(TemplateStore.OverCap.class);
 
         assertThat(store.list("shop")).extracting(TemplateInfo::name).containsExactly("keep");

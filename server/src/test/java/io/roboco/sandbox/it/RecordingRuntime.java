@@ -122,6 +122,13 @@ public final class RecordingRuntime implements ContainerRuntime {
     }
 
     @Override
+    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                             java.io.OutputStream stdout) {
+        count();
+        return delegate.execAs(containerId, user, command, env, stdin, stdout);
+    }
+
+    @Override
     public Optional<ContainerState> inspect(String containerId) {
         count();
         return delegate.inspect(containerId);

@@ -34,11 +34,16 @@ import java.util.function.Predicate;
  * liveness check".
  */
 public final class FakeContainerRuntime implements ContainerRuntime {
-    /** A recorded exec call. */
-    public record ExecCall(String containerId, List<String> command, Map<String, String> env, String stdin) {
+    /** A recorded exec call; {@code user} is who it ran as inside the container (null: the image's user). */
+    public record ExecCall(String containerId, List<String> command, Map<String, String> env, String stdin, String user) {
         /** A call without stdin. */
         public ExecCall(String containerId, List<String> command, Map<String, String> env) {
-            this(containerId, command, env, null);
+            this(containerId, command, env, null, null);
+        }
+
+        /** A call as the image's user. */
+        public ExecCall(String containerId, List<String> command, Map<String, String> env, String stdin) {
+            this(containerId, command, env, stdin, null);
         }
     }
 
@@ -273,6 +278,13 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     @Override
     public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
                            java.io.OutputStream stdout) {
+        return execAs(containerId, null, command, env, stdin, stdout);
+    }
+
+    /** Records {@code user} on the call too. */
+    @Override
+    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                             java.io.OutputStream stdout) {
         String input = null;
         if (stdin != null) {
             try (stdin) {
@@ -281,7 +293,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
                 throw new ContainerRuntimeException("exec " + command + ": stdin could not be read: " + e.getMessage(), e);
             }
         }
-        ExecResult result = answer(new ExecCall(containerId, List.copyOf(command), Map.copyOf(env), input));
+        ExecResult result = answer(new ExecCall(containerId, List.copyOf(command), Map.copyOf(env), input, user));
         try {
             stdout.write(result.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (java.io.IOException e) {

@@ -96,6 +96,16 @@ public final class PostgresSeeds {
      * @param sourceUrl {@code postgresql://user:password@host:port/db}; it must be reachable from the sandbox container
      */
     public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable) throws SeedException {
+        cloneFrom(exec, target, sourceUrl, maxRowsPerTable, "the source database");
+    }
+
+    /**
+     * {@link #cloneFrom(ContainerExec, ProbeTarget, String, Integer)}, its failures naming the source as {@code sourceLabel}
+     * (e.g. the setting that holds the URL): a message reaches the agent, so it names no source host, port, user, database
+     * or password, and no address the tools printed.
+     */
+    public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
+            throws SeedException {
         Source source = Source.parse(sourceUrl);
         Credentials c = target.credentials();
         Map<String, String> env = new LinkedHashMap<>();
@@ -125,8 +135,9 @@ public final class PostgresSeeds {
             throw new SeedException("clone could not run inside the sandbox container: " + source.redact(String.valueOf(e.getMessage())));
         }
         if (!result.ok()) {
-            throw new SeedException("clone from " + source.describe() + " failed (exit " + result.exitCode() + "): "
-                    + source.redact(firstLines(result.output(), 3)));
+            throw new SeedException("clone from " + sourceLabel + " failed (exit " + result.exitCode() + "): "
+                    + source.redact(firstLines(result.output(), 3)) + "; the operator checks that the source answers from the sandbox"
+                    + " and that the URL in " + sourceLabel + " is right");
         }
     }
 
@@ -158,12 +169,17 @@ public final class PostgresSeeds {
             return "postgresql://" + who + host + ":" + port + "/" + URLEncoderLite.encode(database) + (query == null ? "" : "?" + query);
         }
 
-        String describe() {
-            return host + ":" + port + "/" + database;
-        }
-
+        /** {@code text} without the source's password, host, user and database, nor any IPv4 address (one the host resolved to). */
         String redact(String text) {
-            return password.isEmpty() ? text : text.replace(password, "<redacted>");
+            String out = text;
+            String[][] secrets = {{password, "<redacted>"}, {host, "<source host>"}, {user, "<source user>"}, {database, "<source database>"}};
+            for (String[] s : secrets) {
+                if (s[0] != null && !s[0].isEmpty()) {
+                    out = out.replace(s[0], s[1]);
+                }
+            }
+            return out.replaceAll("\\b\\d{1,3}(\\.\\d{1,3}){3}\\b", "<address>").replaceAll("\\([0-9a-fA-F:]*:[0-9a-fA-F:]+\\)", "(<address>)")
+                    .replaceAll("port \\d+", "port <port>");
         }
 
         private static String decode(String s) {

@@ -20,7 +20,10 @@ import java.util.Map;
  * A template's dump taken from one sandbox database and restored into another, both <b>inside the sandbox
  * container</b> (so the client tools are the server's own major) and both <b>as the agent's role</b> over the local
  * socket: {@code pg_dump --no-owner --no-privileges} (schema and rows, plain SQL) to save, {@code psql} in one
- * transaction to restore, so every restored object belongs to the new agent and a failed restore leaves nothing.
+ * transaction to restore, so every restored object belongs to the new agent and a failed restore leaves nothing. Both
+ * run as an unprivileged user of the container ({@link ContainerExec#UNPRIVILEGED}), never root: the dump is text an
+ * agent's database produced, and the restore's client owns nothing in the container and reads no other process's
+ * environment (the admin password's).
  *
  * <p>An extension's {@code COMMENT ON EXTENSION} line is dropped on restore (only the extension's owner, the admin that
  * activated it, may comment on it); {@code CREATE EXTENSION IF NOT EXISTS} passes when the new sandbox has that
@@ -36,7 +39,8 @@ public final class PostgresTemplates {
     public static void dump(ContainerExec exec, ProbeTarget target, OutputStream out) throws SeedException {
         ExecResult result;
         try {
-            result = exec.exec(List.of("bash", "-c", "pg_dump --no-owner --no-privileges --encoding=UTF8 " + LOCAL), env(target), null, out);
+            result = exec.execAs(ContainerExec.UNPRIVILEGED, List.of("bash", "-c", "pg_dump --no-owner --no-privileges --encoding=UTF8 " + LOCAL),
+                    env(target), null, out);
         } catch (Exception e) {
             throw new SeedException("pg_dump could not run inside the sandbox container: " + e.getMessage());
         }
@@ -50,7 +54,7 @@ public final class PostgresTemplates {
         String script = "set -o pipefail; sed -e '/^COMMENT ON EXTENSION /d' | psql -X -q -v ON_ERROR_STOP=1 --single-transaction " + LOCAL;
         ExecResult result;
         try {
-            result = exec.exec(List.of("bash", "-c", script), env(target), dump, OutputStream.nullOutputStream());
+            result = exec.execAs(ContainerExec.UNPRIVILEGED, List.of("bash", "-c", script), env(target), dump, OutputStream.nullOutputStream());
         } catch (Exception e) {
             throw new SeedException("the template's restore could not run inside the sandbox container: " + e.getMessage());
         }

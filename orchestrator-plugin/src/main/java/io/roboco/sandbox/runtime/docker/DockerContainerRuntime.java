@@ -210,7 +210,13 @@ public final class DockerContainerRuntime implements ContainerRuntime {
 
     @Override
     public ExecResult exec(String containerId, List<String> command, Map<String, String> env) {
-        return run(containerId, command, env, null, new FrameCollector());
+        return run(containerId, null, command, env, null, new FrameCollector());
+    }
+
+    @Override
+    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                           java.io.OutputStream stdout) {
+        return execAs(containerId, null, command, env, stdin, stdout);
     }
 
     /**
@@ -219,10 +225,10 @@ public final class DockerContainerRuntime implements ContainerRuntime {
      * learn its length, and the command runs behind {@code head -c <length>}, which ends its input there.
      */
     @Override
-    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                           java.io.OutputStream stdout) {
+    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+                             java.io.OutputStream stdout) {
         if (stdin == null) {
-            return run(containerId, command, env, null, new FrameCollector(stdout));
+            return run(containerId, user, command, env, null, new FrameCollector(stdout));
         }
         java.nio.file.Path spool = null;
         try {
@@ -234,7 +240,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             List<String> bounded = new ArrayList<>(List.of("sh", "-c", "head -c " + length + " | \"$@\"", "sh"));
             bounded.addAll(command);
             try (java.io.InputStream input = java.nio.file.Files.newInputStream(spool)) {
-                return run(containerId, bounded, env, input, new FrameCollector(stdout));
+                return run(containerId, user, bounded, env, input, new FrameCollector(stdout));
             }
         } catch (java.io.IOException e) {
             throw new ContainerRuntimeException("exec " + command + " in container " + containerId + ": its input could not be spooled ("
@@ -250,15 +256,16 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         }
     }
 
-    private ExecResult run(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
+    private ExecResult run(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
                            FrameCollector output) {
-        String what = "exec " + command + " in container " + containerId;
+        String what = "exec " + command + " in container " + containerId + (user == null ? "" : " as " + user);
         String execId;
         try {
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
-            execId = client.execCreateCmd(containerId).withCmd(command.toArray(String[]::new)).withEnv(envList)
-                    .withAttachStdin(stdin != null).withAttachStdout(true).withAttachStderr(true).exec().getId();
+            var create = client.execCreateCmd(containerId).withCmd(command.toArray(String[]::new)).withEnv(envList)
+                    .withAttachStdin(stdin != null).withAttachStdout(true).withAttachStderr(true);
+            execId = (user == null ? create : create.withUser(user)).exec().getId();
             var start = client.execStartCmd(execId);
             if (stdin != null) {
                 start = start.withStdIn(stdin);
