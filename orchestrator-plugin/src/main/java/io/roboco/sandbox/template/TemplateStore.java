@@ -64,7 +64,7 @@ public interface TemplateStore {
     /** A save refused because the name is taken and replacing was not asked for. */
     final class NameTaken extends Exception {
         public NameTaken(String project, String name) {
-            super("project '" + project + "' already has a template named '" + name + "'; pass replace=true to replace it, or"
+            super("template '" + name + "' already exists in project '" + project + "'; pass replace=true to replace it, or"
                     + " choose another name");
         }
     }

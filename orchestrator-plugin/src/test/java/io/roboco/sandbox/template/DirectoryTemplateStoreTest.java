@@ -75,7 +75,7 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
         store.save(info("a", "15"), out -> out.write('1'), false);
         assertThatThrownBy(() -> store.save(info("a", "17"), out -> out.write('2'), false))
-                .isInstanceOf(TemplateStore.NameTaken.class).hasMessageContaining("template named 'a'").hasMessageContaining("replace");
+                .isInstanceOf(TemplateStore.NameTaken.class).hasMessageContaining("'a' already exists in project 'shop'").hasMessageContaining("replace");
         assertThat(read(store.open("shop", "a"))).isEqualTo("1");
         store.save(info("a", "17"), out -> out.write('2'), true);
         assertThat(read(store.open("shop", "a"))).isEqualTo("2");
