@@ -26,13 +26,26 @@ final class Catalog {
     record Relation(long oid, String schema, String name, String kind) {
     }
 
+    /** Schemas or relations listed per call; one more is fetched to know there are more. */
+    static final int MAX_LISTED = 10_000;
+    /** Indexes and foreign keys described per table. */
+    static final int MAX_PER_TABLE = 500;
+    /** Characters kept of a definition (a default, an index or constraint definition), cut by the database. */
+    static final int MAX_DEFINITION_CHARS = 1024;
+
     private Catalog() {
+    }
+
+    /** {@code expression} cut by the database to {@link #MAX_DEFINITION_CHARS}, marked with '…' when cut. */
+    private static String cut(String expression) {
+        return "(SELECT CASE WHEN pg_catalog.length(d) OPERATOR(pg_catalog.>) " + MAX_DEFINITION_CHARS + " THEN pg_catalog.concat(pg_catalog.left(d, "
+                + MAX_DEFINITION_CHARS + "), '…') ELSE d END FROM (SELECT " + expression + " AS d) b)";
     }
 
     static List<SchemaList.Schema> schemas(ReadOnlySession s) throws SQLException {
         List<SchemaList.Schema> out = new ArrayList<>();
         try (PreparedStatement ps = s.prepare("SELECT n.nspname, pg_catalog.pg_get_userbyid(n.nspowner) FROM pg_catalog.pg_namespace n WHERE "
-                + USER_SCHEMA + " ORDER BY 1"); ResultSet rs = ps.executeQuery()) {
+                + USER_SCHEMA + " ORDER BY 1 LIMIT " + (MAX_LISTED + 1)); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(new SchemaList.Schema(rs.getString(1), rs.getString(2)));
             }
@@ -56,7 +69,7 @@ final class Catalog {
         try (PreparedStatement ps = s.prepare("SELECT n.nspname, c.relname, c.relkind::text, c.reltuples::float8, "
                 + "CASE WHEN c.relkind IN ('v', 'f') THEN NULL ELSE pg_catalog.pg_total_relation_size(c.oid) END "
                 + "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE " + RELKINDS + " AND " + where
-                + " ORDER BY 1, 2")) {
+                + " ORDER BY 1, 2 LIMIT " + (MAX_LISTED + 1))) {
             if (schema != null) {
                 ps.setString(1, schema);
             }
@@ -87,7 +100,7 @@ final class Catalog {
     static List<TableDescription.Column> columns(ReadOnlySession s, long oid, ColumnPatterns denied) throws SQLException {
         List<TableDescription.Column> out = new ArrayList<>();
         try (PreparedStatement ps = s.prepare("SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, "
-                + "pg_catalog.pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text "
+                + cut("pg_catalog.pg_get_expr(d.adbin, d.adrelid)") + ", a.attidentity::text, a.attgenerated::text "
                 + "FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
                 + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
             ps.setLong(1, oid);
@@ -113,10 +126,10 @@ final class Catalog {
 
     static List<TableDescription.Index> indexes(ReadOnlySession s, long oid) throws SQLException {
         List<TableDescription.Index> out = new ArrayList<>();
-        try (PreparedStatement ps = s.prepare("SELECT i.relname, pg_catalog.pg_get_indexdef(x.indexrelid), "
+        try (PreparedStatement ps = s.prepare("SELECT i.relname, " + cut("pg_catalog.pg_get_indexdef(x.indexrelid)") + ", "
                 + "ARRAY(SELECT a.attname FROM pg_catalog.unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord) JOIN pg_catalog.pg_attribute a "
                 + "ON a.attrelid = x.indrelid AND a.attnum = k.attnum ORDER BY k.ord), x.indisunique, x.indisprimary "
-                + "FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = ? ORDER BY 1")) {
+                + "FROM pg_catalog.pg_index x JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = ? ORDER BY 1 LIMIT " + MAX_PER_TABLE)) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -132,9 +145,9 @@ final class Catalog {
         String names = "ARRAY(SELECT a.attname FROM pg_catalog.unnest(c.%1$s) WITH ORDINALITY AS k(attnum, ord) JOIN pg_catalog.pg_attribute a "
                 + "ON a.attrelid = c.%2$s AND a.attnum = k.attnum ORDER BY k.ord)";
         try (PreparedStatement ps = s.prepare("SELECT c.conname, " + String.format(names, "conkey", "conrelid") + ", rn.nspname, rc.relname, "
-                + String.format(names, "confkey", "confrelid") + ", pg_catalog.pg_get_constraintdef(c.oid) "
+                + String.format(names, "confkey", "confrelid") + ", " + cut("pg_catalog.pg_get_constraintdef(c.oid)") + " "
                 + "FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_class rc ON rc.oid = c.confrelid "
-                + "JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace WHERE c.conrelid = ? AND c.contype = 'f' ORDER BY 1")) {
+                + "JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace WHERE c.conrelid = ? AND c.contype = 'f' ORDER BY 1 LIMIT " + MAX_PER_TABLE)) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

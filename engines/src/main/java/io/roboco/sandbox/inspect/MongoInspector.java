@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** {@code describe_sandbox} for a MongoDB sandbox: its collections and their document counts. Reads no documents. */
+/** {@code describe_sandbox} for a MongoDB sandbox: its collections (the first {@value #MAX_COLLECTIONS}) and their document counts. Reads no documents. */
 public final class MongoInspector {
+    /** Collections described per call (names and counts); more are left out, so a database of a million stays one bounded answer. */
+    static final int MAX_COLLECTIONS = 1000;
     private MongoInspector() {
     }
 
@@ -28,6 +30,9 @@ public final class MongoInspector {
             List<MongoDescription.Collection> collections = new ArrayList<>();
             long total = 0;
             for (String name : db.listCollectionNames()) {
+                if (collections.size() == MAX_COLLECTIONS) {
+                    break;
+                }
                 long count = db.getCollection(name).countDocuments();
                 total += count;
                 collections.add(new MongoDescription.Collection(name, count));

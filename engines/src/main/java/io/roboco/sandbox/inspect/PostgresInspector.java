@@ -4,6 +4,7 @@ import io.roboco.sandbox.inspect.plan.IndexAdvisor;
 import io.roboco.sandbox.inspect.plan.PlanJson;
 import io.roboco.sandbox.inspect.plan.PlanSummarizer;
 import io.roboco.sandbox.inspect.plan.PlanSummary;
+import io.roboco.sandbox.inspect.plan.ResolvedColumns;
 import io.roboco.sandbox.inspect.sql.GuardVerdict;
 import io.roboco.sandbox.inspect.sql.QueryGuard;
 import io.roboco.sandbox.inspect.sql.Violation;
@@ -54,7 +55,9 @@ public final class PostgresInspector implements AutoCloseable {
     public synchronized Outcome<SchemaList> listSchemas() {
         return call(ReadOnlySession.CATALOG_PATH, (s, tag) -> {
             List<SchemaList.Schema> schemas = Catalog.schemas(s);
-            return new Outcome.Ok<>(new SchemaList(Untrusted.of(tag, schemas), schemas.size()));
+            boolean truncated = schemas.size() > Catalog.MAX_LISTED;
+            schemas = truncated ? schemas.subList(0, Catalog.MAX_LISTED) : schemas;
+            return new Outcome.Ok<>(new SchemaList(Untrusted.of(tag, schemas), schemas.size(), truncated));
         });
     }
 
@@ -66,7 +69,9 @@ public final class PostgresInspector implements AutoCloseable {
                 return refused(NOT_FOUND, "no schema named '" + wanted + "'; list_schemas shows the schemas there are");
             }
             List<TableList.Table> tables = Catalog.tables(s, wanted);
-            return new Outcome.Ok<>(new TableList(Untrusted.of(tag, tables), tables.size()));
+            boolean truncated = tables.size() > Catalog.MAX_LISTED;
+            tables = truncated ? tables.subList(0, Catalog.MAX_LISTED) : tables;
+            return new Outcome.Ok<>(new TableList(Untrusted.of(tag, tables), tables.size(), truncated));
         });
     }
 
@@ -106,8 +111,16 @@ public final class PostgresInspector implements AutoCloseable {
             return refused(r);
         }
         RowReader reader = new RowReader(maxRows, policy.maxResultBytes(), policy.maxCellBytes(), policy.deniedColumns());
+        boolean readsRows = !((GuardVerdict.Allowed) verdict).kind().equals("explain");
         return call(null, (s, tag) -> {
             long start = System.nanoTime();
+            if (readsRows) {
+                Optional<Violation> resolved = ResolvedColumns.check(PlanJson.parse(s.text("EXPLAIN (VERBOSE, FORMAT JSON) " + sql)),
+                        policy.deniedColumns());
+                if (resolved.isPresent()) {
+                    return refused(resolved.get().rule(), resolved.get().reason());
+                }
+            }
             RowReader.Rows rows = s.rows(sql, reader);
             long elapsed = (System.nanoTime() - start) / 1_000_000;
             List<QueryResult.CutCell> cuts = rows.cuts().stream().map(c -> new QueryResult.CutCell(c.row(), c.column(), c.bytes())).toList();

@@ -3,8 +3,9 @@ package io.roboco.sandbox.inspect;
 import java.util.List;
 
 /**
- * {@code run_readonly_query}: rows of one statement under the row and byte caps; SQL is never rewritten
- * (the cap is applied by fetching at most maxRows + 1 rows).
+ * {@code run_readonly_query}: rows of one statement under the row and byte caps, applied before anything is buffered: the
+ * statement runs as written inside a wrapper that cuts values in the database, and at most maxRows + 1 rows are fetched,
+ * a few at a time (see {@code BoundedSelect}).
  *
  * @param truncatedBy {@code rows} (more than maxRows), {@code bytes} (the next row would pass maxResultBytes), or null
  * @param bytes       JSON bytes of the rows returned

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
@@ -144,7 +145,8 @@ final class ReadOnlySession implements AutoCloseable {
                 + "pg_catalog.set_config('lock_timeout', ?, true), pg_catalog.set_config('idle_in_transaction_session_timeout', ?, true), "
                 + "pg_catalog.current_setting('transaction_read_only'), pg_catalog.current_setting('standard_conforming_strings'), "
                 + "pg_catalog.pg_advisory_unlock_all(), "
-                + "pg_catalog.set_config('search_path', COALESCE(?, pg_catalog.current_setting('search_path')), true)")) {
+                + "pg_catalog.set_config('search_path', COALESCE(?, pg_catalog.current_setting('search_path')), true), "
+                + "pg_catalog.set_config('client_min_messages', 'notice', true)")) {
             ps.setString(1, timeout);
             ps.setString(2, timeout);
             ps.setString(3, (policy.statementTimeout().toMillis() * 2) + "ms");
@@ -165,13 +167,41 @@ final class ReadOnlySession implements AutoCloseable {
 
     /**
      * The statement's rows, at most {@code limits.maxRows() + 1} fetched (the extra one only to know there are
-     * more). Call inside {@link #inTransaction}. No guard here: this is the layer under it.
+     * more). A query (SELECT, WITH, VALUES) is described first, then read in {@link BoundedSelect}'s form, so the
+     * database cuts long values and the driver never holds more than about the policy's fetch budget; anything
+     * else (EXPLAIN) is read as it is. Call inside {@link #inTransaction}. No guard here: this is the layer under it.
      */
     RowReader.Rows rows(String sql, RowReader reader) throws SQLException, StatementRefusedException {
         requireOneStatementForTheDriver(sql);
+        int fetchBytes = policy.maxFetchBytes();
+        if (BoundedSelect.wraps(sql)) {
+            String body = BoundedSelect.body(sql);
+            RowReader.Columns columns = null;
+            try (PreparedStatement describe = connection.prepareStatement(body)) {
+                ResultSetMetaData md = describe.getMetaData();
+                if (md != null && md.getColumnCount() > 0) {
+                    columns = RowReader.Columns.of(md);
+                }
+            } catch (RuntimeException e) {
+                throw new StatementRefusedException(Violation.SYNTAX, "the JDBC driver could not describe this statement ("
+                        + e.getClass().getSimpleName() + "); nothing was run. Send one SELECT or WITH without parameters");
+            }
+            if (columns != null) {
+                int chars = BoundedSelect.cellChars(columns.size(), policy.maxCellBytes(), fetchBytes);
+                String wrapped = BoundedSelect.sql(body, columns.size(), chars);
+                requireOneStatementForTheDriver(wrapped);
+                try (PreparedStatement ps = connection.prepareStatement(wrapped)) {
+                    ps.setMaxRows(reader.maxRows() + 1);
+                    ps.setFetchSize(BoundedSelect.fetchSize(columns.size(), chars, fetchBytes, reader.maxRows() + 1));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return reader.readBounded(rs, columns);
+                    }
+                }
+            }
+        }
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setMaxRows(reader.maxRows() + 1);
-            ps.setFetchSize(Math.min(reader.maxRows() + 1, 500));
+            ps.setFetchSize(Math.min(reader.maxRows() + 1, 50));
             if (!ps.execute()) {
                 return reader.none();
             }
@@ -181,14 +211,47 @@ final class ReadOnlySession implements AutoCloseable {
         }
     }
 
-    /** The first column of the first row, whole (for EXPLAIN output). Call inside {@link #inTransaction}. */
+    /**
+     * The first column of the first row of an EXPLAIN, if it fits the policy's fetch budget (for EXPLAIN output, which
+     * cannot be wrapped in a query and can hold constants the planner folded, {@code repeat('x', 100000000)}, or large
+     * view definitions). The EXPLAIN runs inside the database in a {@code DO} block that sends back only the plan's size
+     * and, when it is within budget, the plan, as notices; a plan over budget never leaves the database. Call inside
+     * {@link #inTransaction}.
+     */
     String text(String sql) throws SQLException, StatementRefusedException {
-        requireOneStatementForTheDriver(sql);
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.setMaxRows(1);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
+        String nativeSql = requireOneStatementForTheDriver(sql);
+        String tag = "roboco_" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        while (nativeSql.contains(tag)) {
+            tag = tag + "x";
+        }
+        String literal = "'" + nativeSql.replace("'", "''") + "'";
+        // Every name is schema-qualified: the agent's role may put its own schema (and its own octet_length, ||, text)
+        // before pg_catalog in its search_path.
+        String row = "r.\"QUERY PLAN\"::pg_catalog.text";
+        String block = "DO $" + tag + "$ DECLARE a pg_catalog.text[] := '{}'; n pg_catalog.int8 := 0; r record; BEGIN "
+                + "FOR r IN EXECUTE " + literal + " LOOP n := n OPERATOR(pg_catalog.+) pg_catalog.octet_length(" + row + ") OPERATOR(pg_catalog.+) 1; "
+                + "IF n OPERATOR(pg_catalog.>) " + policy.maxFetchBytes() + " THEN RAISE NOTICE 'roboco-size %', n; RETURN; END IF; "
+                + "a := a OPERATOR(pg_catalog.||) " + row + "; END LOOP; "
+                + "RAISE NOTICE 'roboco-size %', n; RAISE NOTICE '%', pg_catalog.array_to_string(a, pg_catalog.chr(10)); END $" + tag + "$";
+        try (Statement s = connection.createStatement()) {
+            s.execute(block);
+            java.sql.SQLWarning w = s.getWarnings();
+            if (w == null || w.getMessage() == null || !w.getMessage().startsWith("roboco-size ")) {
+                return null;
             }
+            long size = Long.parseLong(w.getMessage().substring("roboco-size ".length()).trim());
+            if (size > policy.maxFetchBytes()) {
+                throw new StatementRefusedException(Violation.OVER_BUDGET, "the plan of this statement is over " + policy.maxFetchBytes()
+                        + " bytes, the most one call may bring back (ROBOCO_SANDBOX_MCP_FETCH_BYTES); the planner folded a large constant "
+                        + "(e.g. repeat('x', 100000000)) or expanded a large view or function definition into it. Nothing of it was read; "
+                        + "send a smaller statement");
+            }
+            java.sql.SQLWarning plan = w.getNextWarning();
+            if (plan == null || plan.getMessage() == null) {
+                return null;
+            }
+            String text = plan.getMessage().strip();
+            return text.isEmpty() ? null : text;
         }
     }
 
@@ -197,7 +260,8 @@ final class ReadOnlySession implements AutoCloseable {
         return connection.prepareStatement(sql);
     }
 
-    private void requireOneStatementForTheDriver(String sql) throws SQLException, StatementRefusedException {
+    /** Refuses what the driver would not send as one statement; returns the text it would send (its escapes applied). */
+    private String requireOneStatementForTheDriver(String sql) throws SQLException, StatementRefusedException {
         BaseConnection base = connection.unwrap(BaseConnection.class);
         if (!base.getStandardConformingStrings()) {
             throw new StatementRefusedException(Violation.SYNTAX, "the connection reports standard_conforming_strings off; refusing to send SQL");
@@ -221,6 +285,7 @@ final class ReadOnlySession implements AutoCloseable {
                 throw new StatementRefusedException(Violation.PARAMETER, "'?' outside quotes is a bind-parameter placeholder for the JDBC "
                         + "driver; write ?? for the jsonb operators ? ?| ?& (or use jsonb_exists / jsonb_exists_any / jsonb_exists_all)");
             }
+            return cached.query.getNativeSql();
         } finally {
             executor.releaseQuery(cached);
         }

@@ -61,26 +61,54 @@ final class RowReader {
         return new Rows(List.of(), List.of(), List.of(), null, 0, List.of());
     }
 
+    /** The output columns of a statement: labels, type names and origins (the table column behind each, or null). */
+    record Columns(List<String> labels, List<String> types, List<String> origins) {
+        static Columns of(ResultSetMetaData md) throws SQLException {
+            PGResultSetMetaData origin = md.unwrap(PGResultSetMetaData.class);
+            int n = md.getColumnCount();
+            List<String> labels = new ArrayList<>(n);
+            List<String> types = new ArrayList<>(n);
+            List<String> origins = new ArrayList<>(n);
+            for (int c = 1; c <= n; c++) {
+                labels.add(md.getColumnLabel(c));
+                types.add(md.getColumnTypeName(c));
+                origins.add(origin.getBaseColumnName(c));
+            }
+            return new Columns(labels, types, origins);
+        }
+
+        int size() {
+            return labels.size();
+        }
+    }
+
+    /** Rows of a statement sent as it is: every value read whole by the driver (EXPLAIN output, our own queries). */
     Rows read(ResultSet rs) throws SQLException {
-        ResultSetMetaData md = rs.getMetaData();
-        PGResultSetMetaData origin = md.unwrap(PGResultSetMetaData.class);
-        int n = md.getColumnCount();
-        List<String> columns = new ArrayList<>(n);
-        List<String> types = new ArrayList<>(n);
+        return read(rs, Columns.of(rs.getMetaData()), false);
+    }
+
+    /**
+     * Rows of {@link BoundedSelect}'s form of a statement: two result columns per output column, the value cut by
+     * the database and the byte size of the whole value, so nothing larger than the cut ever reaches this process.
+     */
+    Rows readBounded(ResultSet rs, Columns columns) throws SQLException {
+        return read(rs, columns, true);
+    }
+
+    private Rows read(ResultSet rs, Columns columns, boolean bounded) throws SQLException {
+        int n = columns.size();
         boolean[] redact = new boolean[n];
         List<String> redacted = new ArrayList<>();
-        for (int c = 1; c <= n; c++) {
-            String label = md.getColumnLabel(c);
-            columns.add(label);
-            types.add(md.getColumnTypeName(c));
-            redact[c - 1] = denied.denies(label) || denied.denies(origin.getBaseColumnName(c));
-            if (redact[c - 1]) {
+        for (int c = 0; c < n; c++) {
+            String label = columns.labels().get(c);
+            redact[c] = denied.denies(label) || denied.denies(columns.origins().get(c));
+            if (redact[c]) {
                 redacted.add(label);
             }
         }
         List<List<Object>> rows = new ArrayList<>();
         List<Cut> cuts = new ArrayList<>();
-        long bytes = InspectJson.write(columns).getBytes(StandardCharsets.UTF_8).length + 2L;
+        long bytes = InspectJson.write(columns.labels()).getBytes(StandardCharsets.UTF_8).length + 2L;
         String truncatedBy = null;
         while (rs.next()) {
             if (rows.size() == maxRows) {
@@ -89,7 +117,8 @@ final class RowReader {
             }
             List<Object> row = new ArrayList<>(n);
             for (int c = 0; c < n; c++) {
-                row.add(redact[c] ? REDACTED : cell(rs, c + 1, types.get(c), rows.size(), cuts));
+                String type = columns.types().get(c);
+                row.add(redact[c] ? REDACTED : bounded ? boundedCell(rs, c, type, rows.size(), cuts) : cell(rs, c + 1, type, rows.size(), cuts));
             }
             long rowBytes = InspectJson.write(row).getBytes(StandardCharsets.UTF_8).length + 1L;
             if (bytes + rowBytes > maxResultBytes) {
@@ -100,7 +129,50 @@ final class RowReader {
             bytes += rowBytes;
             rows.add(row);
         }
-        return new Rows(columns, rows, redacted, truncatedBy, bytes, cuts);
+        return new Rows(columns.labels(), rows, redacted, truncatedBy, bytes, cuts);
+    }
+
+    /** Column {@code c} (0-based) of a bounded row: its cut text at 2c+1, the whole value's byte size at 2c+2. */
+    private Object boundedCell(ResultSet rs, int c, String type, int row, List<Cut> cuts) throws SQLException {
+        String text = rs.getString(2 * c + 1);
+        if (text == null) {
+            return null;
+        }
+        long whole = rs.getLong(2 * c + 2);
+        if (whole <= maxCellBytes) {
+            Object typed = typed(text, type);
+            if (typed != null) {
+                return typed;
+            }
+        }
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        if (whole <= maxCellBytes && utf8.length <= maxCellBytes) {
+            return text;
+        }
+        cuts.add(new Cut(row, c, (int) Math.min(Integer.MAX_VALUE, Math.max(whole, utf8.length))));
+        return cutToBytes(text, maxCellBytes);
+    }
+
+    /** A number or boolean from its text form, by the column's type; null when it is text (or does not read as its type). */
+    private static Object typed(String text, String type) {
+        try {
+            if ("bool".equals(type)) {
+                return "true".equals(text) || "t".equals(text);
+            }
+            if (INTEGERS.contains(type)) {
+                return Long.parseLong(text);
+            }
+            if (FLOATS.contains(type)) {
+                double d = Double.parseDouble(text);
+                return Double.isFinite(d) ? d : null;
+            }
+            if ("numeric".equals(type)) {
+                return new BigDecimal(text);
+            }
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        return null;
     }
 
     private Object cell(ResultSet rs, int c, String type, int row, List<Cut> cuts) throws SQLException {

@@ -3,7 +3,7 @@ package io.roboco.sandbox.inspect;
 import java.util.List;
 
 /** {@code list_tables}: tables, views and materialized views, with the planner's row estimates. */
-public record TableList(Untrusted<List<Table>> data, int count) implements InspectionResult {
+public record TableList(Untrusted<List<Table>> data, int count, boolean truncated) implements InspectionResult {
 
     /**
      * @param kind          {@code table}, {@code partitioned table}, {@code view}, {@code materialized view} or {@code foreign table}
@@ -15,6 +15,6 @@ public record TableList(Untrusted<List<Table>> data, int count) implements Inspe
 
     @Override
     public String summary() {
-        return count + (count == 1 ? " relation" : " relations");
+        return count + (count == 1 ? " relation" : " relations") + (truncated ? " (truncated at " + count + "; name a schema to narrow)" : "");
     }
 }

@@ -340,7 +340,78 @@ class InspectionIT {
 
         String sql = "SELECT current_query() AS q /* sent as written */";
         QueryResult verbatim = ok(inspector.runReadonlyQuery(sql));
-        assertThat(verbatim.data().content().rows().get(0).get(0)).isEqualTo(sql);
+        assertThat((String) verbatim.data().content().rows().get(0).get(0)).as("the statement reaches the server as written, inside the "
+                + "bounded form that cuts its values").contains("\n" + sql + "\n) AS q0(c1)");
+    }
+
+    @Test
+    void aResultOfHugeValuesReachesTheServerProcessCutByTheDatabaseWithinTheFetchBudget() throws Exception {
+        PostgresTarget direct = db.agentTarget();
+        try (Connection c = db.agent(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE big_values AS SELECT 1 AS g, repeat('x', 20000000) AS big");
+            s.execute("INSERT INTO big_values SELECT g, (SELECT big FROM big_values WHERE g = 1) FROM generate_series(2, 40) g");
+        }
+        try (CountingRelay relay = CountingRelay.to(direct.host(), direct.port());
+             PostgresInspector counted = PostgresInspector.of(new PostgresTarget("127.0.0.1", relay.port(), direct.database(), direct.user(),
+                     direct.password()), InspectionPolicy.defaults())) {
+            ok(counted.runReadonlyQuery("SELECT 1"));
+            long before = relay.bytesFromServer();
+            long start = System.nanoTime();
+            QueryResult r = ok(counted.runReadonlyQuery("SELECT g, big FROM big_values ORDER BY g"));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            long received = relay.bytesFromServer() - before;
+            System.out.println("[figure] 40 rows x 20 MB through run_readonly_query: " + received + " bytes reached the server process (fetch budget "
+                    + InspectionPolicy.DEFAULT_FETCH_BYTES + ", 800000000 bytes in the result as written); " + r.rowCount() + " rows answered, "
+                    + r.truncatedBy() + " truncated, " + millis + " ms");
+            assertThat(received).isLessThan(InspectionPolicy.DEFAULT_FETCH_BYTES);
+            assertThat(r.truncated()).isTrue();
+            assertThat(r.cutCells()).isNotEmpty().allSatisfy(cut -> assertThat(cut.bytes()).isEqualTo(20_000_000));
+            assertThat(r.bytes()).isLessThanOrEqualTo(InspectionPolicy.defaults().maxResultBytes());
+
+            // A plan over the budget (a folded 6 MB constant) is refused without being read; a larger one may take EXPLAIN itself past
+            // statement_timeout (Postgres writes a 50 MB plan in ~17 s here): either way it never reaches this process.
+            long beforePlan = relay.bytesFromServer();
+            Outcome<ExplainResult> folded = counted.explainQuery("SELECT g FROM generate_series(1, 3) g WHERE g::text = repeat('x', 6000000)", false, true);
+            Outcome<QueryResult> verbose = counted.runReadonlyQuery("SELECT repeat('x', 6000000) AS big");
+            for (Outcome<?> o : List.of(folded, verbose)) {
+                assertThat(o).isNotInstanceOf(Outcome.Ok.class);
+                if (o instanceof Outcome.Refused<?> refused) {
+                    assertThat(refused.rule()).isEqualTo(Violation.OVER_BUDGET);
+                } else {
+                    assertThat(((Outcome.Failed<?>) o).sqlState()).isEqualTo("57014");
+                }
+            }
+            assertThat(relay.bytesFromServer() - beforePlan).as("a plan over budget never leaves the database").isLessThan(64 * 1024);
+            System.out.println("[figure] plans over the fetch budget: explain_query -> " + folded.getClass().getSimpleName() + ", run_readonly_query -> "
+                    + verbose.getClass().getSimpleName() + "; " + (relay.bytesFromServer() - beforePlan) + " bytes reached the server process");
+            assertThat(ok(counted.runReadonlyQuery("SELECT 2 AS two")).data().content().rows().get(0).get(0)).isEqualTo(2L);
+        } finally {
+            try (Connection c = db.agent(); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE big_values");
+            }
+        }
+    }
+
+    @Test
+    void wholeRowsAndDeniedColumnsAsPostgresResolvesThemAreRefusedUnderTheGuard() throws Exception {
+        try (Connection c = db.agent(); Statement s = c.createStatement()) {
+            s.execute("CREATE OR REPLACE VIEW customer_hashes AS SELECT id, md5(password_hash) AS h FROM customers");
+            s.execute("CREATE OR REPLACE VIEW customer_rows AS SELECT id, c::text AS r FROM customers c");
+            s.execute("CREATE OR REPLACE FUNCTION row_text(customers) RETURNS text LANGUAGE sql AS 'SELECT $1::text'");
+        }
+        String before = db.checksum();
+        for (Corpora.Attempt attempt : Corpora.RESOLVED) {
+            Outcome<QueryResult> outcome = inspector.runReadonlyQuery(attempt.sql());
+            assertThat(outcome).as(attempt.toString()).isInstanceOf(Outcome.Refused.class);
+            Outcome.Refused<QueryResult> refused = (Outcome.Refused<QueryResult>) outcome;
+            assertThat(refused.rule()).as(attempt + ": " + refused.reason()).isEqualTo(attempt.rule());
+            assertThat(refused.reason()).as(attempt.toString()).doesNotContain("tok_").doesNotContain(md5("pw1"));
+        }
+        assertThat(db.checksum()).isEqualTo(before);
+        System.out.println("[figure] resolved corpus: " + Corpora.RESOLVED.size() + "/" + Corpora.RESOLVED.size()
+                + " refused by the plan check under the guard; database checksum unchanged");
+        QueryResult name = ok(inspector.runReadonlyQuery("SELECT c.name FROM customers c ORDER BY c.id LIMIT 1"));
+        assertThat(name.data().content().rows().get(0).get(0)).as("u.name is the column where there is one").isEqualTo("customer 1");
     }
 
     @Test

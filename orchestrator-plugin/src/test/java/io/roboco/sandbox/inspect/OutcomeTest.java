@@ -10,7 +10,7 @@ class OutcomeTest {
 
     @Test
     void envelopesFollowTheProjectsShape() {
-        SchemaList schemas = new SchemaList(Untrusted.of("00", List.of(new SchemaList.Schema("public", "agent"))), 1);
+        SchemaList schemas = new SchemaList(Untrusted.of("00", List.of(new SchemaList.Schema("public", "agent"))), 1, false);
         assertThat(InspectJson.write(new Outcome.Ok<>(schemas).toEnvelope("list_schemas"))).startsWith("{\"ok\":true,\"tool\":\"list_schemas\",\"evidence\":"
                 + "{\"data\":{\"tag\":\"00\",\"note\":");
         assertThat(new Outcome.Refused<SchemaList>("denied_column", List.of("a", "b")).toEnvelope("run_readonly_query"))

@@ -77,11 +77,11 @@ public final class Gate {
     public static final String SANDBOX_ARGUMENT = "sandbox";
 
     /**
-     * @param rowCap the most rows any tool answers ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}); the inspection policy's
-     *               row limit is set to it
+     * @param inspection what the inspection tools allow ({@code ROBOCO_SANDBOX_MCP_ROW_CAP} its row limit,
+     *                   {@code ROBOCO_SANDBOX_MCP_FETCH_BYTES} its fetch budget)
      */
     public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, GuardChain guards,
-                SandboxScope scope, int rowCap, FairShare share, Clock clock) {
+                SandboxScope scope, InspectionPolicy inspection, FairShare share, Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
                 throw new IllegalArgumentException("two tools named " + spec.name());
@@ -97,7 +97,7 @@ public final class Gate {
         this.agents = agents;
         this.guards = guards;
         this.scope = scope;
-        this.policy = InspectionPolicy.defaults().withMaxRows(rowCap);
+        this.policy = inspection;
         this.share = share;
         this.clock = clock;
     }

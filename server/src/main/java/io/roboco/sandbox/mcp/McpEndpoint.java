@@ -10,6 +10,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
@@ -59,12 +60,12 @@ public final class McpEndpoint implements AutoCloseable {
     }
 
     /**
-     * @param rowCap       the gate's row cap ({@code ROBOCO_SANDBOX_MCP_ROW_CAP})
+     * @param inspection   what the inspection tools allow ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}, {@code ROBOCO_SANDBOX_MCP_FETCH_BYTES})
      * @param allowedHosts Host header values accepted ({@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}); any Origin is refused
      * @param doctor       the operator's health checks as {@code GET /api/doctor} answers them
      */
     public static McpEndpoint create(SandboxPlugin plugin, AgentVerbs verbs, AgentTokens tokens, String adminToken,
-                                     int rowCap, List<String> allowedHosts, Supplier<Map<String, Object>> doctor,
+                                     InspectionPolicy inspection, List<String> allowedHosts, Supplier<Map<String, Object>> doctor,
                                      String version, AgentShare share, Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
@@ -77,9 +78,9 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new SandboxTools(plugin, sandboxes, clock).specs());
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());
-        specs.addAll(new InspectTools(inspectors, rowCap).specs());
+        specs.addAll(new InspectTools(inspectors, inspection.maxRows()).specs());
         Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), plugin.guards(), own,
-                rowCap, new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock), clock);
+                inspection, new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock), clock);
 
         SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built = SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(json)

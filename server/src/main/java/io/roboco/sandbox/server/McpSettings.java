@@ -1,6 +1,8 @@
 package io.roboco.sandbox.server;
 
 
+import io.roboco.sandbox.inspect.InspectionPolicy;
+
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +18,9 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code ROBOCO_SANDBOX_MCP_ROW_CAP}: the most rows a tool returns (1-{@value #MAX_ROW_CAP}; default
  *       {@value #DEFAULT_ROW_CAP}); more are cut off and the answer says {@code truncated}.</li>
+ *   <li>{@code ROBOCO_SANDBOX_MCP_FETCH_BYTES}: the most bytes of rows (or of a plan) one inspection call may bring
+ *       from the sandbox's database into the server (64 KiB-256 MiB; default 4 MiB): the database cuts long values and
+ *       rows come through a cursor a few at a time, so no result of any size is buffered whole.</li>
  *   <li>{@code ROBOCO_SANDBOX_MCP_URL}: the {@code /mcp} address written into minted client configurations
  *       (default {@code http://127.0.0.1:<port>/mcp}); set it when agents reach the server by another name.</li>
  *   <li>{@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}: comma-separated {@code Host} header values {@code /mcp}
@@ -26,12 +31,14 @@ import java.util.TreeSet;
  * </ul>
  *
  * @param rowCap        most rows per tool answer
+ * @param fetchBytes    most bytes one inspection call brings into the server
  * @param publicUrl     the MCP address handed to agents, or null for the loopback default
  * @param allowedHosts  accepted Host header values
  */
-public record McpSettings(int rowCap, String publicUrl, List<String> allowedHosts) {
+public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<String> allowedHosts) {
     public static final String PREFIX = "ROBOCO_SANDBOX_MCP_";
     public static final String ROW_CAP = PREFIX + "ROW_CAP";
+    public static final String FETCH_BYTES = PREFIX + "FETCH_BYTES";
     public static final String URL = PREFIX + "URL";
     public static final String ALLOWED_HOSTS = PREFIX + "ALLOWED_HOSTS";
     /** The stdio bridge's token: read by {@code roboco-sandbox mcp}, not by the server. */
@@ -43,7 +50,7 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
 
     /** This record's settings, and the agent-token limits {@link EdgeSettings} reads under the same prefix. */
     private static Set<String> known() {
-        Set<String> known = new TreeSet<>(Set.of(ROW_CAP, URL, ALLOWED_HOSTS, TOKEN));
+        Set<String> known = new TreeSet<>(Set.of(ROW_CAP, FETCH_BYTES, URL, ALLOWED_HOSTS, TOKEN));
         known.addAll(EdgeSettings.MCP_NAMES);
         return Set.copyOf(known);
     }
@@ -52,6 +59,10 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
         if (rowCap < 1 || rowCap > MAX_ROW_CAP) {
             throw new ConfigException(ROW_CAP + "=" + rowCap + " is out of range; use 1-" + MAX_ROW_CAP
                     + " (default " + DEFAULT_ROW_CAP + ")");
+        }
+        if (fetchBytes < InspectionPolicy.MIN_FETCH_BYTES || fetchBytes > InspectionPolicy.MAX_FETCH_BYTES) {
+            throw new ConfigException(FETCH_BYTES + "=" + fetchBytes + " is out of range; use " + InspectionPolicy.MIN_FETCH_BYTES + "-"
+                    + InspectionPolicy.MAX_FETCH_BYTES + " (default " + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
         }
         if (publicUrl != null) {
             requireHttpUrl(URL, publicUrl);
@@ -86,7 +97,7 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
     }
 
     public static McpSettings defaults() {
-        return new McpSettings(DEFAULT_ROW_CAP, null, List.of(DEFAULT_ALLOWED_HOSTS.split(",")));
+        return new McpSettings(DEFAULT_ROW_CAP, InspectionPolicy.DEFAULT_FETCH_BYTES, null, List.of(DEFAULT_ALLOWED_HOSTS.split(",")));
     }
 
     /** Reads every {@code ROBOCO_SANDBOX_MCP_*} setting; an unknown one is refused, never ignored. */
@@ -111,10 +122,25 @@ public record McpSettings(int rowCap, String publicUrl, List<String> allowedHost
                         + " (default " + DEFAULT_ROW_CAP + ")");
             }
         }
+        int fetchBytes = InspectionPolicy.DEFAULT_FETCH_BYTES;
+        String fetch = value(env, FETCH_BYTES);
+        if (fetch != null) {
+            try {
+                fetchBytes = Integer.parseInt(fetch);
+            } catch (NumberFormatException e) {
+                throw new ConfigException(FETCH_BYTES + "='" + fetch + "' is not a whole number of bytes; use " + InspectionPolicy.MIN_FETCH_BYTES
+                        + "-" + InspectionPolicy.MAX_FETCH_BYTES + " (default " + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
+            }
+        }
         String hosts = value(env, ALLOWED_HOSTS);
         List<String> allowed = List.of((hosts == null ? DEFAULT_ALLOWED_HOSTS : hosts).split(",", -1)).stream()
                 .map(String::trim).toList();
-        return new McpSettings(rowCap, value(env, URL), allowed);
+        return new McpSettings(rowCap, fetchBytes, value(env, URL), allowed);
+    }
+
+    /** What the inspection tools allow: the defaults, with this row cap and fetch budget. */
+    public InspectionPolicy inspection() {
+        return InspectionPolicy.defaults().withMaxRows(rowCap).withFetchBytes(fetchBytes);
     }
 
     /** The address minted configurations name: the configured one, or loopback on {@code port}. */

@@ -180,7 +180,7 @@ public final class SandboxServer {
 
         EdgeSettings edge = config.edge();
         AgentTokens agentTokens = new AgentTokens(store, edge.tokenTtl(), clock);
-        McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, adminToken.value(), config.mcp().rowCap(),
+        McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, adminToken.value(), config.mcp().inspection(),
                 config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), version(),
                 new McpEndpoint.AgentShare(edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()), clock);
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);

@@ -70,6 +70,17 @@ final class DeniedNames {
         return PATTERNS.entrySet().stream().filter(e -> e.getKey().matcher(lower).matches()).map(Map.Entry::getValue).findFirst();
     }
 
+    /**
+     * Functions that take a whole row (a composite, {@code record}, {@code anyelement} or {@code "any"}) and give back its
+     * values in another shape; {@code u.f} is attribute notation for {@code f(u)}, so {@code u.to_jsonb} is refused
+     * where {@code u} is a table's row. Type names ({@code u.text}, {@code u.name}) can be real columns too: those casts are
+     * caught by the plan check under the guard, which sees what Postgres resolved.
+     */
+    static final Set<String> ROW_FUNCTIONS = Set.of("to_json", "to_jsonb", "row_to_json", "hstore", "quote_literal", "quote_nullable",
+            "concat", "concat_ws", "format", "record_out", "record_send", "hashrecord", "hash_record", "hashrecordextended",
+            "hash_record_extended", "json_build_array", "jsonb_build_array", "json_build_object", "jsonb_build_object",
+            "array_to_json", "num_nulls", "num_nonnulls", "pg_column_size", "pg_typeof", "textin");
+
     /** Words that only write, define, lock or control transactions; refused anywhere in an inspection statement. */
     static final Set<String> WRITE_WORDS = Set.of(
             "insert", "update", "delete", "merge", "truncate", "copy",

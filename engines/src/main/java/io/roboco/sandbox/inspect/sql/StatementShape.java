@@ -288,6 +288,45 @@ final class StatementShape {
         return true;
     }
 
+    /**
+     * Whether the expanding {@code *} at {@code k} stands alone as a select-list item ({@code SELECT u.*, id}), rather
+     * than being one operand of an expression ({@code u.*::text}, {@code 'x' || u.*}, {@code u.* IS NULL}), where
+     * Postgres reads {@code u.*} as one whole-row value.
+     */
+    boolean isBareListItem(int k) {
+        int start = k;
+        if (k > 0 && t.get(k - 1).is(".")) {
+            start = k - 1;
+            while (start > 0 && t.get(start - 1).isName() && start - 2 >= 0 && t.get(start - 2).is(".")) {
+                start -= 2;
+            }
+            start = start > 0 && t.get(start - 1).isName() ? start - 1 : start;
+        }
+        boolean opens = start > 0 && listItemStart(start - 1);
+        SqlToken next = k + 1 < t.size() ? t.get(k + 1) : null;
+        boolean closes = next == null || next.is(",") || next.is(")")
+                || (next.kind() == TokenKind.WORD && SELECT_LIST_END.contains(next.value()));
+        return opens && closes;
+    }
+
+    private boolean listItemStart(int p) {
+        SqlToken prev = t.get(p);
+        if (prev.is(",") || prev.isWord("select") || prev.isWord("distinct") || prev.isWord("all")) {
+            return true;
+        }
+        return prev.is(")") && match[p] > 1 && t.get(match[p] - 1).isWord("on") && t.get(match[p] - 2).isWord("distinct");
+    }
+
+    /**
+     * Whether the name at {@code k} denotes a table's row and is followed by {@code .name}: {@code u.to_jsonb} is
+     * attribute notation for {@code to_jsonb(u)} as much as {@code u.id} is a column.
+     */
+    boolean isRowQualifier(int k) {
+        SqlToken tok = t.get(k);
+        return tok.isName() && !definitions.contains(k) && tableRowNames.contains(tok.value())
+                && k + 2 < t.size() && t.get(k + 1).is(".") && t.get(k + 2).isName();
+    }
+
     /** A name used as the value of a whole table row: {@code SELECT u FROM users u}, {@code row_to_json(u)}. */
     boolean isWholeRowReference(int k) {
         SqlToken tok = t.get(k);

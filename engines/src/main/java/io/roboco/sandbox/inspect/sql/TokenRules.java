@@ -34,6 +34,17 @@ final class TokenRules {
             if (tok.isName()) {
                 name(k, tok, shape, shapeKnown);
             }
+            if (shapeKnown && k > 0 && t.get(k - 1).is(".") && shape.isExpandingStar(k) && shape.inOutermostSelectList(k) && !shape.isBareListItem(k)) {
+                QueryGuard.add(found, Violation.WHOLE_ROW, "'" + starItem(k) + "' is one operand of an expression here (a cast, an operator, "
+                        + "a comparison), where Postgres reads it as one whole-row value carrying every column past redaction. "
+                        + "Use it alone as a select-list item (SELECT " + starItem(k) + ", …) or name the columns you need");
+            }
+            if (shapeKnown && shape.isRowQualifier(k) && DeniedNames.ROW_FUNCTIONS.contains(t.get(k + 2).value())) {
+                String call = t.get(k + 2).value() + "(" + tok.text() + ")";
+                QueryGuard.add(found, Violation.WHOLE_ROW, "'" + tok.text() + "." + t.get(k + 2).text() + "' is attribute notation for "
+                        + call + ", which converts the whole row, denied columns included; name the columns you need, e.g. "
+                        + "json_build_object('id', " + tok.text() + ".id)");
+            }
             if (shapeKnown && shape.isExpandingStar(k) && !shape.inOutermostSelectList(k)) {
                 QueryGuard.add(found, Violation.STAR_PLACEMENT, "* (or t.*) is accepted only in the outermost SELECT list of a query without "
                         + "UNION, INTERSECT or EXCEPT, where denied columns are redacted; elsewhere it would carry them out of sight. "
@@ -90,6 +101,11 @@ final class TokenRules {
             return false;
         }
         return !(k > 0 && t.get(k - 1).is("::"));
+    }
+
+    /** The {@code u.*} (or {@code *}) that ends at {@code k}, as written. */
+    private String starItem(int k) {
+        return k >= 2 && t.get(k - 1).is(".") ? t.get(k - 2).text() + ".*" : "*";
     }
 
     private boolean afterDotOrAs(int k) {

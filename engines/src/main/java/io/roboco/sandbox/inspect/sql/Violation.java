@@ -24,4 +24,5 @@ public record Violation(String rule, String reason) {
     public static final String WHOLE_ROW = "whole_row";
     public static final String COLUMN_ALIAS_LIST = "column_alias_list";
     public static final String PARAMETER = "parameter";
+    public static final String OVER_BUDGET = "over_budget";
 }

@@ -173,10 +173,45 @@ public final class Corpora {
             a("whole row", STAR, "SELECT id, name, email, 'x', 'y', now() FROM customers UNION ALL SELECT * FROM customers"),
             a("whole row", Violation.COLUMN_ALIAS_LIST, "SELECT lower(d) FROM customers u(a, b, c, d)"),
             a("whole row", Violation.TABLE_COMMAND, "SELECT * FROM (TABLE customers) t"),
+            // whole rows in attribute notation: u.f is f(u)
+            a("attribute notation", ROW, "SELECT c.to_jsonb FROM customers c"),
+            a("attribute notation", ROW, "SELECT c.row_to_json FROM customers c"),
+            a("attribute notation", ROW, "SELECT customers.to_json FROM customers"),
+            a("attribute notation", ROW, "SELECT \"c\".\"to_jsonb\" FROM customers c"),
+            a("attribute notation", ROW, "SELECT c.hstore FROM customers c"),
+            a("attribute notation", ROW, "SELECT c.quote_literal FROM customers AS c"),
+            a("attribute notation", ROW, "SELECT c.concat FROM customers c"),
+            a("attribute notation", ROW, "SELECT id FROM customers c WHERE c.format LIKE '%x%'"),
+            a("attribute notation", ROW, "SELECT public.customers.to_jsonb FROM public.customers"),
+            a("attribute notation", ROW, "SELECT c.TO_JSONB ->> 'api_token' FROM customers c"),
+            // '*' as one operand: a cast or an operator makes u.* one whole-row value
+            a("star cast", ROW, "SELECT c.*::text FROM customers c"),
+            a("star cast", ROW, "SELECT c.* :: text FROM customers c"),
+            a("star cast", ROW, "SELECT 'x' || c.* FROM customers c"),
+            a("star cast", ROW, "SELECT c.* IS NOT NULL FROM customers c"),
+            a("star cast", ROW, "SELECT id, c.*::text AS t FROM customers c"),
+            a("star cast", ROW, "SELECT DISTINCT c.*::text FROM customers c"),
+            a("star cast", STAR, "SELECT CAST(c.* AS text) FROM customers c"),
+            a("star cast", STAR, "SELECT ROW(c.*) FROM customers c"),
+            a("star cast", ROW, "SELECT (c).*::text FROM customers c"),
             // parameters, JDBC escapes, characters Postgres rejects
             a("driver syntax", SYNTAX, "SELECT {fn user()}"),
             a("driver syntax", Violation.PARAMETER, "SELECT $1"),
             a("driver syntax", SYNTAX, "SELECT 1 \\g"));
+
+    /**
+     * Statements that pass the token guard but that Postgres resolves to a whole row or a computation on a denied
+     * column (attribute notation of a function of the agent's own taking the row; a view computes on one); the plan check
+     * under the guard refuses each with {@code rule}. {@code InspectionIT} creates the views they name.
+     */
+    public static final List<Attempt> RESOLVED = List.of(
+            a("function of the agent's own", ROW, "SELECT c.row_text FROM customers c"),
+            a("function of the agent's own", ROW, "SELECT id FROM customers c WHERE c.row_text LIKE '%pw%'"),
+            a("view", ROW, "SELECT x.r FROM customer_rows x"),
+            a("view", COLUMN, "SELECT h FROM customer_hashes"),
+            a("view", COLUMN, "SELECT * FROM customer_hashes"),
+            a("view", ROW, "SELECT * FROM customer_rows"),
+            a("sort by position", COLUMN, "SELECT * FROM customers ORDER BY 4"));
 
     /** Statements an agent legitimately sends; all pass the guard and run against the corpus schema. */
     public static final List<String> LEGITIMATE = List.of(

@@ -84,7 +84,7 @@ public final class SchemaReader {
 
     private static void columns(Connection c, Array schemas, List<SchemaObject> out) throws SQLException {
         query(c, "SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,"
-                        + " pg_get_expr(ad.adbin, ad.adrelid), a.attidentity, a.attgenerated,"
+                        + " " + bounded("pg_get_expr(ad.adbin, ad.adrelid)") + ", a.attidentity, a.attgenerated,"
                         + " CASE WHEN a.attcollation <> t.typcollation THEN co.collname END"
                         + " FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
                         + " JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum"
@@ -102,7 +102,7 @@ public final class SchemaReader {
     }
 
     private static void constraints(Connection c, Array schemas, List<SchemaObject> out) throws SQLException {
-        query(c, "SELECT n.nspname, r.relname, con.conname, con.contype, pg_get_constraintdef(con.oid, true) FROM pg_constraint con"
+        query(c, "SELECT n.nspname, r.relname, con.conname, con.contype, " + bounded("pg_get_constraintdef(con.oid, true)") + " FROM pg_constraint con"
                         + " JOIN pg_class r ON r.oid = con.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace"
                         + " WHERE con.conrelid <> 0 AND n.nspname = ANY (?)" + String.format(NOT_EXTENSION_MEMBER, "pg_class", "r.oid"), schemas,
                 rs -> out.add(SchemaObject.of("constraint", rs.getString(1) + "." + rs.getString(2) + "." + rs.getString(3),
@@ -110,7 +110,7 @@ public final class SchemaReader {
     }
 
     private static void indexes(Connection c, Array schemas, List<SchemaObject> out) throws SQLException {
-        query(c, "SELECT n.nspname, ic.relname, tc.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i"
+        query(c, "SELECT n.nspname, ic.relname, tc.relname, " + bounded("pg_get_indexdef(i.indexrelid)") + " FROM pg_index i"
                         + " JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_class tc ON tc.oid = i.indrelid"
                         + " JOIN pg_namespace n ON n.oid = ic.relnamespace WHERE n.nspname = ANY (?)"
                         + String.format(NOT_EXTENSION_MEMBER, "pg_class", "tc.oid"), schemas,
@@ -119,7 +119,7 @@ public final class SchemaReader {
     }
 
     private static void views(Connection c, Array schemas, List<SchemaObject> out) throws SQLException {
-        query(c, "SELECT n.nspname, c.relname, c.relkind, pg_get_viewdef(c.oid, true) FROM pg_class c"
+        query(c, "SELECT n.nspname, c.relname, c.relkind, " + bounded("pg_get_viewdef(c.oid, true)") + " FROM pg_class c"
                         + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = ANY (?)"
                         + String.format(NOT_EXTENSION_MEMBER, "pg_class", "c.oid"), schemas,
                 rs -> out.add(SchemaObject.of("view", rs.getString(1) + "." + rs.getString(2),
@@ -147,6 +147,17 @@ public final class SchemaReader {
     }
 
     // --- plumbing ----------------------------------------------------------------------------
+
+    /**
+     * A definition as the database cuts it: whole up to {@value #MAX_DEFINITION} bytes, else its length and md5 (a change
+     * still shows in a diff), so a view or default holding a huge literal costs the digest its fingerprint, not its size.
+     */
+    static String bounded(String expression) {
+        return "(SELECT CASE WHEN pg_catalog.octet_length(d) OPERATOR(pg_catalog.<=) " + MAX_DEFINITION + " THEN d ELSE pg_catalog.concat("
+                + "'cut: ', pg_catalog.octet_length(d), ' bytes, md5 ', pg_catalog.md5(d)) END FROM (SELECT " + expression + " AS d) b)";
+    }
+
+    private static final int MAX_DEFINITION = 16 * 1024;
 
     @FunctionalInterface
     private interface Row {
