@@ -49,7 +49,7 @@ public final class SandboxManager implements AutoCloseable {
     private final ContainerLedger ledger;
     private final SetOperations sets;
     private final WarmPool pool;
-    private volatile Admission admission = Admission.unlimited();
+    private final Admission admission;
     /** Per agent, the id of its set that expired, until a call makes the next one (that call's answer says so). */
     private final ConcurrentHashMap<String, String> expiredSets = new ConcurrentHashMap<>();
     /** Provisioning calls under way; shut at shutdown ({@link #drain}). */
@@ -61,18 +61,18 @@ public final class SandboxManager implements AutoCloseable {
 
     /** With a warm pool that first-time provisioning claims from before starting a container cold; null for none. */
     public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool) {
+        this(registry, provisioner, clock, pool, Admission.unlimited());
+    }
+
+    /** With the {@link Admission} every start of new containers is first put to (quotas, capacity, the sandbox record). */
+    public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool, Admission admission) {
+        this.admission = java.util.Objects.requireNonNull(admission, "admission");
         this.registry = registry;
         this.provisioner = provisioner;
         this.clock = clock;
         this.pool = pool;
         this.ledger = provisioner.ledger();
         this.sets = new SetOperations(registry, provisioner, pool);
-    }
-
-    /** Puts every start of new containers to {@code next} (set once, before the first call). */
-    public SandboxManager admitWith(Admission next) {
-        this.admission = next;
-        return this;
     }
 
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */

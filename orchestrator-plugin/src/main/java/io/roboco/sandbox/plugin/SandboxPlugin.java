@@ -52,16 +52,24 @@ public final class SandboxPlugin implements AutoCloseable {
     private final TemplateSaving templateSaving;
     /** The template an agent's live verb set was made from, when it was (per-call templates). */
     private final Map<String, String> templateOf = new java.util.concurrent.ConcurrentHashMap<>();
-    private volatile SandboxEvents events = SandboxEvents.none();
-    private volatile Sandboxes sandboxes;
-    /** Set by the builder: release every live sandbox on close, recorded under this verb. */
-    private volatile String releaseOnCloseVerb;
-    private volatile CredentialVault vault;
-    /** Set by the builder: what it made for this plugin, closed after the manager. */
-    private final List<AutoCloseable> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final SandboxEvents events;
+    private final Sandboxes sandboxes;
+    private final CredentialVault vault;
+    private final PluginWiring wiring;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** A plugin without sandbox records (no TTL, quota or named sandboxes); {@link #builder()} wires the whole product. */
     public SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
                          OrchestratorHandle handle, Clock clock) {
+        this(registry, manager, store, flagEffective, handle, clock, PluginWiring.none());
+    }
+
+    /** With what the builder wired around the core ({@link PluginWiring}): records, sealing, events, and closing. */
+    SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
+                  OrchestratorHandle handle, Clock clock, PluginWiring wiring) {
+        this.wiring = wiring;
+        this.events = wiring.events();
+        this.vault = wiring.vault();
         this.registry = registry;
         this.manager = manager;
         this.store = store;
@@ -72,6 +80,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.templateSaving = new TemplateSaving(manager, clock);
         this.chain = new GuardChain(RoleManifest.defaults(), store, flagEffective, handle,
                 new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates));
+        this.sandboxes = wiring.book() == null ? null : new Sandboxes(this, wiring.book());
     }
 
     /** The front door for an embedding orchestrator: sensible defaults, one required setting (the instance id). */
@@ -281,28 +290,7 @@ public final class SandboxPlugin implements AutoCloseable {
         }
     }
 
-    /**
-     * Keeps sandbox records through {@code book}: the manager admits every new set through it (quotas, capacity,
-     * TTL) and {@link #sandboxes()} offers named sandboxes, deletion, extension and cleanup. Set once, at wiring.
-     */
-    public Sandboxes keepRecords(io.roboco.sandbox.lifecycle.SandboxBook book) {
-        manager.admitWith(book);
-        this.sandboxes = new Sandboxes(this, book);
-        return sandboxes;
-    }
-
-    /**
-     * {@link #keepRecords} with every handed-out sandbox's credentials sealed into {@code vault}, so a restart can
-     * re-adopt them (see {@code readopt.Readoption}).
-     */
-    public Sandboxes keepRecords(io.roboco.sandbox.lifecycle.SandboxBook book, CredentialVault vault) {
-        Sandboxes kept = keepRecords(book);
-        this.vault = vault;
-        manager.admitWith(new SealingAdmission(book, vault));
-        return kept;
-    }
-
-    /** Where handed-out credentials are sealed, when they are ({@link #keepRecords(io.roboco.sandbox.lifecycle.SandboxBook, CredentialVault)}). */
+    /** Where handed-out credentials are sealed, when they are (re-adoption on, see {@code readopt.Readoption}). */
     public Optional<CredentialVault> vault() {
         return Optional.ofNullable(vault);
     }
@@ -312,15 +300,9 @@ public final class SandboxPlugin implements AutoCloseable {
         audit.append(record);
     }
 
-    /** The record operations, when {@link #keepRecords} was called. */
+    /** The record operations (named sandboxes, deletion, extension, cleanup); empty for a plugin made without records. */
     public Optional<Sandboxes> sandboxes() {
         return Optional.ofNullable(sandboxes);
-    }
-
-    /** Tells {@code listener} what happens from now on (set once, at wiring). */
-    public SandboxPlugin withEvents(SandboxEvents listener) {
-        this.events = listener;
-        return this;
     }
 
     public SandboxEvents events() {
@@ -428,32 +410,63 @@ public final class SandboxPlugin implements AutoCloseable {
         return manager.find(slug);
     }
 
+    /**
+     * Stops the plugin: its state becomes STOPPING (new requests are refused as retryable); the extensions the builder
+     * started close, newest first; provisioning under way ends (bounded) and new calls are refused; the warm pool stops;
+     * every live sandbox is released (unless re-adoption keeps them for the next start) and containers still being
+     * started are removed; the warm pool's idle containers are always removed. Then the manager, the audit trail and what
+     * the builder made itself close. Idempotent.
+     */
     @Override
     public void close() {
-        String verb = releaseOnCloseVerb;
-        if (verb != null) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        wiring.stopping().run();
+        boolean keep = wiring.keepsSandboxes();
+        if (wiring.announces()) {
+            log.info(keep ? "stopping: new requests are refused as retryable; {} live sandbox(es) are kept for the next start to re-adopt"
+                    : "stopping: new requests are refused as retryable; {} live sandbox(es) will be released", manager.live().size());
+        }
+        List<AutoCloseable> extensions = new java.util.ArrayList<>(wiring.extensions());
+        java.util.Collections.reverse(extensions);
+        extensions.forEach(extension -> quietly("close " + extension, extension));
+        quietly("wait for provisioning under way", this::drain);
+        manager.pool().ifPresent(pool -> quietly("remove warm pool", pool));   // nothing idle outlives a stop
+        String verb = wiring.releaseOnCloseVerb();
+        if (!keep && verb != null) {
             for (AgentSandbox sandbox : manager.live()) {
                 releaseSandbox(sandbox.agent(), verb);
             }
         }
+        quietly("remove containers still starting", manager::removeUnsettled);
+        if (wiring.announces()) {
+            log.info(keep ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true), idle warm pool removed"
+                    : "stopped: sandboxes released, warm pool removed", manager.live().size());
+        }
         manager.close();
         audit.flush();
-        for (AutoCloseable resource : owned) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", resource.getClass().getSimpleName(), e.getMessage());
-            }
+        wiring.owned().forEach(resource -> quietly("close " + resource.getClass().getSimpleName(), resource));
+    }
+
+    /** How long {@link #close} waits for provisioning calls under way before removing what they started. */
+    public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(20);
+
+    private void drain() throws InterruptedException {
+        int left = manager.drain(DRAIN_TIMEOUT);
+        if (left > 0) {
+            log.warn("{} provisioning call(s) still under way after {} s; their containers are removed", left, DRAIN_TIMEOUT.toSeconds());
         }
-        owned.clear();
     }
 
-    void releaseOnClose(String verb) {
-        this.releaseOnCloseVerb = verb;
-    }
-
-    void closeAlso(AutoCloseable resource) {
-        owned.add(resource);
+    private static void quietly(String what, AutoCloseable step) {
+        try {
+            step.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("shutdown step '{}' failed: {}: {}", what, e.getClass().getSimpleName(), e.getMessage());
+        }
     }
 
     SandboxDecision.Grant grant(ServiceInstance instance) {

@@ -23,15 +23,12 @@ import java.util.function.Function;
  */
 final class Seeding {
     private final Function<String, String> environment;
-    private volatile TemplateStore templates = TemplateStore.none();
+    private final TemplateStore templates;
 
-    Seeding(Function<String, String> environment) {
+    /** Clone sources' URLs read from {@code environment}; template seeds from {@code templates}. */
+    Seeding(Function<String, String> environment, TemplateStore templates) {
         this.environment = environment;
-    }
-
-    /** Where template seeds are read from (set once, at wiring). */
-    void useTemplates(TemplateStore store) {
-        this.templates = store;
+        this.templates = templates;
     }
 
     TemplateStore templates() {

@@ -72,6 +72,19 @@ public final class ServiceProvisioner {
     /** With both the ledger and the environment clone seeds read their source URLs from. */
     public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
                               ContainerLedger ledger, java.util.function.Function<String, String> environment) {
+        this(runtime, settings, secrets, clock, ledger, environment, io.roboco.sandbox.template.TemplateStore.none());
+    }
+
+    /** With the templates {@code {"template": …}} seeds are read from (none: no template seed can restore). */
+    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
+                              io.roboco.sandbox.template.TemplateStore templates) {
+        this(runtime, settings, secrets, clock, new ContainerLedger(clock), System::getenv, templates);
+    }
+
+    /** Every collaborator named: the ledger, the clone seeds' environment and the templates. */
+    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
+                              ContainerLedger ledger, java.util.function.Function<String, String> environment,
+                              io.roboco.sandbox.template.TemplateStore templates) {
         this.runtime = runtime;
         this.settings = settings;
         this.secrets = secrets;
@@ -80,19 +93,13 @@ public final class ServiceProvisioner {
         this.containers = new Containers(runtime, ledger, liveness, settings.instanceId());
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
-        this.seeding = new Seeding(environment);
+        this.seeding = new Seeding(environment, templates);
         this.activation = new Activation(containers, seeding);
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
         this.poolSeedStep = activation::seed;
     }
 
-    /** Where {@code {"template": …}} seeds are read from; set once, at wiring (none: no template seed can restore). */
-    public ServiceProvisioner useTemplates(io.roboco.sandbox.template.TemplateStore store) {
-        seeding.useTemplates(store);
-        return this;
-    }
-
-    /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} until set). */
+    /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} when it was given none). */
     public io.roboco.sandbox.template.TemplateStore templates() {
         return seeding.templates();
     }

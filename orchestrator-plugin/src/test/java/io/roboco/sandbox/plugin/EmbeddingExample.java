@@ -1,17 +1,26 @@
 package io.roboco.sandbox.plugin;
 
+import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
 
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.TreeMap;
+import java.util.function.BiConsumer;
+import java.util.stream.Collectors;
 
 /**
  * The example of docs/embedding.md, compiled here: {@code EmbeddingDocTest} fails when the doc's code block
- * differs from the region between the {@code doc:} markers, and {@code EmbeddingExampleIT} runs it against
- * the Docker daemon.
+ * differs from the region between the {@code doc:} markers, and {@code EmbeddingExampleIT} runs {@link #main} as a
+ * child JVM against the Docker daemon and waits for that JVM to exit.
  */
 final class EmbeddingExample {
     private EmbeddingExample() {
@@ -19,13 +28,17 @@ final class EmbeddingExample {
 
     // doc:embedding-example:begin
     /** One agent's engagement: opt a project in, give the agent a task, hand it a Postgres sandbox, release it. */
-    static void runOneAgent(String instanceId, Map<String, String> images, Consumer<Map<String, String>> agent)
-            throws InterruptedException {
+    static void runOneAgent(String instanceId, Map<String, String> images, Path templates,
+                            BiConsumer<SandboxDecision.Granted, Map<String, String>> agent) throws InterruptedException {
         try (SandboxPlugin plugin = SandboxPlugin.builder()
-                .instanceId(instanceId)     // on every container this orchestrator starts
-                .images(images)             // optional: otherwise each engine's production image
-                .featureFlag(true)          // optional: otherwise the value in the store, else off
-                .build()) {                 // Docker from the environment, the default engines, an in-memory store
+                .instanceId(instanceId)                             // on every container this orchestrator starts
+                .images(images)                                     // optional: otherwise each engine's production image
+                .featureFlag(true)                                  // optional: otherwise the value in the store, else off
+                .warmPool(new PoolSizes(Map.of("postgres", 1)))      // optional: ready containers per engine (default none)
+                .lifetimes(Duration.ofHours(1), Duration.ofHours(8))  // optional: TTL and the most a sandbox lives (4 h, 24 h)
+                .maxSandboxesPerOwner(2)                             // optional: live sandboxes per owner (3)
+                .templateDirectory(templates)                        // optional: where saved templates are kept (none)
+                .build()) {                      // Docker from the environment, the default engines, an in-memory store
             SettingsStore store = plugin.store();
             store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("pg_trgm"))));
             store.saveAgent(new Agent("dev-1", "developer", "shop", "TASK-1"));
@@ -34,10 +47,43 @@ final class EmbeddingExample {
             if (!(decision instanceof SandboxDecision.Granted granted)) {
                 throw new IllegalStateException("no sandbox for dev-1: " + decision);
             }
-            agent.accept(granted.sandboxes().get(0).env());   // ROBOCO_TEST_DB_URL, _HOST, _PORT, _USER, ...
+            agent.accept(granted, granted.sandboxes().get(0).env());  // ROBOCO_TEST_DB_URL, _HOST, _PORT, _USER, ...
 
             plugin.releaseSandbox("dev-1", "i_am_done");      // the engagement ended
-        }                                                    // closing releases whatever is still live
+        }                                                    // closing releases whatever is still live, ends every thread
     }
     // doc:embedding-example:end
+
+    /**
+     * The embedder's JVM: {@code <instance-id> <templates-dir> <engine>=<image>...}. Prints what the agent saw (never a
+     * password) and, after the plugin closed, the non-daemon threads still alive; then returns from main, so the JVM
+     * exits only if closing ended every thread the plugin started.
+     */
+    public static void main(String[] args) throws Exception {
+        Map<String, String> images = new TreeMap<>();
+        for (int i = 2; i < args.length; i++) {
+            images.put(args[i].substring(0, args[i].indexOf('=')), args[i].substring(args[i].indexOf('=') + 1));
+        }
+        runOneAgent(args[0], images, Path.of(args[1]), (granted, env) -> {
+            System.out.println("path " + granted.path());
+            System.out.println("expires-in-minutes " + Duration.between(java.time.Instant.now(), granted.expires()).toMinutes());
+            System.out.println("answered " + query(env));
+        });
+        System.out.println("threads-after-close " + Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && !t.isDaemon() && t != Thread.currentThread())
+                .map(Thread::getName).sorted().collect(Collectors.joining(",")));
+    }
+
+    private static String query(Map<String, String> env) {
+        String url = "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                + env.get("ROBOCO_TEST_DB_NAME") + "?connectTimeout=10&socketTimeout=30";
+        try (Connection c = DriverManager.getConnection(url, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_user || ' ' || (similarity('sandbox', 'sandboxes') > 0.5)")) {
+            rs.next();
+            return rs.getString(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("the granted env did not open its database: " + e.getMessage(), e);
+        }
+    }
 }

@@ -7,26 +7,32 @@ import io.roboco.sandbox.runtime.ContainerState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * docs/embedding.md's example, run: the builder's defaults (Docker from the environment, the default
- * engines, an in-memory store) provision a real Postgres sandbox whose env works for the agent, and
- * nothing of the instance is left once the plugin closed. The local images stand in for the production ones.
+ * docs/embedding.md's example, run as an embedder would: its own JVM (a child process) builds the plugin with the
+ * server's options (warm pool, TTL, quota, templates), provisions a real Postgres sandbox whose env works for the agent,
+ * closes the plugin and returns from main. The test waits for that JVM to exit on its own (no System.exit: any thread
+ * the plugin left running would keep it alive) and finds nothing of the instance left. The local images stand in for
+ * the production ones.
  */
 class EmbeddingExampleIT {
     private static final String INSTANCE = "embed-it-" + UUID.randomUUID().toString().substring(0, 8);
+    /** A cold start on a loaded 2-core machine is seconds; a JVM kept alive by a thread never exits. */
+    private static final long EXIT_DEADLINE_SECONDS = 150;
     private static ContainerRuntime docker;
+
+    @TempDir
+    Path dir;
 
     @BeforeAll
     static void dockerAndImages() {
@@ -42,26 +48,32 @@ class EmbeddingExampleIT {
     }
 
     @Test
-    void theDocsExampleProvisionsAWorkingPostgresAndLeavesNothing() throws Exception {
-        AtomicReference<String> answered = new AtomicReference<>();
-        AtomicReference<List<ContainerState>> whileLive = new AtomicReference<>();
-        EmbeddingExample.runOneAgent(INSTANCE, LocalImages.IMAGES, env -> {
-            whileLive.set(docker.list(SandboxLabels.ofInstance(INSTANCE)));
-            assertThat(env.get("ROBOCO_TEST_DB_HOST")).isEqualTo("127.0.0.1");
-            String url = "jdbc:postgresql://127.0.0.1:" + env.get("ROBOCO_TEST_DB_PORT") + "/" + env.get("ROBOCO_TEST_DB_NAME")
-                    + "?connectTimeout=10&socketTimeout=30";
-            try (Connection c = DriverManager.getConnection(url, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
-                 Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_user || ' ' || (similarity('sandbox', 'sandboxes') > 0.5)")) {
-                rs.next();
-                answered.set(rs.getString(1));
-            } catch (Exception e) {
-                throw new AssertionError("the granted env did not open its database: " + e.getMessage(), e);
-            }
-        });
-        assertThat(answered.get()).as("logged in as the agent, pg_trgm active").endsWith(" true").startsWith("agent_");
-        assertThat(whileLive.get()).as("the sandbox container, labelled with the instance id").hasSize(1)
-                .allSatisfy(c -> assertThat(c.labels()).containsEntry(SandboxLabels.SERVICE, "postgres"));
-        assertThat(docker.list(SandboxLabels.ofInstance(INSTANCE))).as("released with the engagement").isEmpty();
+    void theEmbeddersJvmGetsAWorkingPostgresAndExitsAfterCloseLeavingNothing() throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-cp", System.getProperty("java.class.path"), EmbeddingExample.class.getName(), INSTANCE,
+                Files.createDirectories(dir.resolve("templates")).toString()));
+        LocalImages.IMAGES.forEach((engine, image) -> command.add(engine + "=" + image));
+        Path output = dir.resolve("child.log");
+        long t0 = System.nanoTime();
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        boolean exited = child.waitFor(EXIT_DEADLINE_SECONDS, TimeUnit.SECONDS);
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        List<String> lines = Files.readAllLines(output);
+        if (!exited) {
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        assertThat(exited).as("the embedder's JVM exited by itself within %d s after close(); its output:%n%s", EXIT_DEADLINE_SECONDS, tail)
+                .isTrue();
+        System.out.println("[figure] embedder child JVM: start to exit " + millis + " ms; "
+                + lines.stream().filter(l -> l.startsWith("path ") || l.startsWith("threads-after-close")).toList());
+        assertThat(child.exitValue()).as("exit code; output:%n%s", tail).isZero();
+        assertThat(lines).as("what the agent saw").anySatisfy(l -> assertThat(l).startsWith("answered agent_").endsWith(" true"))
+                .anySatisfy(l -> assertThat(l).matches("expires-in-minutes (59|60)"))
+                .anySatisfy(l -> assertThat(l).matches("path (pool|cold)"))
+                .contains("threads-after-close ");
+        assertThat(String.join("\n", lines)).as("no password printed").doesNotContainIgnoringCase("password=");
+        assertThat(docker.list(SandboxLabels.ofInstance(INSTANCE))).as("released with the engagement; the pool removed on close")
+                .isEmpty();
     }
 }

@@ -71,7 +71,7 @@ public final class McpEndpoint implements AutoCloseable {
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
         Sandboxes sandboxes = plugin.sandboxes().orElseThrow(() -> new IllegalStateException(
-                "the MCP endpoint needs sandbox records (SandboxPlugin.keepRecords) to scope its tools"));
+                "the MCP endpoint needs sandbox records (a plugin made by SandboxPlugin.builder()) to scope its tools"));
         OwnSandboxes own = new OwnSandboxes(plugin, sandboxes, clock);
         List<ToolSpec> specs = new ArrayList<>();
         specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), clock)).specs());

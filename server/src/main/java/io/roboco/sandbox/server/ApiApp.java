@@ -33,7 +33,7 @@ final class ApiApp {
      * {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). In front of
      * everything, Javalin's routes, the dashboard and /mcp alike, a {@link BodyLimitFilter} bounds every request body.
      */
-    static Javalin create(TokenAuth auth, ServerLifecycle lifecycle, EdgeSettings edge, AdminRoutes admin, AgentRoutes agents,
+    static Javalin create(TokenAuth auth, io.roboco.sandbox.plugin.OrchestratorHandle lifecycle, EdgeSettings edge, AdminRoutes admin, AgentRoutes agents,
                           SandboxRoutes sandboxes, OpsRoutes ops, Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;

@@ -111,7 +111,7 @@ public final class Doctor {
             return List.of(DoctorCheck.fail("config", e.getMessage(), "fix the setting the message names"));
         }
         EngineRegistry registry = Production.registry();
-        ProvisionSettings images = SandboxServer.provisioning(config, "doctor");
+        ProvisionSettings images = ServerWiring.provisioning(config, "doctor");
         ContainerRuntime[] docker = new ContainerRuntime[1];
         SettingsStore[] store = new SettingsStore[1];
         try {
@@ -298,7 +298,7 @@ public final class Doctor {
     private DoctorCheck capacity(RuntimeInfo info) {
         long perContainer = images.limits().memoryBytes();
         int max = live != null ? live.capacityMax() : config.lifecycle().maxContainers() != null ? config.lifecycle().maxContainers()
-                : info.memoryBytes() > 0 ? (int) Math.max(1, info.memoryBytes() / 4 * 3 / perContainer) : SandboxServer.FALLBACK_CAPACITY;
+                : info.memoryBytes() > 0 ? (int) Math.max(1, info.memoryBytes() / 4 * 3 / perContainer) : io.roboco.sandbox.plugin.SandboxPluginBuilder.FALLBACK_CAPACITY;
         String used = live == null ? "" : live.capacityUsed() + " of ";
         String detail = used + max + " sandbox containers x " + (perContainer >> 20) + " MiB"
                 + (info.memoryBytes() > 0 ? " against " + (info.memoryBytes() >> 20) + " MiB host memory" : "");

@@ -12,6 +12,8 @@ import io.roboco.sandbox.lifecycle.Capacity;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.plugin.PluginContext;
+import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxEvents;
 
 import java.time.Duration;
@@ -37,14 +39,32 @@ import java.util.TreeMap;
  * roboco_sandbox_capacity_used_containers / _max_containers the capacity gauge (pool included)
  * </pre>
  */
-final class SandboxMetrics implements SandboxEvents {
+final class SandboxMetrics implements SandboxEvents, PluginExtension {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, Timer> requests = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The multi-gauges' refreshes; none until the plugin's gauges are bound ({@link #start}). */
+    private volatile List<Runnable> refreshers = List.of();
 
-    SandboxMetrics(EngineRegistry engines, SandboxManager manager, SandboxBook book, Capacity capacity) {
+    /** The event counters and timers; the gauges follow when the built plugin starts this extension. */
+    SandboxMetrics() {
         for (String path : List.of("hit", "pool", "cold")) {
             timer(path);
         }
+    }
+
+    @Override
+    public Stage stage() {
+        return Stage.FRONT_DOOR;
+    }
+
+    /** Binds the gauges to the built plugin's live numbers (Micrometer's binder step). */
+    @Override
+    public AutoCloseable start(PluginContext context) {
+        gauges(context.engines(), context.plugin().manager(), context.sandboxes().book(), context.capacity());
+        return registry::close;
+    }
+
+    private void gauges(EngineRegistry engines, SandboxManager manager, SandboxBook book, Capacity capacity) {
         Gauge.builder("roboco.sandbox.live.sandboxes", manager, m -> m.live().size()).tag("kind", "default")
                 .description("live request_sandbox sets").register(registry);
         Gauge.builder("roboco.sandbox.live.sandboxes", book, b -> b.namedSandboxCount()).tag("kind", "named")
@@ -64,8 +84,6 @@ final class SandboxMetrics implements SandboxEvents {
                 () -> pool.register(rows(engines, poolIdle(manager)), true));
         refresh();
     }
-
-    private final List<Runnable> refreshers;
 
     /** The Prometheus text of every meter, multi-gauges refreshed first. */
     String scrape() {

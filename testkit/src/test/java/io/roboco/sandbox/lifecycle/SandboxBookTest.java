@@ -37,7 +37,7 @@ class SandboxBookTest {
             ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), clock);
     private final EngineRegistry registry = EngineRegistry.of(List.of(new StubEngine("postgres", Set.of()),
             new StubEngine("redis", Set.of()), new StubEngine("mongo", Set.of())));
-    private final SandboxManager manager = new SandboxManager(registry, provisioner, clock);
+    private SandboxManager manager = new SandboxManager(registry, provisioner, clock);
     private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of());
 
     @AfterEach
@@ -48,7 +48,8 @@ class SandboxBookTest {
     private SandboxBook book(int perOwner, int capacity) {
         SandboxBook book = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), perOwner,
                 new Capacity(capacity, () -> provisioner.ledger().ownedIds().size()), clock, provisioner.ledger());
-        manager.admitWith(book);
+        manager.close();
+        manager = new SandboxManager(registry, provisioner, clock, null, book);
         return book;
     }
 

@@ -41,11 +41,17 @@ class NamedSandboxDataTest {
     private final EngineRegistry registry = EngineRegistry.of(List.of(new StubEngine("postgres", Set.of())));
     private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
             ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), Clock.systemUTC());
-    private final SandboxManager manager = new SandboxManager(registry, provisioner, Clock.systemUTC());
-    private final SandboxPlugin plugin = new SandboxPlugin(registry, manager, store, true, OrchestratorHandle.running(), Clock.systemUTC());
     private final SandboxBook book = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
             new Capacity(10, () -> provisioner.ledger().ownedIds().size()), Clock.systemUTC(), provisioner.ledger());
-    private final Sandboxes sandboxes = plugin.keepRecords(book);
+    private final SandboxManager manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), null, book);
+    private final SandboxPlugin plugin = withRecords(manager, book);
+    private final Sandboxes sandboxes = plugin.sandboxes().orElseThrow();
+
+    /** A plugin keeping records in {@code book}, as the builder wires one (without its extensions). */
+    private SandboxPlugin withRecords(SandboxManager m, SandboxBook b) {
+        return new SandboxPlugin(registry, m, store, true, OrchestratorHandle.running(), Clock.systemUTC(),
+                new PluginWiring(b, null, SandboxEvents.none(), null, false, false, () -> { }, java.util.List.of(), java.util.List.of()));
+    }
 
     @AfterEach
     void close() {
@@ -111,10 +117,9 @@ class NamedSandboxDataTest {
                 new Capacity(10, () -> 0), Clock.systemUTC(), provisioner.ledger());
         later.reconcileAtStart();
         assertThat(later.namedServices(record.id())).isEmpty();
-        SandboxPlugin next = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, Clock.systemUTC()), store, true,
-                OrchestratorHandle.running(), Clock.systemUTC());
+        SandboxPlugin next = withRecords(new SandboxManager(registry, provisioner, Clock.systemUTC(), null, later), later);
         try {
-            DataOutcome outcome = next.keepRecords(later).dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");
+            DataOutcome outcome = next.sandboxes().orElseThrow().dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");
             assertThat(outcome).isInstanceOfSatisfying(DataOutcome.Refused.class, r -> assertThat(r.reason())
                     .contains("does not hold the credentials of named sandbox " + record.id(), "ROBOCO_SANDBOX_READOPT=false"));
             assertThat(store.snapshotNames(record.id())).isEmpty();

@@ -35,14 +35,14 @@ class TemplateGuardTest {
     private final ProvisionSettings settings = ProvisionSettings.defaults("test")
             .withImages(Map.of("postgres", "roboco-sandbox/postgres:15"))
             .withMajorImages(Map.of("postgres", Map.of("17", "roboco-sandbox/postgres:17")));
-    private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
-    private final SandboxPlugin plugin = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, Clock.systemUTC()),
-            store, true, OrchestratorHandle.running(), Clock.systemUTC());
+    private SandboxPlugin plugin;
 
     @BeforeEach
     void templates() throws Exception {
         DirectoryTemplateStore templates = new DirectoryTemplateStore(dir);
-        provisioner.useTemplates(templates);
+        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), templates);
+        plugin = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, Clock.systemUTC()), store, true,
+                OrchestratorHandle.running(), Clock.systemUTC());
         templates.save(new TemplateInfo("shop-17", "shop", "sbx_1", "17", "17.12", 0, Instant.EPOCH, "d", List.of()), out -> out.write('x'), false);
         templates.save(new TemplateInfo("other-15", "other", "sbx_2", "15", "15.14", 0, Instant.EPOCH, "d", List.of()), out -> out.write('x'), false);
     }
@@ -98,7 +98,7 @@ class TemplateGuardTest {
 
     @Test
     void aTemplateOnItsOwnMajorOrNewerPassesTheGuards() {
-        Guards guards = new Guards(registry, settings, provisioner::templates);
+        Guards guards = new Guards(registry, settings, plugin::templates);
         assertThat(guards.allowed("dev-1", on("17", new Seed.Template("shop-17")), List.of(), Map.of()))
                 .isInstanceOf(SandboxRequest.Validation.Valid.class);
         Project other = new Project("other", "Other", List.of("postgres"), Map.of(), Map.of("postgres", "17"),

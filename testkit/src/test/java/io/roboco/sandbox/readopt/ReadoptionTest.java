@@ -72,11 +72,10 @@ class ReadoptionTest {
 
         Process(String instance, SecretKey sealingKey, Map<String, Integer> poolSizes) {
             pool = poolSizes.isEmpty() ? null : new WarmPool(registry, provisioner, new PoolSizes(poolSizes));
-            manager = new SandboxManager(registry, provisioner, clock, pool);
             book = new SandboxBook(store, instance, new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
                     new Capacity(100, () -> provisioner.ledger().ownedIds().size()), clock, provisioner.ledger());
             vault = new CredentialVault(store, new CredentialCipher(sealingKey), instance);
-            manager.admitWith(new SealingAdmission(book, vault));
+            manager = new SandboxManager(registry, provisioner, clock, pool, new SealingAdmission(book, vault));
             if (pool != null) {
                 pool.journalTo(new SealedPool(vault));
             }

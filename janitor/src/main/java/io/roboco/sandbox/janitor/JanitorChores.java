@@ -1,6 +1,5 @@
-package io.roboco.sandbox.server;
+package io.roboco.sandbox.janitor;
 
-import io.roboco.sandbox.janitor.Janitor;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.settings.SettingsStore;
 

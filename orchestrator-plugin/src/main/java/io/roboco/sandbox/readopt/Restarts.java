@@ -1,16 +1,10 @@
-package io.roboco.sandbox.server;
+package io.roboco.sandbox.readopt;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.readopt.CredentialVault;
-import io.roboco.sandbox.readopt.KeyStatus;
-import io.roboco.sandbox.readopt.Readoption;
-import io.roboco.sandbox.readopt.ReadoptionReport;
-import io.roboco.sandbox.readopt.SealedPool;
-import io.roboco.sandbox.readopt.VaultKey;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
@@ -22,32 +16,34 @@ import java.time.Clock;
 import java.util.function.Consumer;
 
 /**
- * {@link RestartSettings} put to work at start. With re-adoption on: the key file is read (or generated), every
+ * Re-adoption put to work at start (the server's {@code ROBOCO_SANDBOX_READOPT}, the builder's
+ * {@code readoption(keyFile)}). With re-adoption on: the key file is read (or generated), every
  * handed-out sandbox's credentials are sealed under it, the warm pool journals its idle containers, a graceful shutdown
  * keeps the agents' sandboxes (and removes the idle pool: nothing idle outlives a stop), and {@link #readopt} takes back
  * what a previous process left (after a crash, its idle pool too). With it off (or without a usable key):
  * the seed's behaviour, as the lifecycle's records have it (verb sets of a previous process ended, their containers the
  * janitor's; a shutdown releases everything) and nothing sealed.
  */
-final class Restarts {
+public final class Restarts {
     private static final Logger log = LoggerFactory.getLogger(Restarts.class);
 
-    private final RestartSettings settings;
+    private final boolean readopt;
     private final KeyStatus key;
     private final CredentialVault vault;
     private final SettingsStore store;
     private final SandboxBook book;
 
-    private Restarts(RestartSettings settings, KeyStatus key, CredentialVault vault, SettingsStore store, SandboxBook book) {
-        this.settings = settings;
+    private Restarts(boolean readopt, KeyStatus key, CredentialVault vault, SettingsStore store, SandboxBook book) {
+        this.readopt = readopt;
         this.key = key;
         this.vault = vault;
         this.store = store;
         this.book = book;
     }
 
-    static Restarts prepare(RestartSettings settings, Path keyFile, SettingsStore store, String instance, SandboxBook book, WarmPool pool) {
-        if (!settings.readopt()) {
+    /** With {@code keyFile} null re-adoption is off; otherwise the key is read from it (or generated into it). */
+    public static Restarts prepare(Path keyFile, SettingsStore store, String instance, SandboxBook book, WarmPool pool) {
+        if (keyFile == null) {
             int ended = book.reconcileAtStart();
             int poolRows = 0;
             for (SealedContainer row : store.sealedOf(instance)) {
@@ -58,12 +54,12 @@ final class Restarts {
             log.info("re-adoption is off (ROBOCO_SANDBOX_READOPT=false): {} sandbox(es) a previous process handed out are forgotten"
                     + "{}; the janitor removes their containers past the grace window, and a shutdown releases every sandbox", ended,
                     poolRows == 0 ? "" : " (and " + poolRows + " idle pool container(s))");
-            return new Restarts(settings, null, null, store, book);
+            return new Restarts(false, null, null, store, book);
         }
         VaultKey.Opened opened = VaultKey.open(keyFile);
         if (opened.cipher() == null) {
             // Loud, not fatal: Readoption closes what cannot be opened and says so, naming the file.
-            return new Restarts(settings, opened.status(), null, store, book);
+            return new Restarts(true, opened.status(), null, store, book);
         }
         CredentialVault vault = new CredentialVault(store, opened.cipher(), instance);
         if (pool != null) {
@@ -71,22 +67,22 @@ final class Restarts {
         }
         log.info("re-adoption is on: sandbox credentials are sealed (AES-256-GCM) under key {} from {}{}", opened.cipher().keyId(), keyFile,
                 opened.status().generated() ? " (generated now, mode 0600; keep it with the state directory)" : "");
-        return new Restarts(settings, opened.status(), vault, store, book);
+        return new Restarts(true, opened.status(), vault, store, book);
     }
 
     /** A graceful shutdown keeps sandboxes for re-adoption (re-adoption on, and a usable key). */
-    boolean keeping() {
+    public boolean keeping() {
         return vault != null;
     }
 
-    CredentialVault vault() {
+    public CredentialVault vault() {
         return vault;
     }
 
     /** Re-adopts (or closes) what a previous process of this instance left; nothing with re-adoption off. */
-    void readopt(EngineRegistry registry, ServiceProvisioner provisioner, SandboxManager manager, WarmPool pool, Clock clock,
+    public void readopt(EngineRegistry registry, ServiceProvisioner provisioner, SandboxManager manager, WarmPool pool, Clock clock,
                  Consumer<AuditRecord> audit) {
-        if (!settings.readopt()) {
+        if (!readopt) {
             return;
         }
         try {

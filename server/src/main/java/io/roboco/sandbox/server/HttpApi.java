@@ -1,0 +1,96 @@
+package io.roboco.sandbox.server;
+
+import io.javalin.Javalin;
+import io.roboco.sandbox.janitor.JanitorExtension;
+import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.mcp.McpEndpoint;
+import io.roboco.sandbox.plugin.ForeignOrphans;
+import io.roboco.sandbox.plugin.PluginContext;
+import io.roboco.sandbox.plugin.PluginExtension;
+import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.verbs.AgentVerbs;
+import io.roboco.sandbox.web.Dashboard;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.Supplier;
+
+/**
+ * The server's front doors as one plugin extension: the HTTP API, MCP at {@code /mcp} and the dashboard, on
+ * {@code ROBOCO_SANDBOX_BIND}:{@code ROBOCO_SANDBOX_PORT}. Started before re-adoption, so callers are answered (requests
+ * refused as retryable) while the plugin is still STARTING; closing ends the MCP sessions and Jetty's threads.
+ */
+final class HttpApi implements PluginExtension {
+    private static final Logger log = LoggerFactory.getLogger(HttpApi.class);
+
+    private final ServerConfig config;
+    private final ServerTokens tokens;
+    private final SandboxMetrics metrics;
+    private final JanitorExtension janitor;
+    private volatile int port = -1;
+
+    HttpApi(ServerConfig config, ServerTokens tokens, SandboxMetrics metrics, JanitorExtension janitor) {
+        this.config = config;
+        this.tokens = tokens;
+        this.metrics = metrics;
+        this.janitor = janitor;
+    }
+
+    @Override
+    public Stage stage() {
+        return Stage.FRONT_DOOR;
+    }
+
+    @Override
+    public AutoCloseable start(PluginContext context) {
+        SandboxPlugin plugin = context.plugin();
+        AgentVerbs verbs = new AgentVerbs(plugin, context.clock());
+        Supplier<Doctor> doctor = () -> doctor(context);
+        EdgeSettings edge = config.edge();
+        AgentTokens agentTokens = new AgentTokens(context.store(), edge.tokenTtl(), context.clock());
+        McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, tokens.admin(), config.mcp().inspection(),
+                config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), SandboxServer.version(),
+                new McpEndpoint.AgentShare(edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()),
+                context.clock());
+        AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
+        ForeignOrphans foreign = new ForeignOrphans(context.runtime(), context.store(), context.store(), context.instanceId(),
+                SandboxServer.aliveWindow(config.janitorTick()), context.clock());
+        Javalin app = ApiApp.create(new TokenAuth(tokens.api(), tokens.admin()), context.state(), edge,
+                new AdminRoutes(plugin, config.dbEnabledOverride(), context.clock()), agentRoutes,
+                new SandboxRoutes(context.sandboxes(), foreign, plugin, context.clock()), new OpsRoutes(doctor, metrics), mcp::mount);
+        Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), tokens.admin(), context.clock());
+        if (!config.loopbackOnly()) {
+            log.warn("ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "
+                    + "sandbox credentials cross the network in clear text. Put a TLS proxy in front, or bind 127.0.0.1", config.bind());
+        }
+        try {
+            app.start(config.bind(), config.port());
+        } catch (RuntimeException e) {
+            mcp.close();
+            throw e;
+        }
+        port = app.port();
+        agentRoutes.listeningOn(port);
+        return () -> {
+            try {
+                mcp.close();
+            } finally {
+                app.stop();
+            }
+        };
+    }
+
+    /** The port it listens on; -1 before it started. */
+    int port() {
+        return port;
+    }
+
+    private Doctor doctor(PluginContext context) {
+        SandboxPlugin plugin = context.plugin();
+        return new Doctor(config, context.engines(), context.provisioning(), context::runtime, context::store,
+                new Doctor.Live(plugin.flagEffective(), context.poolSizes().sizes(), SandboxServer.poolIdle(plugin.manager()),
+                        context.capacity().used(), context.capacity().limited() ? context.capacity().max() : Integer.MAX_VALUE,
+                        janitor.lastTick(), context.started(), config.janitorTick()),
+                context.clock(), Doctor.findRepoRoot(System.getenv()));
+    }
+}
