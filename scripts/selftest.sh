@@ -74,15 +74,17 @@ check "a failing command's status is kept" 1 "$rc"
 check "the policy is removed after a failure" absent "$(policy_state)"
 
 # interrupted SIG: runs without_service_starts as a job of its own (job control, so the job
-# does not ignore SIGINT), waits until the policy is written, signals the job's process group.
+# does not ignore SIGINT), waits until the wrapped command runs (it touches a latch file: the
+# policy is written by then), signals the job's process group. Signalling as soon as the policy
+# file appeared raced the subshell's own fork of the command (about 1 run in 100 kept the file).
 interrupted() {
-  local sig="$1" pid waited=0 rc=0
-  rm -f "$ROBOCO_POLICY_RC_D"
+  local sig="$1" pid waited=0 rc=0 running="$SCRATCH/running"
+  rm -f "$ROBOCO_POLICY_RC_D" "$running"
   set -m
-  (without_service_starts sleep 30) &
+  (without_service_starts bash -c 'touch "$1"; exec sleep 30' _ "$running") &
   pid=$!
   set +m
-  until [[ -e "$ROBOCO_POLICY_RC_D" ]] || (( waited > 500 )); do sleep 0.01; waited=$((waited + 1)); done
+  until [[ -e "$running" ]] || (( waited > 500 )); do sleep 0.01; waited=$((waited + 1)); done
   kill -"$sig" -- -"$pid"
   wait "$pid" 2>/dev/null || rc=$?
   # The job's outer shell may die before the inner one has run its trap: allow it 5 s.
