@@ -95,7 +95,9 @@ final class ColdStart {
                     return startAndAwait(engine, agent, next);
                 } catch (PortTaken taken) {
                     if (attempt == PORT_ATTEMPTS) {
-                        throw diagnosis.failed(engine, agent, taken.started, taken.notReady);
+                        ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
+                        throw new ProvisionException("every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
+                                + " container bound it (Address already in use): " + failed.getMessage(), failed.retryable(), failed);
                     }
                     containers.removeQuietly(taken.started.container().id());
                     log.info("{}: port {} was taken by another process before the container bound it; starting again on a new"
@@ -160,9 +162,17 @@ final class ColdStart {
         }
     }
 
-    /** What Postgres, Redis and the JVM's stand-in each log when the address they bind is taken. */
+    /**
+     * What Postgres, Redis and the JVM's stand-in each log when the address they bind is taken. Postgres logs the bind
+     * error itself at LOG level, which its {@code log_min_messages=fatal} keeps out of the log; the FATAL that ends the
+     * start ("could not create any TCP/IP sockets") stays, and in host mode on 127.0.0.1 a taken port is its cause.
+     */
     static boolean addressInUse(String logTail) {
-        return logTail != null && logTail.toLowerCase(Locale.ROOT).contains("address already in use");
+        if (logTail == null) {
+            return false;
+        }
+        String tail = logTail.toLowerCase(Locale.ROOT);
+        return tail.contains("address already in use") || tail.contains("could not create any tcp/ip sockets");
     }
 
     /** The container exited before it was ready because its port was taken meanwhile. */
