@@ -236,6 +236,8 @@ class DataVerbsApiIT {
 
     private McpSyncClient mcpAs(String slug) {
         assertThat(api.orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}").status()).isEqualTo(200);
+        // At work on the same project, so that what refuses it is the sandbox's owner, not the guard chain's task step.
+        assertThat(api.verb(slug, "give_me_work", "{\"project\":\"shop\",\"task\":\"T-" + slug + "\"}").ok()).isTrue();
         return mcp((String) api.orchestrator("POST", "/api/agents/" + slug + "/token", null).json().get("token"));
     }
 
