@@ -20,18 +20,9 @@ final class ContainerLogSettings {
 
     static LogCap fromEnv(Map<String, String> env) {
         LogCap d = LogCap.defaults();
-        long size = d.maxFileBytes();
+        long size = EnvValues.size(env, "ROBOCO_SANDBOX_CONTAINER_LOG_MAX_SIZE", d.maxFileBytes());
         int files = d.maxFiles();
-        String rawSize = value(env, "ROBOCO_SANDBOX_CONTAINER_LOG_MAX_SIZE");
-        if (rawSize != null) {
-            try {
-                size = ByteSize.parse(rawSize);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException("ROBOCO_SANDBOX_CONTAINER_LOG_MAX_SIZE: " + e.getMessage() + " (default "
-                        + ByteSize.format(d.maxFileBytes()) + ")");
-            }
-        }
-        String rawFiles = value(env, "ROBOCO_SANDBOX_CONTAINER_LOG_MAX_FILES");
+        String rawFiles = EnvValues.value(env, "ROBOCO_SANDBOX_CONTAINER_LOG_MAX_FILES");
         if (rawFiles != null) {
             try {
                 files = Integer.parseInt(rawFiles);
@@ -48,8 +39,4 @@ final class ContainerLogSettings {
         }
     }
 
-    private static String value(Map<String, String> env, String key) {
-        String v = env.get(key);
-        return v == null || v.isBlank() ? null : v.trim();
-    }
 }

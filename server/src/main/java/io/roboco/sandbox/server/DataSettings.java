@@ -1,9 +1,11 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.ByteSize;
 import io.roboco.sandbox.template.TemplateLimits;
 
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What agents' data tools may keep in the state directory, so no agent fills it: per project at most
@@ -15,7 +17,7 @@ import java.util.Map;
  */
 public record DataSettings(TemplateLimits templates) {
     public DataSettings {
-        java.util.Objects.requireNonNull(templates, "templates");
+        Objects.requireNonNull(templates, "templates");
     }
 
     public static DataSettings defaults() {
@@ -31,35 +33,27 @@ public record DataSettings(TemplateLimits templates) {
     }
 
     private static int count(Map<String, String> env, String key, int fallback) {
-        String raw = env.get(key);
-        if (raw == null || raw.isBlank()) {
+        String raw = EnvValues.value(env, key);
+        if (raw == null) {
             return fallback;
         }
         try {
-            int n = Integer.parseInt(raw.trim());
+            int n = Integer.parseInt(raw);
             if (n >= 1 && n <= 10_000) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw new ConfigException(key + "='" + io.roboco.sandbox.request.Names.printable(raw) + "' must be a whole number 1-10000"
+        throw new ConfigException(key + "='" + Names.printable(raw) + "' must be a whole number 1-10000"
                 + " (default " + fallback + ")");
     }
 
     private static long size(Map<String, String> env, String key, long fallback) {
-        String raw = env.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        long bytes;
-        try {
-            bytes = ByteSize.parse(raw);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(key + ": " + e.getMessage() + " (default " + ByteSize.format(fallback) + ")");
-        }
+        long bytes = EnvValues.size(env, key, fallback);
         if (bytes < 1) {
-            throw new ConfigException(key + "=" + raw + " must be at least 1 byte (default " + ByteSize.format(fallback) + ")");
+            throw new ConfigException(key + "=" + EnvValues.value(env, key) + " must be at least 1 byte (default "
+                    + ByteSize.format(fallback) + ")");
         }
         return bytes;
     }

@@ -55,10 +55,10 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
 
     static EdgeSettings fromEnv(Map<String, String> env) {
         EdgeSettings d = defaults();
-        return new EdgeSettings(size(env, MAX_BODY, d.maxBody()), size(env, MAX_FORM_BODY, d.maxFormBody()),
-                duration(env, TOKEN_TTL, d.tokenTtl()), number(env, MAX_CONCURRENT_CALLS, d.maxConcurrentCalls()),
-                number(env, CALLS_PER_MINUTE, d.callsPerMinute()), number(env, MAX_SESSIONS, d.maxSessions()),
-                duration(env, SESSION_IDLE, d.sessionIdle()));
+        return new EdgeSettings(EnvValues.size(env, MAX_BODY, d.maxBody()), EnvValues.size(env, MAX_FORM_BODY, d.maxFormBody()),
+                EnvValues.duration(env, TOKEN_TTL, d.tokenTtl()), EnvValues.number(env, MAX_CONCURRENT_CALLS, d.maxConcurrentCalls()),
+                EnvValues.number(env, CALLS_PER_MINUTE, d.callsPerMinute()), EnvValues.number(env, MAX_SESSIONS, d.maxSessions()),
+                EnvValues.duration(env, SESSION_IDLE, d.sessionIdle()));
     }
 
     public EdgeSettings withCallLimits(int concurrent, int perMinute) {
@@ -86,32 +86,6 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
         }
     }
 
-    private static long size(Map<String, String> env, String key, long fallback) {
-        String raw = env.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        try {
-            return ByteSize.parse(raw.trim());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(key + ": " + e.getMessage() + " (default " + ByteSize.format(fallback) + ")");
-        }
-    }
 
-    private static Duration duration(Map<String, String> env, String key, Duration fallback) {
-        String raw = env.get(key);
-        return raw == null || raw.isBlank() ? fallback : Durations.parse(key, raw.trim());
-    }
 
-    private static int number(Map<String, String> env, String key, int fallback) {
-        String raw = env.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(raw.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key + "='" + raw + "' is not a whole number");
-        }
-    }
 }

@@ -38,12 +38,12 @@ public record LifecycleConfig(Duration ttlDefault, Duration ttlMax, int maxPerOw
     static LifecycleConfig fromEnv(Map<String, String> env) {
         LifecycleConfig d = defaults();
         return new LifecycleConfig(
-                duration(env, "ROBOCO_SANDBOX_TTL_DEFAULT", d.ttlDefault()),
-                duration(env, "ROBOCO_SANDBOX_TTL_MAX", d.ttlMax()),
-                number(env, "ROBOCO_SANDBOX_MAX_PER_OWNER", d.maxPerOwner()),
+                EnvValues.duration(env, "ROBOCO_SANDBOX_TTL_DEFAULT", d.ttlDefault()),
+                EnvValues.duration(env, "ROBOCO_SANDBOX_TTL_MAX", d.ttlMax()),
+                EnvValues.number(env, "ROBOCO_SANDBOX_MAX_PER_OWNER", d.maxPerOwner()),
                 env.get("ROBOCO_SANDBOX_MAX_CONTAINERS") == null || env.get("ROBOCO_SANDBOX_MAX_CONTAINERS").isBlank() ? null
-                        : number(env, "ROBOCO_SANDBOX_MAX_CONTAINERS", 0),
-                duration(env, "ROBOCO_SANDBOX_AUDIT_RETENTION", d.auditRetention()));
+                        : EnvValues.number(env, "ROBOCO_SANDBOX_MAX_CONTAINERS", 0),
+                EnvValues.duration(env, "ROBOCO_SANDBOX_AUDIT_RETENTION", d.auditRetention()));
     }
 
     public LifecycleConfig withTtls(Duration newDefault, Duration newMax) {
@@ -62,20 +62,5 @@ public record LifecycleConfig(Duration ttlDefault, Duration ttlMax, int maxPerOw
         return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, maxContainers, retention);
     }
 
-    private static Duration duration(Map<String, String> env, String key, Duration fallback) {
-        String raw = env.get(key);
-        return raw == null || raw.isBlank() ? fallback : Durations.parse(key, raw.trim());
-    }
 
-    private static int number(Map<String, String> env, String key, int fallback) {
-        String raw = env.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(raw.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key + "='" + raw + "' is not a whole number");
-        }
-    }
 }

@@ -113,7 +113,7 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
                     + String.join(", ", new TreeSet<>(KNOWN)) + " (a misspelt setting is refused rather than ignored)");
         }
         int rowCap = DEFAULT_ROW_CAP;
-        String raw = value(env, ROW_CAP);
+        String raw = EnvValues.value(env, ROW_CAP);
         if (raw != null) {
             try {
                 rowCap = Integer.parseInt(raw);
@@ -123,7 +123,7 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
             }
         }
         int fetchBytes = InspectionPolicy.DEFAULT_FETCH_BYTES;
-        String fetch = value(env, FETCH_BYTES);
+        String fetch = EnvValues.value(env, FETCH_BYTES);
         if (fetch != null) {
             try {
                 fetchBytes = Integer.parseInt(fetch);
@@ -132,10 +132,10 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
                         + "-" + InspectionPolicy.MAX_FETCH_BYTES + " (default " + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
             }
         }
-        String hosts = value(env, ALLOWED_HOSTS);
+        String hosts = EnvValues.value(env, ALLOWED_HOSTS);
         List<String> allowed = List.of((hosts == null ? DEFAULT_ALLOWED_HOSTS : hosts).split(",", -1)).stream()
                 .map(String::trim).toList();
-        return new McpSettings(rowCap, fetchBytes, value(env, URL), allowed);
+        return new McpSettings(rowCap, fetchBytes, EnvValues.value(env, URL), allowed);
     }
 
     /** What the inspection tools allow: the defaults, with this row cap and fetch budget. */
@@ -163,8 +163,4 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
         }
     }
 
-    private static String value(Map<String, String> env, String key) {
-        String v = env.get(key);
-        return v == null || v.isBlank() ? null : v.trim();
-    }
 }

@@ -116,7 +116,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
     public static ServerConfig fromEnv(Map<String, String> env) {
         int port = DEFAULT_PORT;
-        String rawPort = value(env, "ROBOCO_SANDBOX_PORT");
+        String rawPort = EnvValues.value(env, "ROBOCO_SANDBOX_PORT");
         if (rawPort != null) {
             try {
                 port = Integer.parseInt(rawPort);
@@ -128,7 +128,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
             }
         }
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-        String dir = value(env, "ROBOCO_SANDBOX_STATE_DIR");
+        String dir = EnvValues.value(env, "ROBOCO_SANDBOX_STATE_DIR");
         Path stateDir = dir != null ? Path.of(dir) : Path.of(home, ".roboco-sandbox");
 
         Map<String, String> images = new TreeMap<>();
@@ -144,19 +144,19 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
         NetworkMode network;
         try {
-            network = NetworkMode.parse(value(env, "ROBOCO_SANDBOX_NETWORK"));
+            network = NetworkMode.parse(EnvValues.value(env, "ROBOCO_SANDBOX_NETWORK"));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("ROBOCO_SANDBOX_NETWORK: " + e.getMessage());
         }
 
         ServerConfig d = defaults(stateDir);
-        return new ServerConfig(port, stateDir, value(env, "ROBOCO_SANDBOX_STATE_URL"), value(env, "ROBOCO_SANDBOX_STATE_USER"),
-                value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"), flag(value(env, "ROBOCO_SANDBOX_DB_ENABLED")), images, network,
-                duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
-                duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
-                duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
-                value(env, "ROBOCO_SANDBOX_API_TOKEN"), value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
-                McpSettings.fromEnv(env), value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
+        return new ServerConfig(port, stateDir, EnvValues.value(env, "ROBOCO_SANDBOX_STATE_URL"), EnvValues.value(env, "ROBOCO_SANDBOX_STATE_USER"),
+                EnvValues.value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"), flag(EnvValues.value(env, "ROBOCO_SANDBOX_DB_ENABLED")), images, network,
+                EnvValues.duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
+                EnvValues.duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
+                EnvValues.duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
+                EnvValues.value(env, "ROBOCO_SANDBOX_API_TOKEN"), EnvValues.value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
+                McpSettings.fromEnv(env), EnvValues.value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
                 RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env), EdgeSettings.fromEnv(env), DataSettings.fromEnv(env));
     }
 
@@ -170,7 +170,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         long memory = size(env, "ROBOCO_SANDBOX_MAX_MEMORY", d.memoryBytes(), defaults.memoryBytes());
         long data = size(env, "ROBOCO_SANDBOX_MAX_DATA_SIZE", d.tmpfsBytes(), defaults.tmpfsBytes());
         long cpus = d.nanoCpus();
-        String rawCpus = value(env, "ROBOCO_SANDBOX_MAX_CPUS");
+        String rawCpus = EnvValues.value(env, "ROBOCO_SANDBOX_MAX_CPUS");
         if (rawCpus != null) {
             try {
                 cpus = Math.round(Double.parseDouble(rawCpus) * 1e9);
@@ -186,7 +186,7 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     }
 
     private static long size(Map<String, String> env, String key, long fallback, long atLeast) {
-        String raw = value(env, key);
+        String raw = EnvValues.value(env, key);
         if (raw == null) {
             return fallback;
         }
@@ -372,10 +372,6 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         return sizes;
     }
 
-    private static String value(Map<String, String> env, String key) {
-        String v = env.get(key);
-        return v == null || v.isBlank() ? null : v.trim();
-    }
 
     private static Boolean flag(String raw) {
         if (raw == null) {
@@ -389,8 +385,4 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         }
     }
 
-    private static Duration duration(Map<String, String> env, String key, Duration fallback) {
-        String raw = value(env, key);
-        return raw == null ? fallback : Durations.parse(key, raw);
-    }
 }
