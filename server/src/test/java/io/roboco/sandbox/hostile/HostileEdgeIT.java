@@ -4,16 +4,10 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
-import io.roboco.sandbox.engine.EngineRegistry;
-import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.mcp.TypeScriptMcpClient;
-import io.roboco.sandbox.provision.LocalImages;
-import io.roboco.sandbox.server.RunningServer;
-import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
-import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,12 +23,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -70,43 +62,15 @@ class HostileEdgeIT {
     private static final String SESSION_IDLE = "20s";
 
     @RegisterExtension
-    static final InProcessServerExtension<EdgeServer> SERVER = InProcessServerExtension.startedBeforeAll(EdgeServer::new);
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> InProcessServer.withSettings(stateDir, Map.of(
+                    "ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS", Integer.toString(CONCURRENT),
+                    "ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE", Integer.toString(PER_MINUTE),
+                    "ROBOCO_SANDBOX_MCP_MAX_SESSIONS", Integer.toString(SESSIONS),
+                    "ROBOCO_SANDBOX_MCP_SESSION_IDLE", SESSION_IDLE)));
 
     private static final OomWatch OOM = new OomWatch();
     private static Bystander bystander;
-
-    /** The real server with small fair-share limits, so the attack is quick. */
-    static final class EdgeServer implements InProcessServerExtension.Server {
-        final RunningServer server;
-        final ApiClient api;
-
-        EdgeServer(Path stateDir) {
-            Map<String, String> env = Fixtures.serverEnv(stateDir, "1h", "2m", "60s");
-            env.put("ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS", Integer.toString(CONCURRENT));
-            env.put("ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE", Integer.toString(PER_MINUTE));
-            env.put("ROBOCO_SANDBOX_MCP_MAX_SESSIONS", Integer.toString(SESSIONS));
-            env.put("ROBOCO_SANDBOX_MCP_SESSION_IDLE", SESSION_IDLE);
-            ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
-            server = SandboxServer.start(config, LocalImages.requireDockerAndImages(), EngineRegistry.defaults(), new InMemorySettingsStore(),
-                    Clock.systemUTC());
-            api = new ApiClient(server.port());
-        }
-
-        @Override
-        public int port() {
-            return server.port();
-        }
-
-        @Override
-        public String instanceId() {
-            return server.instanceId();
-        }
-
-        @Override
-        public void close() {
-            server.close();
-        }
-    }
 
     @BeforeAll
     static void bystanderStands() throws InterruptedException {

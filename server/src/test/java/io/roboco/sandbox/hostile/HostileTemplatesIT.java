@@ -1,19 +1,12 @@
 package io.roboco.sandbox.hostile;
 
-import io.roboco.sandbox.engine.SecretSource;
-import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.LogCapture;
-import io.roboco.sandbox.it.RecordingRuntime;
 import io.roboco.sandbox.mcp.TypeScriptMcpClient;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.Psql;
-import io.roboco.sandbox.server.RunningServer;
-import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
-import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
+import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import io.roboco.sandbox.engine.EngineRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,7 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Clock;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,39 +43,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HostileTemplatesIT {
     private static final long MIB = 1L << 20;
 
-    @RegisterExtension
-    static final InProcessServerExtension<CappedServer> SERVER = InProcessServerExtension.startedBeforeAll(CappedServer::new);
-
     /** The in-process server with small template caps: 3 per project, 2m each, 3m in all. */
-    static final class CappedServer implements InProcessServerExtension.Server {
-        final Path stateDir;
-        final RunningServer server;
-
-        CappedServer(Path stateDir) {
-            this.stateDir = stateDir;
-            Map<String, String> env = Fixtures.serverEnv(stateDir, "1h", "2m", "60s");
-            env.put("ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT", "3");
-            env.put("ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE", "2m");
-            env.put("ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE", "3m");
-            this.server = SandboxServer.start(ServerConfig.fromEnv(env).withPort(0), new RecordingRuntime(LocalImages.requireDockerAndImages()),
-                    EngineRegistry.defaults(), new InMemorySettingsStore(), Clock.systemUTC(), SecretSource.secure());
-        }
-
-        @Override
-        public int port() {
-            return server.port();
-        }
-
-        @Override
-        public String instanceId() {
-            return server.instanceId();
-        }
-
-        @Override
-        public void close() {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
+            stateDir -> InProcessServer.withSettings(stateDir, Map.of(
+                    "ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT", "3",
+                    "ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE", "2m",
+                    "ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE", "3m")));
 
     @Test
     @Timeout(value = 900, unit = TimeUnit.SECONDS)

@@ -22,6 +22,7 @@ import java.util.Map;
  * {@code InProcessServerExtension.startedBeforeAll(dir -> new InProcessServer(dir, "1h", "2m", "30s", null))}.
  */
 public final class InProcessServer implements InProcessServerExtension.Server {
+    public final Path stateDir;
     public final RecordingRuntime runtime;
     public final SettingsStore store;
     /** The engines' seam (liveness checks can be parked); null unless the server was started with it. */
@@ -35,15 +36,30 @@ public final class InProcessServer implements InProcessServerExtension.Server {
 
     /** With the default engines behind {@code engines}' gates (null: the default engines as they are). */
     public InProcessServer(Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets, GatedEngines engines) {
+        this(stateDir, Fixtures.serverEnv(stateDir, tick, grace, readyTimeout), secrets, engines);
+    }
+
+    private InProcessServer(Path stateDir, Map<String, String> env, SecretSource secrets, GatedEngines engines) {
         ContainerRuntime docker = LocalImages.requireDockerAndImages();
+        this.stateDir = stateDir;
         this.runtime = new RecordingRuntime(docker);
         this.store = new InMemorySettingsStore();
         this.engines = engines;
-        ServerConfig config = ServerConfig.fromEnv(Fixtures.serverEnv(stateDir, tick, grace, readyTimeout)).withPort(0);
+        ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
         EngineRegistry registry = engines == null ? EngineRegistry.defaults() : engines.wrap(EngineRegistry.defaults());
         this.server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(),
                 secrets == null ? SecretSource.secure() : secrets);
         this.api = new ApiClient(server.port());
+    }
+
+    /**
+     * With {@code settings} ({@code ROBOCO_SANDBOX_*}) over the test defaults (janitor tick 1h, grace 2m, ready
+     * timeout 60s): small limits, so that an attack on them is quick.
+     */
+    public static InProcessServer withSettings(Path stateDir, Map<String, String> settings) {
+        Map<String, String> env = Fixtures.serverEnv(stateDir, "1h", "2m", "60s");
+        env.putAll(settings);
+        return new InProcessServer(stateDir, env, null, null);
     }
 
     @Override
