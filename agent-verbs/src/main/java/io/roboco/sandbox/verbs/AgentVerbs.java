@@ -4,21 +4,21 @@ import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.guard.RoleManifest;
 import io.roboco.sandbox.plugin.GuardChain;
-import io.roboco.sandbox.request.BadRequest;
-import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The verb contract in front of {@link SandboxPlugin}: argument parsing, the role check, spawn
@@ -116,12 +116,13 @@ public final class AgentVerbs {
      *
      * @throws BadRequest for a malformed slug, a verb that is not a data verb, or malformed arguments
      */
-    public Envelope callOn(String slug, String sandboxId, String verb, Map<String, Object> args) throws InterruptedException {
+    public Envelope callOn(String slug, String sandboxId, String verb, Map<String, Object> args)
+            throws InterruptedException {
         Names.requireAgentSlug(slug);
         boolean save = VerbNames.SAVE_TEMPLATE.equals(verb);
         if (!VerbNames.DATA.contains(verb) && !save) {
-            throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: " + String.join(", ", VerbNames.DATA)
-                    + ", " + VerbNames.SAVE_TEMPLATE);
+            throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: "
+                    + String.join(", ", VerbNames.DATA) + ", " + VerbNames.SAVE_TEMPLATE);
         }
         Arguments.Template template = save ? Arguments.template(args) : null;
         String name = save ? template.name() : Arguments.name(verb, args);
@@ -130,16 +131,20 @@ public final class AgentVerbs {
             return admission.refusal();
         }
         String project = admission.agent().project();
-        Optional<io.roboco.sandbox.plugin.Sandboxes> sandboxes = plugin.sandboxes();
-        boolean own = sandboxes.flatMap(s -> s.find(sandboxId)).filter(r -> r.owner().equals(slug)).isPresent();
+        Optional<Sandboxes> sandboxes = plugin.sandboxes();
+        boolean own = sandboxes
+                .flatMap(s -> s.find(sandboxId))
+                .filter(r -> r.owner().equals(slug))
+                .isPresent();
         if (!own) {
             return refuse(slug, project, verb, "no sandbox '" + Names.printable(sandboxId) + "' of yours", List.of());
         }
         DataOutcome outcome;
         try {
-            outcome = save ? sandboxes.get().saveTemplate(sandboxId, name, template.replace())
+            outcome = save
+                    ? sandboxes.get().saveTemplate(sandboxId, name, template.replace())
                     : sandboxes.get().dataOperation(sandboxId, verb, name);
-        } catch (io.roboco.sandbox.plugin.Sandboxes.NotFound | io.roboco.sandbox.plugin.Sandboxes.Conflict e) {
+        } catch (Sandboxes.NotFound | Sandboxes.Conflict e) {
             return refuse(slug, project, verb, e.getMessage(), List.of());
         }
         return envelope(verb, outcome);
@@ -158,9 +163,10 @@ public final class AgentVerbs {
 
     private Envelope requestSandbox(String slug, Arguments.SandboxRequest request) throws InterruptedException {
         Optional<Agent> agent = store.findAgent(slug);
-        // The plugin's guard chain checks the role; an unknown agent has none and is refused there (flag, then "no active task").
-        SandboxDecision decision = plugin.requestSandbox(slug, agent, request.services(), request.extensions(), request.labels(),
-                request.template());
+        // The plugin's guard chain checks the role; an unknown agent has none and is refused there (flag, then "no
+        // active task").
+        SandboxDecision decision = plugin.requestSandbox(
+                slug, agent, request.services(), request.extensions(), request.labels(), request.template());
         return Envelope.of(decision);
     }
 
@@ -174,8 +180,11 @@ public final class AgentVerbs {
         if (admission.refusal() != null) {
             return admission.refusal();
         }
-        return envelope(verb, VerbNames.SAVE_TEMPLATE.equals(verb) ? plugin.saveTemplate(slug, name, replace)
-                : plugin.dataOperation(slug, verb, name));
+        return envelope(
+                verb,
+                VerbNames.SAVE_TEMPLATE.equals(verb)
+                        ? plugin.saveTemplate(slug, name, replace)
+                        : plugin.dataOperation(slug, verb, name));
     }
 
     private static Envelope envelope(String verb, DataOutcome outcome) {
@@ -191,10 +200,16 @@ public final class AgentVerbs {
 
     private Envelope releaseSandbox(String slug) {
         Optional<Agent> agent = store.findAgent(slug);
-        // Releasing is always safe: an agent whose task ended, or an unknown one (e.g. after a restart), may still clean up.
+        // Releasing is always safe: an agent whose task ended, or an unknown one (e.g. after a restart), may still
+        // clean up.
         GuardChain.Verdict verdict = guards.admit(slug, agent, AgentOperation.RELEASE);
         if (verdict instanceof GuardChain.Verdict.Refused refused) {
-            return refuse(slug, agent.map(Agent::project).orElse(""), VerbNames.RELEASE_SANDBOX, refused.refusal(), List.of());
+            return refuse(
+                    slug,
+                    agent.map(Agent::project).orElse(""),
+                    VerbNames.RELEASE_SANDBOX,
+                    refused.refusal(),
+                    List.of());
         }
         int removed = plugin.releaseSandbox(slug, VerbNames.RELEASE_SANDBOX);
         return Envelope.ok(VerbNames.RELEASE_SANDBOX, Map.of("removed", removed));
@@ -210,8 +225,13 @@ public final class AgentVerbs {
             return refusal.get();
         }
         if (store.findProject(work.project()).isEmpty()) {
-            return refuse(slug, work.project(), VerbNames.GIVE_ME_WORK, "project '" + work.project()
-                    + "' is not known; an admin registers it with PUT /api/projects/" + work.project(), List.of());
+            return refuse(
+                    slug,
+                    work.project(),
+                    VerbNames.GIVE_ME_WORK,
+                    "project '" + work.project() + "' is not known; an admin registers it with PUT /api/projects/"
+                            + work.project(),
+                    List.of());
         }
         store.saveAgent(agent.get().withTask(work.project(), work.task()));
         Map<String, Object> evidence = new LinkedHashMap<>();
@@ -246,15 +266,17 @@ public final class AgentVerbs {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            log.warn("best-effort sandbox release after {} for agent {} failed ({}); the janitor will sweep it",
-                    verb, slug, e.getClass().getSimpleName());
+            log.warn(
+                    "best-effort sandbox release after {} for agent {} failed ({}); the janitor will sweep it",
+                    verb,
+                    slug,
+                    e.getClass().getSimpleName());
             return 0;
         }
     }
 
     /** The spawned agent a data verb runs for, or (agent null) the refusal: not spawned, or its role may not. */
-    private record Admission(Agent agent, Envelope refusal) {
-    }
+    private record Admission(Agent agent, Envelope refusal) {}
 
     /** A data verb passes the whole chain before it: role, flag, active task, project opted in. */
     private Admission admitDataVerb(String slug, String verb) {
@@ -274,12 +296,17 @@ public final class AgentVerbs {
         if (roles.carries(agent.role(), verb)) {
             return Optional.empty();
         }
-        return Optional.of(refuse(agent.slug(), agent.project(), verb,
-                new SandboxDecision.Refused(guards.roleRefusal(agent.role(), verb), false, "role", List.of()), services));
+        return Optional.of(refuse(
+                agent.slug(),
+                agent.project(),
+                verb,
+                new SandboxDecision.Refused(guards.roleRefusal(agent.role(), verb), false, "role", List.of()),
+                services));
     }
 
     /** A refusal of the chain: counted, audited, answered. */
-    private Envelope refuse(String slug, String project, String verb, SandboxDecision.Refused refusal, List<String> services) {
+    private Envelope refuse(
+            String slug, String project, String verb, SandboxDecision.Refused refusal, List<String> services) {
         plugin.tell(refusal, 0);
         return refuse(slug, project, verb, refusal.reason(), services);
     }
@@ -288,12 +315,17 @@ public final class AgentVerbs {
         try {
             store.append(new AuditRecord(clock.instant(), slug, project, verb, Envelope.REFUSED, reason, services, 0));
         } catch (RuntimeException e) {
-            log.warn("could not write audit record for {} {}: {}", verb, slug, e.getClass().getSimpleName());
+            log.warn(
+                    "could not write audit record for {} {}: {}",
+                    verb,
+                    slug,
+                    e.getClass().getSimpleName());
         }
         return Envelope.refused(reason, false);
     }
 
     private static String notSpawned(String slug) {
-        return "agent '" + slug + "' is not spawned; the orchestrator registers it with POST /api/agents/" + slug + "/spawn";
+        return "agent '" + slug + "' is not spawned; the orchestrator registers it with POST /api/agents/" + slug
+                + "/spawn";
     }
 }

@@ -1,7 +1,9 @@
 package io.roboco.sandbox.verbs;
 
 import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.template.TemplateInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,23 +19,22 @@ import java.util.TreeSet;
 final class Arguments {
     private static final int MAX_FEATURE_LENGTH = 64;
 
-    private Arguments() {
-    }
+    private Arguments() {}
 
     /**
      * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
      * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record,
      * {@code template} an optional template name (a new sandbox starts from it).
      */
-    record SandboxRequest(List<String> services, Map<String, List<String>> extensions, Map<String, String> labels, String template) {
-    }
+    record SandboxRequest(
+            List<String> services, Map<String, List<String>> extensions, Map<String, String> labels, String template) {}
 
     /** {@code give_me_work}: both required, non-blank strings. */
-    record Work(String project, String task) {
-    }
+    record Work(String project, String task) {}
 
     static SandboxRequest sandboxRequest(Map<String, Object> args) {
-        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels", "template"));
+        Map<String, Object> in =
+                onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels", "template"));
         List<String> services = null;
         Object rawServices = in.get("services");
         if (rawServices != null) {
@@ -46,7 +47,8 @@ final class Arguments {
         Object rawExtensions = in.get("extensions");
         if (rawExtensions != null) {
             if (!(rawExtensions instanceof Map)) {
-                throw new BadRequest("'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
+                throw new BadRequest(
+                        "'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
             }
             extensions = new LinkedHashMap<>();
             for (Map.Entry<?, ?> e : ((Map<?, ?>) rawExtensions).entrySet()) {
@@ -54,18 +56,18 @@ final class Arguments {
                 List<String> names = strings("extensions." + service, e.getValue());
                 for (String name : names) {
                     if (name.isEmpty() || name.length() > MAX_FEATURE_LENGTH) {
-                        throw new BadRequest("extension name '" + Names.printable(name) + "' for " + service + " must be 1-"
-                                + MAX_FEATURE_LENGTH + " characters");
+                        throw new BadRequest("extension name '" + Names.printable(name) + "' for " + service
+                                + " must be 1-" + MAX_FEATURE_LENGTH + " characters");
                     }
                 }
                 extensions.put(service, names);
             }
         }
-        Map<String, String> labels = in.containsKey("labels") ? io.roboco.sandbox.request.Labels.parse("labels", in.get("labels")) : null;
+        Map<String, String> labels = in.containsKey("labels") ? Labels.parse("labels", in.get("labels")) : null;
         String template = null;
         if (in.get("template") != null) {
-            if (!(in.get("template") instanceof String t) || !io.roboco.sandbox.template.TemplateInfo.validName(t)) {
-                throw new BadRequest("'template' must be a template name (" + io.roboco.sandbox.template.TemplateInfo.NAME_RULE + ")");
+            if (!(in.get("template") instanceof String t) || !TemplateInfo.validName(t)) {
+                throw new BadRequest("'template' must be a template name (" + TemplateInfo.NAME_RULE + ")");
             }
             template = t;
         }
@@ -89,8 +91,7 @@ final class Arguments {
     }
 
     /** {@code save_template}: {@code {"name": "…", "replace"?: bool}}; the name's shape is checked by the operation. */
-    record Template(String name, boolean replace) {
-    }
+    record Template(String name, boolean replace) {}
 
     static Template template(Map<String, Object> args) {
         Map<String, Object> in = onlyKeys(VerbNames.SAVE_TEMPLATE, args, Set.of("name", "replace"));
@@ -111,7 +112,9 @@ final class Arguments {
         for (String key : in.keySet()) {
             if (!allowed.contains(key)) {
                 throw new BadRequest("unknown argument '" + Names.printable(key) + "' for " + verb + "; "
-                        + (allowed.isEmpty() ? "it takes none" : "it takes: " + String.join(", ", new TreeSet<>(allowed))));
+                        + (allowed.isEmpty()
+                                ? "it takes none"
+                                : "it takes: " + String.join(", ", new TreeSet<>(allowed))));
             }
         }
         return in;
@@ -124,7 +127,8 @@ final class Arguments {
         List<String> out = new ArrayList<>();
         for (Object item : (List<?>) raw) {
             if (!(item instanceof String)) {
-                throw new BadRequest("'" + field + "' must be an array of strings; found " + (item == null ? "null" : "a non-string"));
+                throw new BadRequest("'" + field + "' must be an array of strings; found "
+                        + (item == null ? "null" : "a non-string"));
             }
             out.add((String) item);
         }

@@ -3,12 +3,11 @@ package io.roboco.sandbox.verbs;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HexFormat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An agent's identity is bound to its engagement: one spawn of its slug. Spawning the slug again begins a new one and
@@ -33,7 +32,8 @@ final class Engagements {
 
     /** Ends the slug's earlier engagement, if any (tokens, verb set, named sandboxes), and begins a new one. */
     void begin(String slug, String why) {
-        boolean earlier = store.findAgent(slug).isPresent() || store.engagement(slug).isPresent();
+        boolean earlier =
+                store.findAgent(slug).isPresent() || store.engagement(slug).isPresent();
         if (earlier) {
             store.endEngagement(slug);
             endSandboxes(slug, why);
@@ -49,7 +49,10 @@ final class Engagements {
 
     private int endSandboxes(String slug, String why) {
         int removed = releaseQuietly(slug, why);
-        return removed + plugin.sandboxes().map(sandboxes -> endNamedQuietly(sandboxes, slug, why)).orElse(0);
+        return removed
+                + plugin.sandboxes()
+                        .map(sandboxes -> endNamedQuietly(sandboxes, slug, why))
+                        .orElse(0);
     }
 
     private int releaseQuietly(String slug, String why) {
@@ -58,7 +61,10 @@ final class Engagements {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            log.warn("best-effort sandbox release ({}) for agent {} failed ({}); the janitor will sweep it", why, slug,
+            log.warn(
+                    "best-effort sandbox release ({}) for agent {} failed ({}); the janitor will sweep it",
+                    why,
+                    slug,
                     e.getClass().getSimpleName());
             return 0;
         }
@@ -71,8 +77,11 @@ final class Engagements {
             Thread.currentThread().interrupt();
             return 0;
         } catch (RuntimeException e) {
-            log.warn("ending agent {}'s named sandboxes ({}) failed ({}); they expire with their TTL and the janitor sweeps them", slug,
-                    why, e.getClass().getSimpleName());
+            log.warn(
+                    "ending agent {}'s named sandboxes ({}) failed ({}); they expire with their TTL and the janitor sweeps them",
+                    slug,
+                    why,
+                    e.getClass().getSimpleName());
             return 0;
         }
     }

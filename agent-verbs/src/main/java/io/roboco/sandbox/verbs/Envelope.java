@@ -1,7 +1,7 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.plugin.SandboxDecision;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -63,8 +63,10 @@ public final class Envelope {
             }
             if (granted.expiredPrevious() != null) {
                 evidence.put("expired_sandbox", granted.expiredPrevious());
-                evidence.put("note", "your previous sandbox " + granted.expiredPrevious() + " had expired and was removed; "
-                        + "these are fresh services with new credentials (its data is gone)");
+                evidence.put(
+                        "note",
+                        "your previous sandbox " + granted.expiredPrevious() + " had expired and was removed; "
+                                + "these are fresh services with new credentials (its data is gone)");
             }
             return ok(VerbNames.REQUEST_SANDBOX, evidence);
         }
@@ -81,13 +83,14 @@ public final class Envelope {
             SandboxDecision.InvalidState invalid = (SandboxDecision.InvalidState) decision;
             return invalidState(invalid.reason(), invalid.retryable());
         }
-        throw new IllegalArgumentException("unknown decision type " + decision.getClass().getName());
+        throw new IllegalArgumentException(
+                "unknown decision type " + decision.getClass().getName());
     }
 
     /** The owner's live sandboxes as a quota refusal lists them: id, name, project, labels, expiry. */
-    public static List<Object> ownerSandboxes(List<io.roboco.sandbox.manager.Admission.OwnedSandbox> owned) {
+    public static List<Object> ownerSandboxes(List<Admission.OwnedSandbox> owned) {
         List<Object> out = new ArrayList<>();
-        for (io.roboco.sandbox.manager.Admission.OwnedSandbox o : owned) {
+        for (Admission.OwnedSandbox o : owned) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("id", o.id());
             entry.put("name", o.name());
@@ -148,7 +151,8 @@ public final class Envelope {
     /** Never the body: an ok-envelope may carry credentials. */
     @Override
     public String toString() {
-        return ok() ? "Envelope[ok, verb=" + body.get("verb") + "]"
+        return ok()
+                ? "Envelope[ok, verb=" + body.get("verb") + "]"
                 : "Envelope[" + error() + ", retryable=" + body.get("retryable") + "]";
     }
 }

@@ -10,8 +10,8 @@ import java.util.Map;
  * in an opted-in project while the flag is effective) and briefing lines (exactly one naming
  * {@code request_sandbox()} when the marker is present). Never a credential.
  */
-public record SpawnManifest(String agent, String role, String project, List<String> verbs, Map<String, String> env,
-                            List<String> briefing) {
+public record SpawnManifest(
+        String agent, String role, String project, List<String> verbs, Map<String, String> env, List<String> briefing) {
     public static final String SERVICES_MARKER = "ROBOCO_SANDBOX_SERVICES_AVAILABLE";
 
     public SpawnManifest {

@@ -5,6 +5,7 @@ import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** The verbs this contract knows (their names are {@link Verbs}'); anything else is a {@link BadRequest}. */
 public final class VerbNames {
@@ -19,6 +20,7 @@ public final class VerbNames {
     public static final String I_DOCUMENTED = Verbs.I_DOCUMENTED;
     /** Data operations on the agent's sandbox (Postgres): each takes {@code {"name": "…"}}. */
     public static final String SNAPSHOT_SCHEMA = Verbs.SNAPSHOT_SCHEMA;
+
     public static final String DIFF_SCHEMA = Verbs.DIFF_SCHEMA;
     public static final String CHECKPOINT_SANDBOX = Verbs.CHECKPOINT_SANDBOX;
     public static final String REWIND_SANDBOX = Verbs.REWIND_SANDBOX;
@@ -31,12 +33,12 @@ public final class VerbNames {
 
     public static final Set<String> ALL = Verbs.ALL;
 
-    private VerbNames() {
-    }
+    private VerbNames() {}
 
     public static String requireKnown(String verb) {
         if (verb == null || !ALL.contains(verb)) {
-            throw new BadRequest("unknown verb '" + Names.printable(verb) + "'; known: " + String.join(", ", new java.util.TreeSet<>(ALL)));
+            throw new BadRequest(
+                    "unknown verb '" + Names.printable(verb) + "'; known: " + String.join(", ", new TreeSet<>(ALL)));
         }
         return verb;
     }

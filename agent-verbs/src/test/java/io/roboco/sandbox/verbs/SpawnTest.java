@@ -1,11 +1,12 @@
 package io.roboco.sandbox.verbs;
 
-import io.roboco.sandbox.request.BadRequest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.roboco.sandbox.request.BadRequest;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class SpawnTest {
     private VerbsFixture fixture;
@@ -19,7 +20,7 @@ class SpawnTest {
     void developerInOptedInProjectGetsMarkerAndOneBriefingLine() {
         fixture = new VerbsFixture(true);
         SpawnManifest manifest = fixture.verbs.spawn("dev-1", "developer", "shop");
-        assertThat(manifest.env()).containsExactly(java.util.Map.entry(SpawnManifest.SERVICES_MARKER, "postgres,redis"));
+        assertThat(manifest.env()).containsExactly(Map.entry(SpawnManifest.SERVICES_MARKER, "postgres,redis"));
         assertThat(manifest.briefing()).hasSize(1);
         assertThat(manifest.briefing().get(0)).contains("request_sandbox()").contains("postgres, redis");
         assertThat(manifest.verbs()).contains(VerbNames.REQUEST_SANDBOX, VerbNames.RELEASE_SANDBOX);
@@ -38,7 +39,8 @@ class SpawnTest {
     void markerAbsentForProjectNotOptedIn() {
         fixture = new VerbsFixture(true);
         assertThat(fixture.verbs.spawn("dev-1", "developer", "plain").env()).isEmpty();
-        assertThat(fixture.verbs.spawn("dev-2", "developer", "unknown-project").env()).isEmpty();
+        assertThat(fixture.verbs.spawn("dev-2", "developer", "unknown-project").env())
+                .isEmpty();
         assertThat(fixture.verbs.spawn("dev-3", "developer", null).briefing()).isEmpty();
     }
 
@@ -71,7 +73,8 @@ class SpawnTest {
     @Test
     void malformedSlugOrUnknownRoleIsRejected() {
         fixture = new VerbsFixture(true);
-        assertThatThrownBy(() -> fixture.verbs.spawn("Dev 1", "developer", "shop")).isInstanceOf(BadRequest.class)
+        assertThatThrownBy(() -> fixture.verbs.spawn("Dev 1", "developer", "shop"))
+                .isInstanceOf(BadRequest.class)
                 .hasMessageContaining("agent slug");
         assertThatThrownBy(() -> fixture.verbs.spawn("dev-1", "wizard", "shop")).isInstanceOf(BadRequest.class);
     }

@@ -11,7 +11,6 @@ import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
 import io.roboco.sandbox.testkit.StubEngine;
-
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -30,10 +29,13 @@ public final class VerbsFixture implements AutoCloseable {
 
     public VerbsFixture(boolean flagEffective, OrchestratorHandle handle) {
         Clock clock = Clock.systemUTC();
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, ProvisionSettings.defaults("test"), SecretSource.secure(), clock);
-        plugin = new SandboxPlugin(registry, new SandboxManager(registry, provisioner, clock), store, flagEffective, handle, clock);
+        ServiceProvisioner provisioner =
+                new ServiceProvisioner(runtime, ProvisionSettings.defaults("test"), SecretSource.secure(), clock);
+        plugin = new SandboxPlugin(
+                registry, new SandboxManager(registry, provisioner, clock), store, flagEffective, handle, clock);
         verbs = new AgentVerbs(plugin, clock);
-        store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
+        store.saveProject(
+                new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
         store.saveProject(new Project("plain", "Plain", List.of(), Map.of()));
     }
 

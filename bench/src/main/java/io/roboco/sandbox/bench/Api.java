@@ -1,7 +1,6 @@
 package io.roboco.sandbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,8 +13,10 @@ import java.util.Map;
 /** The standalone server's HTTP API as the orchestrator and the admin use it, over loopback. */
 final class Api {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private final int port;
     private final String apiToken;
     private final String adminToken;
@@ -27,19 +28,39 @@ final class Api {
     }
 
     void project(String id, List<String> services) throws IOException, InterruptedException {
-        send("PUT", "/api/projects/" + id, adminToken, JSON.writeValueAsString(Map.of("name", id, "sandbox_services", services)));
+        send(
+                "PUT",
+                "/api/projects/" + id,
+                adminToken,
+                JSON.writeValueAsString(Map.of("name", id, "sandbox_services", services)));
     }
 
     /** A Postgres project whose sandboxes start with {@code sql} ({@code sandbox_seed {"postgres": {"sql": …}}}). */
     void seededProject(String id, String sql) throws IOException, InterruptedException {
-        send("PUT", "/api/projects/" + id, adminToken, JSON.writeValueAsString(Map.of("name", id, "sandbox_services", List.of("postgres"),
-                "sandbox_seed", Map.of("postgres", Map.of("sql", sql)))));
+        send(
+                "PUT",
+                "/api/projects/" + id,
+                adminToken,
+                JSON.writeValueAsString(Map.of(
+                        "name",
+                        id,
+                        "sandbox_services",
+                        List.of("postgres"),
+                        "sandbox_seed",
+                        Map.of("postgres", Map.of("sql", sql)))));
     }
 
     /** Spawn as developer and bind to a task of {@code project}: what precedes request_sandbox. Not timed. */
     void working(String agent, String project) throws IOException, InterruptedException {
-        send("POST", "/api/agents/" + agent + "/spawn", apiToken, "{\"role\":\"developer\",\"project\":\"" + project + "\"}");
-        Map<String, Object> work = send("POST", "/api/agents/" + agent + "/verbs/give_me_work", apiToken,
+        send(
+                "POST",
+                "/api/agents/" + agent + "/spawn",
+                apiToken,
+                "{\"role\":\"developer\",\"project\":\"" + project + "\"}");
+        Map<String, Object> work = send(
+                "POST",
+                "/api/agents/" + agent + "/verbs/give_me_work",
+                apiToken,
                 "{\"project\":\"" + project + "\",\"task\":\"BENCH-1\"}");
         if (!Boolean.TRUE.equals(work.get("ok"))) {
             throw new IllegalStateException("give_me_work for " + agent + " refused: " + work);
@@ -50,14 +71,16 @@ final class Api {
     Map<String, Object> requestSandbox(String agent) throws IOException, InterruptedException {
         Map<String, Object> envelope = send("POST", "/api/agents/" + agent + "/verbs/request_sandbox", apiToken, "{}");
         if (!Boolean.TRUE.equals(envelope.get("ok"))) {
-            throw new IllegalStateException("request_sandbox for " + agent + " not ok: " + envelope.get("error") + " " + envelope.get("reason"));
+            throw new IllegalStateException("request_sandbox for " + agent + " not ok: " + envelope.get("error") + " "
+                    + envelope.get("reason"));
         }
         return envelope;
     }
 
     /** The agent's MCP token (orchestrator route); DELETE /api/agents/{agent} revokes it. */
     String mintToken(String agent) throws IOException, InterruptedException {
-        return (String) send("POST", "/api/agents/" + agent + "/token", apiToken, null).get("token");
+        return (String)
+                send("POST", "/api/agents/" + agent + "/token", apiToken, null).get("token");
     }
 
     int port() {
@@ -73,11 +96,14 @@ final class Api {
     }
 
     @SuppressWarnings("unchecked")
-    private Map<String, Object> send(String method, String path, String token, String body) throws IOException, InterruptedException {
+    private Map<String, Object> send(String method, String path, String token, String body)
+            throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofMinutes(10))
                 .header("Authorization", "Bearer " + token)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }

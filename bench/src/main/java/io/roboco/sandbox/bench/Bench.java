@@ -11,7 +11,6 @@ import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -21,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 
@@ -39,11 +39,10 @@ public final class Bench {
      * The like-for-like baseline: the same Postgres started the way the official image starts it (initdb and a
      * temporary init server on every start); override with {@code ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE}.
      */
-    static final String OFFICIAL_LIKE_IMAGE = System.getenv().getOrDefault("ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE",
-            "roboco-sandbox/postgres-official-like:15");
+    static final String OFFICIAL_LIKE_IMAGE = System.getenv()
+            .getOrDefault("ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE", "roboco-sandbox/postgres-official-like:15");
 
-    private Bench() {
-    }
+    private Bench() {}
 
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args);
@@ -53,24 +52,35 @@ public final class Bench {
         Map<String, String> images = images();
         List<String> missing = TestcontainersContender.missingEnvironment();
         if (!missing.isEmpty()) {
-            System.err.println("bench: set " + missing + " (./scripts/bench.sh does): no registry and no Ryuk on these machines");
+            System.err.println(
+                    "bench: set " + missing + " (./scripts/bench.sh does): no registry and no Ryuk on these machines");
             System.exit(2);
         }
-        System.out.printf("==> bench run %s: %d warm-up + %d counted rounds, %d cache hits per round, scale %d agents; load average %s%n",
-                runId, options.warmup(), options.rounds(), options.hits(), options.scaleAgents(), Machine.loadAverage());
+        System.out.printf(
+                "==> bench run %s: %d warm-up + %d counted rounds, %d cache hits per round, scale %d agents; load average %s%n",
+                runId,
+                options.warmup(),
+                options.rounds(),
+                options.hits(),
+                options.scaleAgents(),
+                Machine.loadAverage());
 
         EngineRegistry registry = EngineRegistry.defaults();
         Path state = Files.createTempDirectory("roboco-bench-");
         PortAllocator ports = new PortAllocator();
         try (ContainerRuntime docker = DockerContainerRuntime.connect();
-             Servers servers = Servers.start(state, images, registry)) {
+                Servers servers = Servers.start(state, images, registry)) {
             docker.ping();
-            List<String> required = new java.util.ArrayList<>(images.values());
+            List<String> required = new ArrayList<>(images.values());
             required.add(OFFICIAL_LIKE_IMAGE);
             Machine.requireImages(required);
-            Runner runner = new Runner(servers, new RawContender(docker, images, labels, ports),
+            Runner runner = new Runner(
+                    servers,
+                    new RawContender(docker, images, labels, ports),
                     new TestcontainersContender(images.get("postgres"), 1, labels, ports),
-                    new TestcontainersContender(OFFICIAL_LIKE_IMAGE, 2, labels, ports), registry, options);
+                    new TestcontainersContender(OFFICIAL_LIKE_IMAGE, 2, labels, ports),
+                    registry,
+                    options);
             try {
                 runner.rounds();
                 if (options.scale()) {
@@ -97,8 +107,8 @@ public final class Bench {
 
     private static Map<String, String> images() {
         Map<String, String> images = new LinkedHashMap<>();
-        LOCAL_IMAGES.forEach((engine, image) -> images.put(engine,
-                System.getenv().getOrDefault(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image)));
+        LOCAL_IMAGES.forEach((engine, image) -> images.put(
+                engine, System.getenv().getOrDefault(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image)));
         return images;
     }
 
@@ -109,12 +119,19 @@ public final class Bench {
     }
 
     /** Command-line options. */
-    record Options(int warmup, int rounds, int hits, int scaleAgents, boolean scaleFullSet, Path out, boolean scale,
-                   java.util.Set<String> only) {
+    record Options(
+            int warmup,
+            int rounds,
+            int hits,
+            int scaleAgents,
+            boolean scaleFullSet,
+            Path out,
+            boolean scale,
+            Set<String> only) {
         static Options parse(String[] args) {
             boolean quick = false;
             boolean scale = true;
-            java.util.Set<String> only = java.util.Set.of();
+            Set<String> only = Set.of();
             Path out = Path.of("target", "bench", "summary.json");
             Integer rounds = null;
             for (int i = 0; i < args.length; i++) {
@@ -123,12 +140,14 @@ public final class Bench {
                     case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                     case "--out" -> out = Path.of(args[++i]);
                     case "--no-scale" -> scale = false;
-                    case "--only" -> only = java.util.Set.of(args[++i].split(","));
-                    default -> throw new IllegalArgumentException("unknown option " + args[i]
-                            + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender");
+                    case "--only" -> only = Set.of(args[++i].split(","));
+                    default ->
+                        throw new IllegalArgumentException("unknown option " + args[i]
+                                + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender");
                 }
             }
-            return quick ? new Options(1, rounds == null ? 4 : rounds, 5, 20, true, out, scale, only)
+            return quick
+                    ? new Options(1, rounds == null ? 4 : rounds, 5, 20, true, out, scale, only)
                     : new Options(2, rounds == null ? 12 : rounds, 10, 20, true, out, scale, only);
         }
     }
@@ -220,7 +239,8 @@ public final class Bench {
         }
 
         /** Production wiring (embedded settings store, Docker runtime, default engines) over the local images. */
-        private static RunningServer server(Path dir, Map<String, String> images, EngineRegistry registry, Map<String, Integer> pool)
+        private static RunningServer server(
+                Path dir, Map<String, String> images, EngineRegistry registry, Map<String, Integer> pool)
                 throws Exception {
             Files.createDirectories(dir);
             Map<String, String> env = new LinkedHashMap<>();
@@ -232,7 +252,8 @@ public final class Bench {
             // 20 full sets at once on 2 cores take longer than the 30 s default.
             env.put("ROBOCO_SANDBOX_READY_TIMEOUT", "180s");
             env.put("ROBOCO_SANDBOX_JANITOR_GRACE", "10m");
-            // 20 full sets at once are 60 containers: past the default capacity (3/4 of host memory over 512 MB: 35 on a
+            // 20 full sets at once are 60 containers: past the default capacity (3/4 of host memory over 512 MB: 35 on
+            // a
             // 24 GB host), which refused a third of the burst instead of timing it.
             env.put("ROBOCO_SANDBOX_MAX_CONTAINERS", "80");
             // Nothing of a bench run is for a later process: its state dir is deleted at the end, so a pool kept for
@@ -241,7 +262,12 @@ public final class Bench {
             images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
             pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
             ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
-            return SandboxServer.start(config, DockerContainerRuntime.connect(), registry, JdbcSettingsStore.embedded(dir), Clock.systemUTC());
+            return SandboxServer.start(
+                    config,
+                    DockerContainerRuntime.connect(),
+                    registry,
+                    JdbcSettingsStore.embedded(dir),
+                    Clock.systemUTC());
         }
 
         /** The three servers' instance ids (what is left of them after {@link #close} is removed by these). */

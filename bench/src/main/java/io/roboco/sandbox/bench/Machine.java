@@ -14,8 +14,7 @@ import java.util.stream.Stream;
 
 /** What the bench reads from the machine: load, images, container memory. Through the docker CLI where the runtime SPI has no call. */
 final class Machine {
-    private Machine() {
-    }
+    private Machine() {}
 
     static String loadAverage() {
         try {
@@ -28,8 +27,10 @@ final class Machine {
 
     static void requireImages(Collection<String> images) {
         for (String image : images) {
-            if (!run(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image)).ok()) {
-                throw new IllegalStateException("image " + image + " is missing; run ./scripts/build-images.sh (bench.sh does)");
+            if (!run(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image))
+                    .ok()) {
+                throw new IllegalStateException(
+                        "image " + image + " is missing; run ./scripts/build-images.sh (bench.sh does)");
             }
         }
     }
@@ -40,7 +41,8 @@ final class Machine {
         if (ids.isEmpty()) {
             return out;
         }
-        List<String> cmd = new ArrayList<>(List.of("docker", "stats", "--no-stream", "--no-trunc", "--format", "{{.ID}} {{.MemUsage}}"));
+        List<String> cmd = new ArrayList<>(
+                List.of("docker", "stats", "--no-stream", "--no-trunc", "--format", "{{.ID}} {{.MemUsage}}"));
         cmd.addAll(ids);
         Result r = run(cmd);
         for (String line : r.output().split("\n")) {

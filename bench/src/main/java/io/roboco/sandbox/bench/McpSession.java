@@ -1,7 +1,6 @@
 package io.roboco.sandbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,8 +22,10 @@ final class McpSession implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String PROTOCOL = "2025-06-18";
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private final URI endpoint;
     private final String token;
     private final AtomicLong ids = new AtomicLong();
@@ -38,11 +39,19 @@ final class McpSession implements AutoCloseable {
     /** initialize, then notifications/initialized. */
     static McpSession open(int port, String token) throws IOException, InterruptedException {
         McpSession s = new McpSession(port, token);
-        Map<String, Object> params = Map.of("protocolVersion", PROTOCOL, "capabilities", Map.of(),
-                "clientInfo", Map.of("name", "roboco-sandbox-bench", "version", "1"));
-        HttpResponse<String> init = s.post(Map.of("jsonrpc", "2.0", "id", s.ids.incrementAndGet(), "method", "initialize", "params", params));
-        s.session = init.headers().firstValue("Mcp-Session-Id")
-                .orElseThrow(() -> new IllegalStateException("initialize answered no Mcp-Session-Id (HTTP " + init.statusCode() + ")"));
+        Map<String, Object> params = Map.of(
+                "protocolVersion",
+                PROTOCOL,
+                "capabilities",
+                Map.of(),
+                "clientInfo",
+                Map.of("name", "roboco-sandbox-bench", "version", "1"));
+        HttpResponse<String> init = s.post(
+                Map.of("jsonrpc", "2.0", "id", s.ids.incrementAndGet(), "method", "initialize", "params", params));
+        s.session = init.headers()
+                .firstValue("Mcp-Session-Id")
+                .orElseThrow(() -> new IllegalStateException(
+                        "initialize answered no Mcp-Session-Id (HTTP " + init.statusCode() + ")"));
         s.result(init);
         HttpResponse<String> initialized = s.post(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
         if (initialized.statusCode() != 202) {
@@ -54,10 +63,18 @@ final class McpSession implements AutoCloseable {
     /** tools/call; the result, which must not be a tool error. */
     @SuppressWarnings("unchecked")
     Map<String, Object> callTool(String name, Map<String, Object> arguments) throws IOException, InterruptedException {
-        Map<String, Object> result = result(post(Map.of("jsonrpc", "2.0", "id", ids.incrementAndGet(), "method", "tools/call",
-                "params", Map.of("name", name, "arguments", arguments))));
+        Map<String, Object> result = result(post(Map.of(
+                "jsonrpc",
+                "2.0",
+                "id",
+                ids.incrementAndGet(),
+                "method",
+                "tools/call",
+                "params",
+                Map.of("name", name, "arguments", arguments))));
         if (Boolean.TRUE.equals(result.get("isError"))) {
-            throw new IllegalStateException(name + " answered a tool error: " + ((List<Map<String, Object>>) result.get("content")).get(0).get("text"));
+            throw new IllegalStateException(name + " answered a tool error: "
+                    + ((List<Map<String, Object>>) result.get("content")).get(0).get("text"));
         }
         return result;
     }
@@ -65,13 +82,19 @@ final class McpSession implements AutoCloseable {
     @Override
     public void close() throws IOException, InterruptedException {
         if (session != null) {
-            http.send(HttpRequest.newBuilder(endpoint).header("Authorization", "Bearer " + token).header("Mcp-Session-Id", session)
-                    .DELETE().build(), HttpResponse.BodyHandlers.discarding());
+            http.send(
+                    HttpRequest.newBuilder(endpoint)
+                            .header("Authorization", "Bearer " + token)
+                            .header("Mcp-Session-Id", session)
+                            .DELETE()
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
         }
     }
 
     private HttpResponse<String> post(Map<String, Object> message) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(endpoint).timeout(Duration.ofMinutes(5))
+        HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)
+                .timeout(Duration.ofMinutes(5))
                 .header("Authorization", "Bearer " + token)
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")

@@ -14,7 +14,6 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
-
 import java.util.Map;
 
 /**
@@ -30,7 +29,8 @@ final class RawContender {
     private final SecretSource secrets = SecretSource.secure();
     private final ProvisionSettings defaults = ProvisionSettings.defaults("bench");
 
-    RawContender(ContainerRuntime runtime, Map<String, String> images, Map<String, String> labels, PortAllocator ports) {
+    RawContender(
+            ContainerRuntime runtime, Map<String, String> images, Map<String, String> labels, PortAllocator ports) {
         this.runtime = runtime;
         this.images = images;
         this.labels = labels;
@@ -46,14 +46,27 @@ final class RawContender {
     double once(Engine engine, String image) throws Exception {
         Credentials credentials = engine.newCredentials(secrets);
         int port = ports.next();
-        RunRequest request = new RunRequest("roboco-bench-raw-" + engine.name() + "-" + secrets.identifier(),
-                engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", port, Limits.sandboxDefaults().memoryBytes())), labels,
-                Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        RunRequest request = new RunRequest(
+                "roboco-bench-raw-" + engine.name() + "-" + secrets.identifier(),
+                engine.containerSpec(new SpecRequest(
+                        image,
+                        credentials,
+                        "127.0.0.1",
+                        port,
+                        Limits.sandboxDefaults().memoryBytes())),
+                labels,
+                Limits.sandboxDefaults(),
+                NetworkMode.host(),
+                RunRequest.ENTRYPOINT_CAPABILITIES);
         long t0 = System.nanoTime();
         StartedContainer container = runtime.start(request);
         try {
-            ProbeTarget target = new ProbeTarget(new Endpoint("127.0.0.1", port), credentials,
-                    () -> runtime.isRunning(container.id()), () -> "", (command, env) -> runtime.exec(container.id(), command, env));
+            ProbeTarget target = new ProbeTarget(
+                    new Endpoint("127.0.0.1", port),
+                    credentials,
+                    () -> runtime.isRunning(container.id()),
+                    () -> "",
+                    (command, env) -> runtime.exec(container.id(), command, env));
             Readiness.await(engine.readiness(), target, defaults.readyTimeout(), defaults.pollGap());
             engine.prepareAgent(target);
             return (System.nanoTime() - t0) / 1e6;

@@ -2,7 +2,6 @@ package io.roboco.sandbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -33,13 +32,28 @@ final class Report {
         this.started = started;
         this.loadAtEnd = loadAtEnd;
         Map<String, Samples> s = runner.samples;
-        double slowestRaw = Math.max(s.get("raw_postgres").median(), Math.max(s.get("raw_redis").median(), s.get("raw_mongo").median()));
-        add("cold_postgres_vs_raw", s.get("cold_postgres").median() / s.get("raw_postgres").median(), 1.10, "x");
+        double slowestRaw = Math.max(
+                s.get("raw_postgres").median(),
+                Math.max(s.get("raw_redis").median(), s.get("raw_mongo").median()));
+        add(
+                "cold_postgres_vs_raw",
+                s.get("cold_postgres").median() / s.get("raw_postgres").median(),
+                1.10,
+                "x");
         add("full_set_vs_slowest_raw", s.get("cold_full_set").median() / slowestRaw, 1.25, "x");
-        add("cold_postgres_vs_testcontainers", s.get("cold_postgres").median() / s.get("testcontainers_postgres").median(), 0.60, "x");
+        add(
+                "cold_postgres_vs_testcontainers",
+                s.get("cold_postgres").median()
+                        / s.get("testcontainers_postgres").median(),
+                0.60,
+                "x");
         // Like for like: Testcontainers on an image that starts as the official one does (initdb + init server).
-        add("cold_postgres_vs_testcontainers_official_like",
-                s.get("cold_postgres").median() / s.get("testcontainers_postgres_official_like").median(), 0.60, "x");
+        add(
+                "cold_postgres_vs_testcontainers_official_like",
+                s.get("cold_postgres").median()
+                        / s.get("testcontainers_postgres_official_like").median(),
+                0.60,
+                "x");
         add("cache_hit_p50_ms", s.get("cache_hit_postgres").median(), 10, "ms");
         add("mcp_cache_hit_p50_ms", s.get("cache_hit_postgres_mcp").median(), 15, "ms");
         add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
@@ -54,20 +68,40 @@ final class Report {
         out.println();
         out.printf("%-38s %4s %4s %9s %9s %9s %9s%n", "contender", "n", "fail", "median", "p95", "min", "max");
         for (Samples s : runner.samples.values()) {
-            out.printf("%-38s %4d %4d %9.1f %9.1f %9.1f %9.1f%n", s.name(), s.count(), s.failures(), s.median(), s.p95(), s.min(), s.max());
+            out.printf(
+                    "%-38s %4d %4d %9.1f %9.1f %9.1f %9.1f%n",
+                    s.name(), s.count(), s.failures(), s.median(), s.p95(), s.min(), s.max());
         }
-        out.println("(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP; _mcp: as an MCP tools/call over Streamable HTTP;");
-        out.println(" seeded_pool_claim / seed_at_claim / seed_at_cold_start: the same 13-statement seed from the seeded pool, on a claim, on a cold start)");
-        out.printf("seeded pool claim vs seed at claim: %.3f x; vs seed at cold start: %.3f x; vs unseeded pool claim: %.3f x%n",
-                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("seed_at_claim_postgres").median()),
-                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("seed_at_cold_start_postgres").median()),
-                ratio(runner.samples.get("seeded_pool_claim_postgres").median(), runner.samples.get("pool_claim_postgres").median()));
+        out.println(
+                "(milliseconds to working credentials; cache hits and pool claims are end to end over HTTP; _mcp: as an MCP tools/call over Streamable HTTP;");
+        out.println(
+                " seeded_pool_claim / seed_at_claim / seed_at_cold_start: the same 13-statement seed from the seeded pool, on a claim, on a cold start)");
+        out.printf(
+                "seeded pool claim vs seed at claim: %.3f x; vs seed at cold start: %.3f x; vs unseeded pool claim: %.3f x%n",
+                ratio(
+                        runner.samples.get("seeded_pool_claim_postgres").median(),
+                        runner.samples.get("seed_at_claim_postgres").median()),
+                ratio(
+                        runner.samples.get("seeded_pool_claim_postgres").median(),
+                        runner.samples.get("seed_at_cold_start_postgres").median()),
+                ratio(
+                        runner.samples.get("seeded_pool_claim_postgres").median(),
+                        runner.samples.get("pool_claim_postgres").median()));
         out.println();
         for (Target t : targets.values()) {
-            out.printf("%-46s %9.3f %-2s  target <= %-6s %s%n", t.key(), t.value(), t.unit(), fmt(t.limit()), t.met() ? "MET" : "MISSED");
+            out.printf(
+                    "%-46s %9.3f %-2s  target <= %-6s %s%n",
+                    t.key(), t.value(), t.unit(), fmt(t.limit()), t.met() ? "MET" : "MISSED");
         }
-        runner.scale.forEach((set, f) -> out.printf("scale %-10s %s/%s served; p50 %s ms, p95 %s ms, max %s ms, wall %s ms%n",
-                set, f.get("served"), f.get("agents"), f.get("median_ms"), f.get("p95_ms"), f.get("max_ms"), f.get("wall_ms")));
+        runner.scale.forEach((set, f) -> out.printf(
+                "scale %-10s %s/%s served; p50 %s ms, p95 %s ms, max %s ms, wall %s ms%n",
+                set,
+                f.get("served"),
+                f.get("agents"),
+                f.get("median_ms"),
+                f.get("p95_ms"),
+                f.get("max_ms"),
+                f.get("wall_ms")));
         out.println("idle sandbox memory (MiB, docker stats): " + runner.memoryMib);
         out.println("load average at end: " + loadAtEnd);
     }
@@ -77,20 +111,45 @@ final class Report {
         targets.values().forEach(t -> json.put(t.key(), t.value()));
         // Not targets; context for the Testcontainers comparison and the full set.
         Map<String, Samples> all = runner.samples;
-        json.put("pool_claim_postgres_vs_testcontainers", ratio(all.get("pool_claim_postgres").median(), all.get("testcontainers_postgres").median()));
-        json.put("raw_postgres_vs_testcontainers", ratio(all.get("raw_postgres").median(), all.get("testcontainers_postgres").median()));
-        json.put("raw_postgres_official_like_vs_testcontainers_official_like", ratio(all.get("raw_postgres_official_like").median(),
-                all.get("testcontainers_postgres_official_like").median()));
-        json.put("pool_claim_postgres_vs_testcontainers_official_like", ratio(all.get("pool_claim_postgres").median(),
-                all.get("testcontainers_postgres_official_like").median()));
-        json.put("cache_hit_full_set_p50_ms", Samples.round(all.get("cache_hit_full_set").median()));
+        json.put(
+                "pool_claim_postgres_vs_testcontainers",
+                ratio(
+                        all.get("pool_claim_postgres").median(),
+                        all.get("testcontainers_postgres").median()));
+        json.put(
+                "raw_postgres_vs_testcontainers",
+                ratio(
+                        all.get("raw_postgres").median(),
+                        all.get("testcontainers_postgres").median()));
+        json.put(
+                "raw_postgres_official_like_vs_testcontainers_official_like",
+                ratio(
+                        all.get("raw_postgres_official_like").median(),
+                        all.get("testcontainers_postgres_official_like").median()));
+        json.put(
+                "pool_claim_postgres_vs_testcontainers_official_like",
+                ratio(
+                        all.get("pool_claim_postgres").median(),
+                        all.get("testcontainers_postgres_official_like").median()));
+        json.put(
+                "cache_hit_full_set_p50_ms",
+                Samples.round(all.get("cache_hit_full_set").median()));
         // The seeded pool against seeding at request time, same seed, same run.
-        json.put("seeded_pool_claim_vs_seed_at_claim", ratio(all.get("seeded_pool_claim_postgres").median(),
-                all.get("seed_at_claim_postgres").median()));
-        json.put("seeded_pool_claim_vs_seed_at_cold_start", ratio(all.get("seeded_pool_claim_postgres").median(),
-                all.get("seed_at_cold_start_postgres").median()));
-        json.put("seeded_pool_claim_vs_pool_claim", ratio(all.get("seeded_pool_claim_postgres").median(),
-                all.get("pool_claim_postgres").median()));
+        json.put(
+                "seeded_pool_claim_vs_seed_at_claim",
+                ratio(
+                        all.get("seeded_pool_claim_postgres").median(),
+                        all.get("seed_at_claim_postgres").median()));
+        json.put(
+                "seeded_pool_claim_vs_seed_at_cold_start",
+                ratio(
+                        all.get("seeded_pool_claim_postgres").median(),
+                        all.get("seed_at_cold_start_postgres").median()));
+        json.put(
+                "seeded_pool_claim_vs_pool_claim",
+                ratio(
+                        all.get("seeded_pool_claim_postgres").median(),
+                        all.get("pool_claim_postgres").median()));
         Map<String, Object> met = new LinkedHashMap<>();
         targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
         json.put("targets", met);

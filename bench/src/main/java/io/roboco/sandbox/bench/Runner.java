@@ -3,7 +3,7 @@ package io.roboco.sandbox.bench;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
-
+import io.roboco.sandbox.server.RunningServer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Runs the contenders round by round, then the scale and memory figures; holds every sample. */
 final class Runner {
     /** One measurement: runs, records into its samples, cleans up after itself. */
-    private record Contender(String name, Step step) {
-    }
+    private record Contender(String name, Step step) {}
 
     @FunctionalInterface
     private interface Step {
@@ -37,36 +36,68 @@ final class Runner {
     private final AtomicInteger agents = new AtomicInteger();
     private final List<Contender> contenders = new ArrayList<>();
 
-    Runner(Bench.Servers servers, RawContender raw, TestcontainersContender testcontainers,
-           TestcontainersContender testcontainersOfficialLike, EngineRegistry registry, Bench.Options options) {
+    Runner(
+            Bench.Servers servers,
+            RawContender raw,
+            TestcontainersContender testcontainers,
+            TestcontainersContender testcontainersOfficialLike,
+            EngineRegistry registry,
+            Bench.Options options) {
         this.servers = servers;
         this.raw = raw;
         this.testcontainers = testcontainers;
         this.testcontainersOfficialLike = testcontainersOfficialLike;
         this.registry = registry;
         this.options = options;
-        for (String name : List.of("raw_postgres", "raw_redis", "raw_mongo", "testcontainers_postgres",
-                "raw_postgres_official_like", "testcontainers_postgres_official_like", "cold_postgres", "cold_redis",
-                "cold_mongo", "cold_full_set", "cache_hit_postgres", "cache_hit_postgres_mcp", "cache_hit_full_set", "pool_claim_postgres",
-                "seeded_pool_claim_postgres", "seed_at_claim_postgres", "seed_at_cold_start_postgres")) {
+        for (String name : List.of(
+                "raw_postgres",
+                "raw_redis",
+                "raw_mongo",
+                "testcontainers_postgres",
+                "raw_postgres_official_like",
+                "testcontainers_postgres_official_like",
+                "cold_postgres",
+                "cold_redis",
+                "cold_mongo",
+                "cold_full_set",
+                "cache_hit_postgres",
+                "cache_hit_postgres_mcp",
+                "cache_hit_full_set",
+                "pool_claim_postgres",
+                "seeded_pool_claim_postgres",
+                "seed_at_claim_postgres",
+                "seed_at_cold_start_postgres")) {
             samples.put(name, new Samples(name));
         }
         for (String engine : List.of("postgres", "redis", "mongo")) {
-            contenders.add(new Contender("raw_" + engine, counted -> record("raw_" + engine, counted, raw.once(registry.require(engine)))));
+            contenders.add(new Contender(
+                    "raw_" + engine, counted -> record("raw_" + engine, counted, raw.once(registry.require(engine)))));
         }
-        contenders.add(new Contender("testcontainers_postgres", counted -> record("testcontainers_postgres", counted, testcontainers.once())));
-        contenders.add(new Contender("raw_postgres_official_like", counted -> record("raw_postgres_official_like", counted,
-                raw.once(registry.require("postgres"), Bench.OFFICIAL_LIKE_IMAGE))));
-        contenders.add(new Contender("testcontainers_postgres_official_like", counted -> record("testcontainers_postgres_official_like",
-                counted, testcontainersOfficialLike.once())));
-        contenders.add(new Contender("cold_postgres", counted -> cold("pg", "cold_postgres", "cache_hit_postgres", counted)));
+        contenders.add(new Contender(
+                "testcontainers_postgres",
+                counted -> record("testcontainers_postgres", counted, testcontainers.once())));
+        contenders.add(new Contender(
+                "raw_postgres_official_like",
+                counted -> record(
+                        "raw_postgres_official_like",
+                        counted,
+                        raw.once(registry.require("postgres"), Bench.OFFICIAL_LIKE_IMAGE))));
+        contenders.add(new Contender(
+                "testcontainers_postgres_official_like",
+                counted ->
+                        record("testcontainers_postgres_official_like", counted, testcontainersOfficialLike.once())));
+        contenders.add(
+                new Contender("cold_postgres", counted -> cold("pg", "cold_postgres", "cache_hit_postgres", counted)));
         contenders.add(new Contender("cold_redis", counted -> cold("redis", "cold_redis", null, counted)));
         contenders.add(new Contender("cold_mongo", counted -> cold("mongo", "cold_mongo", null, counted)));
-        contenders.add(new Contender("cold_full_set", counted -> cold("full", "cold_full_set", "cache_hit_full_set", counted)));
+        contenders.add(new Contender(
+                "cold_full_set", counted -> cold("full", "cold_full_set", "cache_hit_full_set", counted)));
         contenders.add(new Contender("pool_claim_postgres", this::poolClaim));
         contenders.add(new Contender("seeded_pool_claim_postgres", this::seededPoolClaim));
         contenders.add(new Contender("seed_at_claim_postgres", this::seedAtClaim));
-        contenders.add(new Contender("seed_at_cold_start_postgres", counted -> cold("seeded", "seed_at_cold_start_postgres", null, counted)));
+        contenders.add(new Contender(
+                "seed_at_cold_start_postgres",
+                counted -> cold("seeded", "seed_at_cold_start_postgres", null, counted)));
         if (!options.only().isEmpty()) {
             contenders.removeIf(c -> !options.only().contains(c.name()));
         }
@@ -79,16 +110,26 @@ final class Runner {
         int total = options.warmup() + options.rounds();
         for (int round = 0; round < total; round++) {
             boolean counted = round >= options.warmup();
-            String label = counted ? "round " + (round - options.warmup() + 1) + "/" + options.rounds() : "warm-up " + (round + 1) + "/" + options.warmup();
+            String label = counted
+                    ? "round " + (round - options.warmup() + 1) + "/" + options.rounds()
+                    : "warm-up " + (round + 1) + "/" + options.warmup();
             StringBuilder line = new StringBuilder("--> " + label + ":");
             for (int i = 0; i < contenders.size(); i++) {
-                Contender c = contenders.get((i + round) % contenders.size());   // rotate the order every round
+                Contender c = contenders.get((i + round) % contenders.size()); // rotate the order every round
                 try {
                     c.step().run(counted);
-                    line.append(' ').append(c.name()).append('=').append(String.format("%.0f", last.get())).append("ms");
+                    line.append(' ')
+                            .append(c.name())
+                            .append('=')
+                            .append(String.format("%.0f", last.get()))
+                            .append("ms");
                 } catch (Exception e) {
                     samples.get(c.name()).failed();
-                    line.append(' ').append(c.name()).append("=FAILED(").append(e.getMessage()).append(')');
+                    line.append(' ')
+                            .append(c.name())
+                            .append("=FAILED(")
+                            .append(e.getMessage())
+                            .append(')');
                 }
             }
             System.out.println(line);
@@ -135,9 +176,9 @@ final class Runner {
      */
     private void mcpHits(Api api, String agent, boolean counted) throws Exception {
         try (McpSession mcp = McpSession.open(api.port(), api.mintToken(agent))) {
-            mcp.callTool("request_sandbox", java.util.Map.of());   // the session's first call: not counted
+            mcp.callTool("request_sandbox", Map.of()); // the session's first call: not counted
             for (int i = 0; i < options.hits(); i++) {
-                double hit = Bench.time(() -> mcp.callTool("request_sandbox", java.util.Map.of()));
+                double hit = Bench.time(() -> mcp.callTool("request_sandbox", Map.of()));
                 if (counted) {
                     samples.get("cache_hit_postgres_mcp").add(hit);
                 }
@@ -161,7 +202,7 @@ final class Runner {
         } finally {
             api.release(agent);
             api.forget(agent);
-            awaitPool();   // the refill must not overlap the next contender
+            awaitPool(); // the refill must not overlap the next contender
         }
     }
 
@@ -171,7 +212,7 @@ final class Runner {
     }
 
     /** Until {@code server}'s pool has a ready container under {@code key} ({@code postgres}, {@code seeded}). */
-    private static void awaitIdle(io.roboco.sandbox.server.RunningServer server, String key) throws InterruptedException {
+    private static void awaitIdle(RunningServer server, String key) throws InterruptedException {
         long t0 = System.nanoTime();
         while (server.poolIdle().getOrDefault(key, 0) < 1) {
             if (Bench.since(t0).toSeconds() > 120) {
@@ -292,7 +333,8 @@ final class Runner {
             figures.put("served", s.count());
             figures.put("wall_ms", Samples.round(wall));
             scale.put(project.equals("pg") ? "postgres" : "full_set", figures);
-            System.out.printf("    served %d/%d; p50 %.0f ms, p95 %.0f ms, max %.0f ms, all done in %.0f ms%n",
+            System.out.printf(
+                    "    served %d/%d; p50 %.0f ms, p95 %.0f ms, max %.0f ms, all done in %.0f ms%n",
                     s.count(), n, s.median(), s.p95(), s.max(), wall);
         }
     }

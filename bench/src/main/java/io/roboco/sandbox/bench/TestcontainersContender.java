@@ -3,17 +3,16 @@ package io.roboco.sandbox.bench;
 import com.github.dockerjava.api.model.Capability;
 import io.roboco.sandbox.provision.PortAllocator;
 import io.roboco.sandbox.runtime.Limits;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.images.ImagePullPolicy;
-import org.testcontainers.utility.DockerImageName;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.images.ImagePullPolicy;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * Testcontainers' {@code GenericContainer} with a local Postgres image and the same flags (host network,
@@ -40,8 +39,10 @@ final class TestcontainersContender {
 
     /** Checks the environment a comparison run needs (no registry, no Ryuk, /.dockerenv present here). */
     static List<String> missingEnvironment() {
-        return List.of("TESTCONTAINERS_RYUK_DISABLED", "TESTCONTAINERS_CHECKS_DISABLE", "TESTCONTAINERS_HOST_OVERRIDE").stream()
-                .filter(k -> System.getenv(k) == null).toList();
+        return List.of("TESTCONTAINERS_RYUK_DISABLED", "TESTCONTAINERS_CHECKS_DISABLE", "TESTCONTAINERS_HOST_OVERRIDE")
+                .stream()
+                .filter(k -> System.getenv(k) == null)
+                .toList();
     }
 
     double once() throws Exception {
@@ -52,23 +53,50 @@ final class TestcontainersContender {
         try (GenericContainer<?> pg = new GenericContainer<>(DockerImageName.parse(image))) {
             pg.withImagePullPolicy(NEVER_PULL)
                     .withNetworkMode("host")
-                    .withEnv(Map.of("POSTGRES_USER", "bench", "POSTGRES_PASSWORD", password, "POSTGRES_DB", "bench",
-                            "PGDATA", "/var/lib/postgresql/data", "PGPORT", Integer.toString(port)))
-                    .withCommand("postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port, "-c", "fsync=off",
-                            "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+                    .withEnv(Map.of(
+                            "POSTGRES_USER",
+                            "bench",
+                            "POSTGRES_PASSWORD",
+                            password,
+                            "POSTGRES_DB",
+                            "bench",
+                            "PGDATA",
+                            "/var/lib/postgresql/data",
+                            "PGPORT",
+                            Integer.toString(port)))
+                    .withCommand(
+                            "postgres",
+                            "-c",
+                            "listen_addresses=127.0.0.1",
+                            "-c",
+                            "port=" + port,
+                            "-c",
+                            "fsync=off",
+                            "-c",
+                            "synchronous_commit=off",
+                            "-c",
+                            "full_page_writes=off")
                     .withTmpFs(Map.of("/var/lib/postgresql/data", "rw,size=" + limits.tmpfsBytes() + ",mode=1777"))
                     .withLabels(labels)
                     .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
-                            .withMemory(limits.memoryBytes()).withMemorySwap(limits.memoryBytes())
-                            .withNanoCPUs(limits.nanoCpus()).withPidsLimit(limits.pidsLimit())
+                            .withMemory(limits.memoryBytes())
+                            .withMemorySwap(limits.memoryBytes())
+                            .withNanoCPUs(limits.nanoCpus())
+                            .withPidsLimit(limits.pidsLimit())
                             .withSecurityOpts(List.of("no-new-privileges:true"))
                             .withCapDrop(Capability.ALL)
-                            .withCapAdd(Capability.CHOWN, Capability.SETUID, Capability.SETGID, Capability.FOWNER, Capability.DAC_OVERRIDE))
+                            .withCapAdd(
+                                    Capability.CHOWN,
+                                    Capability.SETUID,
+                                    Capability.SETGID,
+                                    Capability.FOWNER,
+                                    Capability.DAC_OVERRIDE))
                     .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\s", readyLines)
                             .withStartupTimeout(Duration.ofSeconds(60)));
             pg.start();
-            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/bench?sslmode=disable",
-                    "bench", password); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(
+                            "jdbc:postgresql://127.0.0.1:" + port + "/bench?sslmode=disable", "bench", password);
+                    Statement s = c.createStatement()) {
                 s.execute("SELECT 1");
             }
             double ms = (System.nanoTime() - t0) / 1e6;

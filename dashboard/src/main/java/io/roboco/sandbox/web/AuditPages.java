@@ -3,8 +3,12 @@ package io.roboco.sandbox.web;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.plugin.OperatorConsole;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
-
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +17,8 @@ import java.util.TreeSet;
 
 /** The audit trail: verb calls and sweeps, newest first, filtered by agent and decision through a GET form. */
 final class AuditPages {
-    static final List<String> DECISIONS = List.of("granted", "refused", "invalid_state", "released", "sweep", "removed", "expired",
-            "deleted", "extended");
+    static final List<String> DECISIONS = List.of(
+            "granted", "refused", "invalid_state", "released", "sweep", "removed", "expired", "deleted", "extended");
     static final List<Integer> LIMITS = List.of(50, 100, 500, 1000);
     static final int DEFAULT_LIMIT = 100;
 
@@ -36,7 +40,8 @@ final class AuditPages {
         Page page = Page.of("Audit", "audit", WebGate.session(ctx));
         int status = 200;
         if (decision != null && !DECISIONS.contains(decision)) {
-            page = page.withMessage("Unknown decision filter; choose one of " + String.join(", ", DECISIONS) + ".", true);
+            page = page.withMessage(
+                    "Unknown decision filter; choose one of " + String.join(", ", DECISIONS) + ".", true);
             decision = null;
             status = 400;
         }
@@ -51,14 +56,14 @@ final class AuditPages {
             limit = DEFAULT_LIMIT;
         }
         String cursor = blankToNull(ctx.queryParam("cursor"));
-        io.roboco.sandbox.settings.AuditPage found;
+        AuditPage found;
         try {
-            found = console.auditPage(new io.roboco.sandbox.settings.AuditQuery(agent, decision, limit, cursor));
-        } catch (io.roboco.sandbox.request.BadRequest e) {
+            found = console.auditPage(new AuditQuery(agent, decision, limit, cursor));
+        } catch (BadRequest e) {
             page = page.withMessage(e.getMessage(), true);
             status = 400;
             cursor = null;
-            found = console.auditPage(new io.roboco.sandbox.settings.AuditQuery(agent, decision, limit, null));
+            found = console.auditPage(new AuditQuery(agent, decision, limit, null));
         }
         List<AuditRow> rows = found.records().stream().map(AuditPages::row).toList();
         Set<String> agents = new TreeSet<>();
@@ -81,17 +86,26 @@ final class AuditPages {
     private static String link(String agent, String decision, int limit, String cursor) {
         StringBuilder sb = new StringBuilder("/audit?limit=").append(limit);
         if (agent != null) {
-            sb.append("&agent=").append(java.net.URLEncoder.encode(agent, java.nio.charset.StandardCharsets.UTF_8));
+            sb.append("&agent=").append(URLEncoder.encode(agent, StandardCharsets.UTF_8));
         }
         if (decision != null) {
-            sb.append("&decision=").append(java.net.URLEncoder.encode(decision, java.nio.charset.StandardCharsets.UTF_8));
+            sb.append("&decision=").append(URLEncoder.encode(decision, StandardCharsets.UTF_8));
         }
-        return sb.append("&cursor=").append(java.net.URLEncoder.encode(cursor, java.nio.charset.StandardCharsets.UTF_8)).toString();
+        return sb.append("&cursor=")
+                .append(URLEncoder.encode(cursor, StandardCharsets.UTF_8))
+                .toString();
     }
 
     private static AuditRow row(AuditRecord r) {
-        return new AuditRow(SandboxPages.TIME.format(r.time()), r.agent(), r.project(), r.verb(), r.decision(), r.reason(),
-                String.join(", ", r.services()), r.durationMillis());
+        return new AuditRow(
+                SandboxPages.TIME.format(r.time()),
+                r.agent(),
+                r.project(),
+                r.verb(),
+                r.decision(),
+                r.reason(),
+                String.join(", ", r.services()),
+                r.durationMillis());
     }
 
     private static String blankToNull(String s) {

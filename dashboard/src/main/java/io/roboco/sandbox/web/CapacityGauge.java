@@ -8,9 +8,10 @@ import io.roboco.sandbox.plugin.OperatorConsole;
  * @param max null when no cap is configured
  */
 public record CapacityGauge(int used, Integer max, int percent) {
-    static CapacityGauge of(OperatorConsole.Limits limits) {
+    static CapacityGauge of(OperatorConsole.LifecycleLimits limits) {
         Integer max = limits.capacityMax();
-        int percent = max == null || max == 0 ? 0 : (int) Math.min(100, Math.round(100.0 * limits.capacityUsed() / max));
+        int percent =
+                max == null || max == 0 ? 0 : (int) Math.min(100, Math.round(100.0 * limits.capacityUsed() / max));
         return new CapacityGauge(limits.capacityUsed(), max, percent);
     }
 }

@@ -11,12 +11,15 @@ public final class Cookies {
     /** Double-submit token for the sign-in form, which has no session yet. */
     public static final String SIGN_IN = "roboco_signin";
 
-    private Cookies() {
-    }
+    private Cookies() {}
 
     static void set(Context ctx, String name, String value, String path, long maxAgeSeconds) {
-        ctx.res().addHeader("Set-Cookie", name + "=" + value + "; Path=" + path + "; Max-Age=" + maxAgeSeconds
-                + "; HttpOnly; SameSite=Strict" + ("https".equalsIgnoreCase(ctx.scheme()) ? "; Secure" : ""));
+        ctx.res()
+                .addHeader(
+                        "Set-Cookie",
+                        name + "=" + value + "; Path=" + path + "; Max-Age=" + maxAgeSeconds
+                                + "; HttpOnly; SameSite=Strict"
+                                + ("https".equalsIgnoreCase(ctx.scheme()) ? "; Secure" : ""));
     }
 
     static void clear(Context ctx, String name, String path) {

@@ -4,11 +4,10 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.plugin.OperatorConsole;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The operator's pages, served by the standalone server next to its JSON API: sign-in, live
@@ -27,8 +26,7 @@ public final class Dashboard {
     /** The verb recorded in the audit trail when an operator releases a sandbox from the Sandboxes page. */
     public static final String RELEASE_VERB = "dashboard_release";
 
-    private Dashboard() {
-    }
+    private Dashboard() {}
 
     /**
      * Adds the pages to {@code app}.
@@ -36,7 +34,8 @@ public final class Dashboard {
      * @param flagEnvOverride {@code ROBOCO_SANDBOX_DB_ENABLED} from the environment, or null
      * @param adminToken      the token that signs an operator in
      */
-    public static void register(Javalin app, OperatorConsole console, Boolean flagEnvOverride, String adminToken, Clock clock) {
+    public static void register(
+            Javalin app, OperatorConsole console, Boolean flagEnvOverride, String adminToken, Clock clock) {
         Sessions sessions = new Sessions(clock);
         Templates templates = new Templates();
         WebGate gate = new WebGate(sessions);
@@ -60,11 +59,20 @@ public final class Dashboard {
 
     private static void notFound(Context ctx, Sessions sessions, Templates templates) {
         String id = ctx.cookie(Cookies.SESSION);
-        String csrf = id == null ? null : sessions.find(id).map(Sessions.Session::csrf).orElse(null);
-        templates.render(ctx, 404, "message.jte", Map.of(
-                "page", new Page("Not found", "", csrf, null, false),
-                "heading", "Not found",
-                "text", "There is no page at " + Printable.of(ctx.path()) + "."));
+        String csrf = id == null
+                ? null
+                : sessions.find(id).map(Sessions.Session::csrf).orElse(null);
+        templates.render(
+                ctx,
+                404,
+                "message.jte",
+                Map.of(
+                        "page",
+                        new Page("Not found", "", csrf, null, false),
+                        "heading",
+                        "Not found",
+                        "text",
+                        "There is no page at " + Printable.of(ctx.path()) + "."));
     }
 
     private static void denied(Denied e, Context ctx, Templates templates) {
@@ -76,9 +84,16 @@ public final class Dashboard {
         if (e.kind() == Denied.Kind.UNDECLARED) {
             log.error("route {} {} declares no Access; refused", ctx.method(), ctx.matchedPath());
         }
-        templates.render(ctx, e.kind().status, "message.jte", Map.of(
-                "page", new Page(e.kind().title, "", null, null, false),
-                "heading", e.kind().title,
-                "text", e.getMessage()));
+        templates.render(
+                ctx,
+                e.kind().status,
+                "message.jte",
+                Map.of(
+                        "page",
+                        new Page(e.kind().title, "", null, null, false),
+                        "heading",
+                        e.kind().title,
+                        "text",
+                        e.getMessage()));
     }
 }

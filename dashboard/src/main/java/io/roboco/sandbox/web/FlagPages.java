@@ -1,12 +1,11 @@
 package io.roboco.sandbox.web;
 
-import io.roboco.sandbox.settings.FlagStatus;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.roboco.sandbox.plugin.OperatorConsole;
+import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.FlagStore;
-
 import java.util.Map;
 
 /**
@@ -32,10 +31,17 @@ final class FlagPages {
 
     private void show(Context ctx) {
         FlagStatus status = console.flag(envOverride);
-        templates.render(ctx, 200, "flags.jte", Map.of(
-                "page", Page.of("Feature Flags", "flags", WebGate.session(ctx)),
-                "flag", status,
-                "name", FlagStore.SANDBOX_DB_ENABLED));
+        templates.render(
+                ctx,
+                200,
+                "flags.jte",
+                Map.of(
+                        "page",
+                        Page.of("Feature Flags", "flags", WebGate.session(ctx)),
+                        "flag",
+                        status,
+                        "name",
+                        FlagStore.SANDBOX_DB_ENABLED));
     }
 
     private void save(Context ctx) {
@@ -47,8 +53,8 @@ final class FlagPages {
         if (status.pendingRestart()) {
             message = "Saved: stored " + value + ". It takes effect on the next backend restart.";
         } else if (envOverride != null) {
-            message = "Saved: stored " + value + ". The environment setting " + FlagStore.SANDBOX_DB_ENABLED + "=" + envOverride
-                    + " decides the value at each start, so nothing changes.";
+            message = "Saved: stored " + value + ". The environment setting " + FlagStore.SANDBOX_DB_ENABLED + "="
+                    + envOverride + " decides the value at each start, so nothing changes.";
         } else {
             message = "Saved: stored " + value + ", the same as the running server. Nothing is pending.";
         }

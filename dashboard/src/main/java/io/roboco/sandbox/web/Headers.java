@@ -7,8 +7,7 @@ final class Headers {
     static final String CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'";
 
-    private Headers() {
-    }
+    private Headers() {}
 
     static void page(Context ctx) {
         ctx.header("Content-Security-Policy", CSP);

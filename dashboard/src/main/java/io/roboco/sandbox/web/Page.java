@@ -16,7 +16,8 @@ public record Page(String title, String nav, String csrf, String flash, boolean 
 
     static Page of(String title, String nav, Sessions.Session session) {
         Sessions.Flash flash = session.takeFlash();
-        return new Page(title, nav, session.csrf(), flash == null ? null : flash.message(), flash != null && flash.error());
+        return new Page(
+                title, nav, session.csrf(), flash == null ? null : flash.message(), flash != null && flash.error());
     }
 
     Page withMessage(String message, boolean error) {

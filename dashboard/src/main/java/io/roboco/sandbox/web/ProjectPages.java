@@ -1,12 +1,13 @@
 package io.roboco.sandbox.web;
 
-import io.roboco.sandbox.settings.ProjectForm;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.roboco.sandbox.plugin.OperatorConsole;
+import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.settings.Project;
-
+import io.roboco.sandbox.settings.ProjectForm;
+import io.roboco.sandbox.settings.SeedForm;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -43,18 +44,31 @@ final class ProjectPages {
 
     private void list(Context ctx, int status, String error, String id, String name) {
         Page page = Page.of("Projects", "projects", WebGate.session(ctx));
-        templates.render(ctx, status, "projects.jte", Map.of(
-                "page", error == null ? page : page.withMessage(error, true),
-                "projects", console.projects(),
-                "newId", id,
-                "newName", name));
+        templates.render(
+                ctx,
+                status,
+                "projects.jte",
+                Map.of(
+                        "page",
+                        error == null ? page : page.withMessage(error, true),
+                        "projects",
+                        console.projects(),
+                        "newId",
+                        id,
+                        "newName",
+                        name));
     }
 
     private void add(Context ctx) {
         String id = trimmed(ctx.formParam("id"));
         String name = trimmed(ctx.formParam("name"));
         if (console.project(id).isPresent()) {
-            list(ctx, 409, "Project '" + id + "' already exists; open it from the list to change its settings.", id, name);
+            list(
+                    ctx,
+                    409,
+                    "Project '" + id + "' already exists; open it from the list to change its settings.",
+                    id,
+                    name);
             return;
         }
         Map<String, Object> body = new LinkedHashMap<>();
@@ -65,7 +79,10 @@ final class ProjectPages {
             return;
         }
         console.saveProject(((ProjectForm.Check.Valid) check).project());
-        WebGate.session(ctx).flash("Project '" + id + "' added. It is not opted in until you choose sandbox services below.", false);
+        WebGate.session(ctx)
+                .flash(
+                        "Project '" + id + "' added. It is not opted in until you choose sandbox services below.",
+                        false);
         ctx.redirect("/projects/" + URLEncoder.encode(id, StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
     }
 
@@ -76,10 +93,23 @@ final class ProjectPages {
             return;
         }
         Project p = project.get();
-        show(ctx, 200, Page.of(p.name(), "projects", WebGate.session(ctx)), p, SandboxCard.of(console.registry(), p.services(), p.extensions(), p.versions(), seedLines(p), limitsShown(p), hints())
-                .withLifecycle(lifecycle(p.ttlDefault() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlDefault()),
-                        p.ttlMax() == null ? "" : io.roboco.sandbox.request.DurationText.format(p.ttlMax()),
-                        p.maxLive() == null ? "" : p.maxLive().toString())));
+        show(
+                ctx,
+                200,
+                Page.of(p.name(), "projects", WebGate.session(ctx)),
+                p,
+                SandboxCard.of(
+                                console.registry(),
+                                p.services(),
+                                p.extensions(),
+                                p.versions(),
+                                seedLines(p),
+                                limitsShown(p),
+                                hints())
+                        .withLifecycle(lifecycle(
+                                p.ttlDefault() == null ? "" : DurationText.format(p.ttlDefault()),
+                                p.ttlMax() == null ? "" : DurationText.format(p.ttlMax()),
+                                p.maxLive() == null ? "" : p.maxLive().toString())));
     }
 
     private void save(Context ctx) {
@@ -98,22 +128,29 @@ final class ProjectPages {
         }
         Map<String, String> versions = new TreeMap<>();
         for (Map.Entry<String, List<String>> param : ctx.formParamMap().entrySet()) {
-            if (param.getKey().startsWith(VERSION_PREFIX) && !param.getValue().isEmpty() && !param.getValue().get(0).isBlank()
+            if (param.getKey().startsWith(VERSION_PREFIX)
+                    && !param.getValue().isEmpty()
+                    && !param.getValue().get(0).isBlank()
                     && services.contains(param.getKey().substring(VERSION_PREFIX.length()))) {
-                versions.put(param.getKey().substring(VERSION_PREFIX.length()), param.getValue().get(0).trim());
+                versions.put(
+                        param.getKey().substring(VERSION_PREFIX.length()),
+                        param.getValue().get(0).trim());
             }
         }
         // limit.<field>.<engine> = value; an empty field is the default.
         Map<String, Map<String, String>> limits = new TreeMap<>();
         for (Map.Entry<String, List<String>> param : ctx.formParamMap().entrySet()) {
             String key = param.getKey();
-            if (!key.startsWith(LIMIT_PREFIX) || param.getValue().isEmpty() || param.getValue().get(0).isBlank()) {
+            if (!key.startsWith(LIMIT_PREFIX)
+                    || param.getValue().isEmpty()
+                    || param.getValue().get(0).isBlank()) {
                 continue;
             }
             String rest = key.substring(LIMIT_PREFIX.length());
             int dot = rest.indexOf('.');
             if (dot > 0 && services.contains(rest.substring(dot + 1))) {
-                limits.computeIfAbsent(rest.substring(dot + 1), k -> new TreeMap<>()).put(rest.substring(0, dot), param.getValue().get(0).trim());
+                limits.computeIfAbsent(rest.substring(dot + 1), k -> new TreeMap<>())
+                        .put(rest.substring(0, dot), param.getValue().get(0).trim());
             }
         }
         String name = trimmed(ctx.formParam("name"));
@@ -129,7 +166,7 @@ final class ProjectPages {
         body.put("sandbox_ttl_max", ttlMax.isEmpty() ? null : ttlMax);
         body.put("sandbox_max_live", maxLive.isEmpty() ? null : maxLive);
         // The seed is set through the API (it may hold a script); the card keeps it for the services still checked.
-        Map<String, Object> seeds = new TreeMap<>(io.roboco.sandbox.settings.SeedForm.toJson(current.seeds()));
+        Map<String, Object> seeds = new TreeMap<>(SeedForm.toJson(current.seeds()));
         seeds.keySet().retainAll(services);
         body.put("sandbox_seed", seeds);
         Map<String, Object> limitsBody = new TreeMap<>(limits);
@@ -139,22 +176,43 @@ final class ProjectPages {
             Page page = Page.of(current.name(), "projects", WebGate.session(ctx))
                     .withMessage("Not saved: " + invalid.message(), true);
             // Show what was submitted, so the operator can fix it; the store still holds the old settings.
-            show(ctx, 400, page, current, SandboxCard.of(console.registry(), services, features, versions, seedLines(current), limits, hints())
-                    .withLifecycle(lifecycle(ttlDefault, ttlMax, maxLive)));
+            show(
+                    ctx,
+                    400,
+                    page,
+                    current,
+                    SandboxCard.of(
+                                    console.registry(),
+                                    services,
+                                    features,
+                                    versions,
+                                    seedLines(current),
+                                    limits,
+                                    hints())
+                            .withLifecycle(lifecycle(ttlDefault, ttlMax, maxLive)));
             return;
         }
         Project saved = ((ProjectForm.Check.Valid) check).project();
         console.saveProject(saved);
-        WebGate.session(ctx).flash(saved.optedIn()
-                ? "Saved. The project's next request_sandbox provisions " + String.join(", ", saved.services()) + "."
-                : "Saved. The project is not opted in: its agents see no change.", false);
+        WebGate.session(ctx)
+                .flash(
+                        saved.optedIn()
+                                ? "Saved. The project's next request_sandbox provisions "
+                                        + String.join(", ", saved.services()) + "."
+                                : "Saved. The project is not opted in: its agents see no change.",
+                        false);
         ctx.redirect("/projects/" + URLEncoder.encode(current.id(), StandardCharsets.UTF_8), HttpStatus.SEE_OTHER);
     }
 
     private SandboxCard.Lifecycle lifecycle(String ttlDefault, String ttlMax, String maxLive) {
-        OperatorConsole.Limits limits = console.limits();
-        return new SandboxCard.Lifecycle(ttlDefault, ttlMax, maxLive, io.roboco.sandbox.request.DurationText.format(limits.ttlDefault()),
-                io.roboco.sandbox.request.DurationText.format(limits.ttlMax()), limits.maxPerOwner());
+        OperatorConsole.LifecycleLimits limits = console.limits();
+        return new SandboxCard.Lifecycle(
+                ttlDefault,
+                ttlMax,
+                maxLive,
+                DurationText.format(limits.ttlDefault()),
+                DurationText.format(limits.ttlMax()),
+                limits.maxPerOwner());
     }
 
     private SandboxCard.LimitHints hints() {
@@ -166,15 +224,28 @@ final class ProjectPages {
         Map<String, Map<String, String>> shown = new TreeMap<>();
         p.limits().forEach((service, l) -> {
             Map<String, String> fields = new TreeMap<>();
-            io.roboco.sandbox.settings.ProjectForm.limitsJson(l).forEach((k, v) -> fields.put(k, String.valueOf(v)));
+            ProjectForm.limitsJson(l).forEach((k, v) -> fields.put(k, String.valueOf(v)));
             shown.put(service, fields);
         });
         return shown;
     }
 
     private void show(Context ctx, int status, Page page, Project project, SandboxCard card) {
-        templates.render(ctx, status, "project.jte", Map.of("page", page, "project", project, "card", card, "versions", versionLabels(card),
-                "templates", console.templates(project.id())));
+        templates.render(
+                ctx,
+                status,
+                "project.jte",
+                Map.of(
+                        "page",
+                        page,
+                        "project",
+                        project,
+                        "card",
+                        card,
+                        "versions",
+                        versionLabels(card),
+                        "templates",
+                        console.templates(project.id())));
     }
 
     /**
@@ -187,20 +258,34 @@ final class ProjectPages {
             if (e.majors().isEmpty()) {
                 continue;
             }
-            labels.put(e.name() + ":", console.image(e.name(), "").map(c -> "server default image (" + (c.major().isEmpty() ? ""
-                    : e.displayName() + " " + c.major() + ", ") + c.image() + ")").orElse("server default image"));
+            labels.put(
+                    e.name() + ":",
+                    console.image(e.name(), "")
+                            .map(c -> "server default image ("
+                                    + (c.major().isEmpty() ? "" : e.displayName() + " " + c.major() + ", ") + c.image()
+                                    + ")")
+                            .orElse("server default image"));
             for (String m : e.majors()) {
-                labels.put(e.name() + ":" + m, e.displayName() + " " + m + console.image(e.name(), m).map(c -> " (" + c.image() + ")").orElse(""));
+                labels.put(
+                        e.name() + ":" + m,
+                        e.displayName() + " " + m
+                                + console.image(e.name(), m)
+                                        .map(c -> " (" + c.image() + ")")
+                                        .orElse(""));
             }
         }
         return labels;
     }
 
     private void notFound(Context ctx) {
-        templates.render(ctx, 404, "message.jte", Map.of(
-                "page", Page.of("No such project", "projects", WebGate.session(ctx)),
-                "heading", "No such project",
-                "text", "There is no project with that id. Add it from the Projects page."));
+        templates.render(
+                ctx,
+                404,
+                "message.jte",
+                Map.of(
+                        "page", Page.of("No such project", "projects", WebGate.session(ctx)),
+                        "heading", "No such project",
+                        "text", "There is no project with that id. Add it from the Projects page."));
     }
 
     private static String trimmed(String s) {

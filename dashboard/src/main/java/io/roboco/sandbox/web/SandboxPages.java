@@ -3,6 +3,7 @@ package io.roboco.sandbox.web;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.request.BadRequest;
@@ -12,7 +13,6 @@ import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
-
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -38,7 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SandboxPages {
     static final String RELEASE_VERB = Dashboard.RELEASE_VERB;
-    static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+    static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
     static final List<String> STATES = List.of("live", "expired", "all");
 
     private final OperatorConsole console;
@@ -47,8 +49,7 @@ final class SandboxPages {
     /** Last on-demand verification per agent, valid only for the sandbox set it checked. */
     private final Map<String, Verification> verified = new ConcurrentHashMap<>();
 
-    private record Verification(Instant sandboxCreated, Instant at, Map<String, Boolean> live) {
-    }
+    private record Verification(Instant sandboxCreated, Instant at, Map<String, Boolean> live) {}
 
     SandboxPages(OperatorConsole console, Templates templates, Clock clock) {
         this.console = console;
@@ -91,11 +92,16 @@ final class SandboxPages {
             default -> EnumSet.of(SandboxState.LIVE);
         };
         Instant now = clock.instant();
-        List<SandboxRecord> records = console.sandboxRecords(new SandboxQuery(owner, project, labels, states, null, now));
-        verified.keySet().retainAll(console.liveSandboxes().stream().map(AgentSandbox::agent).toList());
+        List<SandboxRecord> records =
+                console.sandboxRecords(new SandboxQuery(owner, project, labels, states, null, now));
+        verified.keySet()
+                .retainAll(console.liveSandboxes().stream()
+                        .map(AgentSandbox::agent)
+                        .toList());
         List<SandboxRow> rows = records.stream().map(r -> row(r, now)).toList();
-        List<SandboxRow> expired = console.expiredSandboxes(null).stream().map(r -> row(r, now)).toList();
-        OperatorConsole.Limits limits = console.limits();
+        List<SandboxRow> expired =
+                console.expiredSandboxes(null).stream().map(r -> row(r, now)).toList();
+        OperatorConsole.LifecycleLimits limits = console.limits();
         Map<String, Object> params = new HashMap<>();
         params.put("page", page);
         params.put("rows", rows);
@@ -132,8 +138,13 @@ final class SandboxPages {
                 failing++;
             }
         }
-        WebGate.session(ctx).flash("Verified " + live.size() + " sandbox set(s) live: "
-                + (failing == 0 ? "every service answered." : failing + " with a service not answering."), failing > 0);
+        WebGate.session(ctx)
+                .flash(
+                        "Verified " + live.size() + " sandbox set(s) live: "
+                                + (failing == 0
+                                        ? "every service answered."
+                                        : failing + " with a service not answering."),
+                        failing > 0);
         ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
 
@@ -145,8 +156,10 @@ final class SandboxPages {
         } else {
             int removed = console.release(agent, RELEASE_VERB);
             verified.remove(agent);
-            session.flash("Released " + agent + "'s sandbox: " + removed + " container(s) removed. "
-                    + "The agent gets a fresh one (new credentials) on its next request_sandbox.", false);
+            session.flash(
+                    "Released " + agent + "'s sandbox: " + removed + " container(s) removed. "
+                            + "The agent gets a fresh one (new credentials) on its next request_sandbox.",
+                    false);
         }
         ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
@@ -171,15 +184,25 @@ final class SandboxPages {
     private void delete(Context ctx) {
         String id = ctx.pathParam("id");
         boolean deleted = console.delete(id);
-        WebGate.session(ctx).flash(deleted ? "Deleted " + id + ": its containers are removed." : "Sandbox " + id
-                + " was not deleted: it is unknown, already deleted, or another server's.", !deleted);
+        WebGate.session(ctx)
+                .flash(
+                        deleted
+                                ? "Deleted " + id + ": its containers are removed."
+                                : "Sandbox " + id
+                                        + " was not deleted: it is unknown, already deleted, or another server's.",
+                        !deleted);
         ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
 
     private void cleanup(Context ctx) {
         List<String> removed = console.cleanup(null);
-        WebGate.session(ctx).flash(removed.isEmpty() ? "Nothing to clean up: no sandbox has expired."
-                : "Cleaned up " + removed.size() + " expired sandbox(es): " + String.join(", ", removed) + ".", false);
+        WebGate.session(ctx)
+                .flash(
+                        removed.isEmpty()
+                                ? "Nothing to clean up: no sandbox has expired."
+                                : "Cleaned up " + removed.size() + " expired sandbox(es): " + String.join(", ", removed)
+                                        + ".",
+                        false);
         ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
 
@@ -190,15 +213,21 @@ final class SandboxPages {
     }
 
     private static String summary(String agent, Verification v) {
-        List<String> down = v.live().entrySet().stream().filter(e -> !e.getValue()).map(Map.Entry::getKey).toList();
-        return down.isEmpty() ? "Verified " + agent + "'s sandbox live: every service answered."
+        List<String> down = v.live().entrySet().stream()
+                .filter(e -> !e.getValue())
+                .map(Map.Entry::getKey)
+                .toList();
+        return down.isEmpty()
+                ? "Verified " + agent + "'s sandbox live: every service answered."
                 : "Verified " + agent + "'s sandbox: not answering: " + String.join(", ", down)
-                + ". Its next request_sandbox re-provisions the set; or release it.";
+                        + ". Its next request_sandbox re-provisions the set; or release it.";
     }
 
     private SandboxRow row(SandboxRecord r, Instant now) {
         boolean verbSet = r.kind() == SandboxRecord.Kind.DEFAULT;
-        AgentSandbox cached = verbSet ? console.sandbox(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null) : null;
+        AgentSandbox cached = verbSet
+                ? console.sandbox(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null)
+                : null;
         Verification v = cached == null ? null : verified.get(r.owner());
         if (v != null && !v.sandboxCreated().equals(cached.created())) {
             v = null; // checked an earlier sandbox set of this agent
@@ -206,15 +235,24 @@ final class SandboxPages {
         List<SandboxRow.Service> services = new ArrayList<>();
         for (ContainerRef c : r.containers()) {
             List<String> features = cached != null && cached.services().containsKey(c.service())
-                    ? List.copyOf(new java.util.TreeSet<>(cached.services().get(c.service()).features())) : c.features();
-            services.add(new SandboxRow.Service(c.service(), shortId(c.containerId()), c.image(), features,
-                    v == null ? null : v.live().get(c.service()), version(c), c.seed()));
+                    ? List.copyOf(
+                            new TreeSet<>(cached.services().get(c.service()).features()))
+                    : c.features();
+            services.add(new SandboxRow.Service(
+                    c.service(),
+                    shortId(c.containerId()),
+                    c.image(),
+                    features,
+                    v == null ? null : v.live().get(c.service()),
+                    version(c),
+                    c.seed()));
         }
         String state;
         String text;
         if (!verbSet) {
             state = "unchecked";
-            text = "named sandbox: not re-verified from this page (its owner checks it with the credentials it was given)";
+            text =
+                    "named sandbox: not re-verified from this page (its owner checks it with the credentials it was given)";
         } else if (v == null) {
             state = "unchecked";
             text = "not re-verified since it was last served; press Verify";
@@ -227,16 +265,33 @@ final class SandboxPages {
         }
         Instant expires = cached != null && cached.expires() != null ? cached.expires() : r.expires();
         Duration left = Duration.between(now, expires);
-        String expiresIn = left.isNegative() || left.isZero() ? "expired " + age(left.negated()) + " ago" : "in " + age(left);
-        List<String> labels = r.labels().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-        return new SandboxRow(path(r.owner()), "/sandboxes/id/" + URLEncoder.encode(r.id(), StandardCharsets.UTF_8), r.id(), r.owner(),
-                r.name(), r.kind().wire(), r.project(), labels, services, age(Duration.between(r.created(), now)), TIME.format(r.created()),
-                TIME.format(expires), expiresIn, r.state(now).wire(), state, text);
+        String expiresIn =
+                left.isNegative() || left.isZero() ? "expired " + age(left.negated()) + " ago" : "in " + age(left);
+        List<String> labels = r.labels().entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .toList();
+        return new SandboxRow(
+                path(r.owner()),
+                "/sandboxes/id/" + URLEncoder.encode(r.id(), StandardCharsets.UTF_8),
+                r.id(),
+                r.owner(),
+                r.name(),
+                r.kind().wire(),
+                r.project(),
+                labels,
+                services,
+                age(Duration.between(r.created(), now)),
+                TIME.format(r.created()),
+                TIME.format(expires),
+                expiresIn,
+                r.state(now).wire(),
+                state,
+                text);
     }
 
     /** {@code PostgreSQL 17}: the major the record names, else the one its image's tag says; empty when neither does. */
     private String version(ContainerRef c) {
-        Optional<io.roboco.sandbox.engine.Engine> engine = console.registry().find(c.service());
+        Optional<Engine> engine = console.registry().find(c.service());
         if (engine.isEmpty()) {
             return c.major();
         }

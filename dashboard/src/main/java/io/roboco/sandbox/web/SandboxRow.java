@@ -14,18 +14,37 @@ import java.util.List;
  * @param state      {@code live}, {@code failing} or {@code unchecked} (a verb set's last on-demand verification)
  * @param stateText  what the state means, e.g. "all services answered at 12:03:04 UTC"
  */
-public record SandboxRow(String path, String recordPath, String id, String agent, String name, String kind, String project,
-                         List<String> labels, List<Service> services, String age, String created, String expires, String expiresIn,
-                         String lifeState, String state, String stateText) {
+public record SandboxRow(
+        String path,
+        String recordPath,
+        String id,
+        String agent,
+        String name,
+        String kind,
+        String project,
+        List<String> labels,
+        List<Service> services,
+        String age,
+        String created,
+        String expires,
+        String expiresIn,
+        String lifeState,
+        String state,
+        String stateText) {
 
     /**
      * @param containerId the short (12-character) container id
      * @param version     the engine and major its image runs, e.g. {@code PostgreSQL 17}; empty when the image does not say
      * @param seed        how the seed it started with reads ({@code sql (120 bytes)}); empty for none
      */
-    public record Service(String name, String containerId, String image, List<String> features, Boolean live, String version,
-                          String seed) {
-    }
+    public record Service(
+            String name,
+            String containerId,
+            String image,
+            List<String> features,
+            Boolean live,
+            String version,
+            String seed) {}
 
     public boolean verbSet() {
         return "default".equals(kind);

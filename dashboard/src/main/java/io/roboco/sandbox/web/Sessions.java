@@ -70,15 +70,15 @@ final class Sessions {
         }
     }
 
-    record Flash(String message, boolean error) {
-    }
+    record Flash(String message, boolean error) {}
 
     /** A new session and the id for its cookie. */
     Map.Entry<String, Session> create() {
         Instant now = clock.instant();
         expire(now);
         if (byDigest.size() >= MAX_SESSIONS) {
-            byDigest.entrySet().stream().min(Comparator.comparing(e -> e.getValue().lastSeen))
+            byDigest.entrySet().stream()
+                    .min(Comparator.comparing(e -> e.getValue().lastSeen))
                     .ifPresent(oldest -> byDigest.remove(oldest.getKey()));
         }
         String id = randomToken();

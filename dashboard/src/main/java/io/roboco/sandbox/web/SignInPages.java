@@ -2,7 +2,7 @@ package io.roboco.sandbox.web;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-
+import io.javalin.http.HttpStatus;
 import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,7 +33,7 @@ final class SignInPages {
 
     private void form(Context ctx) {
         if (sessions.find(ctx.cookie(Cookies.SESSION)).isPresent()) {
-            ctx.redirect("/sandboxes", io.javalin.http.HttpStatus.SEE_OTHER);
+            ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
             return;
         }
         show(ctx, 200, null);
@@ -42,27 +42,32 @@ final class SignInPages {
     private void signIn(Context ctx) {
         String cookie = ctx.cookie(Cookies.SIGN_IN);
         String field = ctx.formParam(WebGate.CSRF_FIELD);
-        if (cookie == null || field == null || !MessageDigest.isEqual(Sessions.digest(cookie), Sessions.digest(field))) {
+        if (cookie == null
+                || field == null
+                || !MessageDigest.isEqual(Sessions.digest(cookie), Sessions.digest(field))) {
             show(ctx, 403, "The sign-in form expired or did not come from this page. Try again.");
             return;
         }
         String token = ctx.formParam("token");
         if (token == null || token.isBlank() || !MessageDigest.isEqual(Sessions.digest(token.trim()), adminDigest)) {
-            show(ctx, 401, "That is not the admin token. It is ROBOCO_SANDBOX_ADMIN_TOKEN, or the admin-token file "
-                    + "in the state directory.");
+            show(
+                    ctx,
+                    401,
+                    "That is not the admin token. It is ROBOCO_SANDBOX_ADMIN_TOKEN, or the admin-token file "
+                            + "in the state directory.");
             return;
         }
         sessions.end(ctx.cookie(Cookies.SESSION));
         Map.Entry<String, Sessions.Session> created = sessions.create();
         Cookies.clear(ctx, Cookies.SIGN_IN, SIGN_IN_PATH);
         Cookies.set(ctx, Cookies.SESSION, created.getKey(), "/", Sessions.MAX_AGE.toSeconds());
-        ctx.redirect("/sandboxes", io.javalin.http.HttpStatus.SEE_OTHER);
+        ctx.redirect("/sandboxes", HttpStatus.SEE_OTHER);
     }
 
     private void signOut(Context ctx) {
         sessions.end(ctx.cookie(Cookies.SESSION));
         Cookies.clear(ctx, Cookies.SESSION, "/");
-        ctx.redirect(SIGN_IN_PATH, io.javalin.http.HttpStatus.SEE_OTHER);
+        ctx.redirect(SIGN_IN_PATH, HttpStatus.SEE_OTHER);
     }
 
     private void show(Context ctx, int status, String error) {

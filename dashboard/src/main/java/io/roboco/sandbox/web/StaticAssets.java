@@ -2,7 +2,6 @@ package io.roboco.sandbox.web;
 
 import io.javalin.http.Context;
 import io.javalin.http.NotFoundResponse;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,8 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * declared route ({@link Access#ANYONE}); only the names listed here exist.
  */
 final class StaticAssets {
-    private static final Map<String, String> FILES = Map.of(
-            "app.css", "text/css; charset=utf-8");
+    private static final Map<String, String> FILES = Map.of("app.css", "text/css; charset=utf-8");
     private final Map<String, byte[]> cache = new ConcurrentHashMap<>();
 
     void serve(Context ctx) {

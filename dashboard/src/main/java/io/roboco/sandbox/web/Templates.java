@@ -4,7 +4,6 @@ import gg.jte.ContentType;
 import gg.jte.TemplateEngine;
 import gg.jte.output.StringOutput;
 import io.javalin.http.Context;
-
 import java.util.Map;
 
 /**

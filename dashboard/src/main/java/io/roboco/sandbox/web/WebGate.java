@@ -3,7 +3,6 @@ package io.roboco.sandbox.web;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import io.javalin.security.RouteRole;
-
 import java.util.Set;
 
 /**
@@ -35,12 +34,15 @@ final class WebGate {
         boolean read = ctx.method() == HandlerType.GET || ctx.method() == HandlerType.HEAD;
         Sessions.Session session = sessions.find(ctx.cookie(Cookies.SESSION)).orElse(null);
         if (session == null) {
-            throw new Denied(read ? Denied.Kind.SIGN_IN : Denied.Kind.UNAUTHENTICATED,
+            throw new Denied(
+                    read ? Denied.Kind.SIGN_IN : Denied.Kind.UNAUTHENTICATED,
                     "Your session is missing or has ended. Sign in with the admin token.");
         }
         if (!read && !session.csrfMatches(ctx.formParam(CSRF_FIELD))) {
-            throw new Denied(Denied.Kind.CSRF, "The form's security token is missing or does not match your session, "
-                    + "so nothing was changed. Reload the page and try again.");
+            throw new Denied(
+                    Denied.Kind.CSRF,
+                    "The form's security token is missing or does not match your session, "
+                            + "so nothing was changed. Reload the page and try again.");
         }
         ctx.attribute(SESSION_ATTRIBUTE, session);
     }
@@ -48,7 +50,8 @@ final class WebGate {
     static Sessions.Session session(Context ctx) {
         Sessions.Session session = ctx.attribute(SESSION_ATTRIBUTE);
         if (session == null) {
-            throw new IllegalStateException("admin page reached without a session; is the route declared Access.ADMIN?");
+            throw new IllegalStateException(
+                    "admin page reached without a session; is the route declared Access.ADMIN?");
         }
         return session;
     }

@@ -19,7 +19,8 @@ public interface ContainerExec {
      * the command's stdout goes to {@code stdout} (the result's stdout is then empty). An exec that cannot stream
      * throws {@link UnsupportedOperationException}.
      */
-    default ExecResult exec(List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) throws Exception {
+    default ExecResult exec(List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout)
+            throws Exception {
         throw new UnsupportedOperationException("this container exec cannot stream a command's input or output");
     }
 
@@ -28,7 +29,8 @@ public interface ContainerExec {
      * for work on content an agent wrote (a template's dump and restore, a clone) that must not run as root there. An
      * exec that cannot choose its user throws {@link UnsupportedOperationException} rather than run it as root.
      */
-    default ExecResult execAs(String user, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout)
+    default ExecResult execAs(
+            String user, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout)
             throws Exception {
         throw new UnsupportedOperationException("this container exec cannot run a command as another user");
     }

@@ -25,7 +25,7 @@ public record ContainerSpec(String image, Map<String, String> env, List<String> 
     @Override
     public String toString() {
         // env may carry the admin secret: never print it.
-        return "ContainerSpec[image=" + image + ", envKeys=" + env.keySet() + ", command=" + command
-                + ", dataDir=" + dataDir + ", port=" + port + "]";
+        return "ContainerSpec[image=" + image + ", envKeys=" + env.keySet() + ", command=" + command + ", dataDir="
+                + dataDir + ", port=" + port + "]";
     }
 }

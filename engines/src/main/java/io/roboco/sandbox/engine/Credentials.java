@@ -7,6 +7,7 @@ package io.roboco.sandbox.engine;
 public record Credentials(String adminUser, String adminPassword, String user, String password, String database) {
     @Override
     public String toString() {
-        return "Credentials[adminUser=" + adminUser + ", user=" + user + ", database=" + database + ", passwords=<redacted>]";
+        return "Credentials[adminUser=" + adminUser + ", user=" + user + ", database=" + database
+                + ", passwords=<redacted>]";
     }
 }

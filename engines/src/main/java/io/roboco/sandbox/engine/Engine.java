@@ -93,8 +93,7 @@ public interface Engine {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -104,7 +103,8 @@ public interface Engine {
      */
     default Credentials claimCredentials(Credentials pooled, SecretSource secrets) {
         Credentials fresh = newCredentials(secrets);
-        return new Credentials(pooled.adminUser(), pooled.adminPassword(), fresh.user(), fresh.password(), fresh.database());
+        return new Credentials(
+                pooled.adminUser(), pooled.adminPassword(), fresh.user(), fresh.password(), fresh.database());
     }
 
     /**
@@ -126,8 +126,7 @@ public interface Engine {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -135,8 +134,8 @@ public interface Engine {
      * How this engine seeds warm-pool containers ahead of their claim (the seeded warm pool); empty when it cannot, and
      * a seeded project's sandboxes of this engine then always start cold and are seeded at request time.
      */
-    default java.util.Optional<PoolSeeding> poolSeeding() {
-        return java.util.Optional.empty();
+    default Optional<PoolSeeding> poolSeeding() {
+        return Optional.empty();
     }
 
     /**
@@ -146,7 +145,8 @@ public interface Engine {
      * off the allowlist cannot reach an engine. Engines without features (an empty {@link #features()})
      * need not implement it: no {@link AllowedFeature} of theirs can exist.
      */
-    default void activate(AllowedFeature feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
+    default void activate(AllowedFeature feature, ContainerExec exec, Credentials credentials, String image)
+            throws Exception {
         throw new IllegalStateException(name() + " has no activatable features; '" + feature + "' cannot be allowed");
     }
 

@@ -3,6 +3,7 @@ package io.roboco.sandbox.engine;
 import io.roboco.sandbox.engine.mongo.MongoEngine;
 import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import io.roboco.sandbox.engine.redis.RedisEngine;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -28,10 +29,7 @@ public final class EngineRegistry {
      * {@link Engine} class plus one line here.
      */
     public static EngineRegistry defaults() {
-        return of(List.of(
-                new PostgresEngine(),
-                new RedisEngine(),
-                new MongoEngine()));
+        return of(List.of(new PostgresEngine(), new RedisEngine(), new MongoEngine()));
     }
 
     public static EngineRegistry of(Collection<? extends Engine> list) {
@@ -49,7 +47,7 @@ public final class EngineRegistry {
      * line a shipped engine takes. Duplicates are refused as in {@link #of}.
      */
     public EngineRegistry with(Engine... more) {
-        List<Engine> all = new java.util.ArrayList<>(engines.values());
+        List<Engine> all = new ArrayList<>(engines.values());
         all.addAll(List.of(more));
         return of(all);
     }
@@ -58,7 +56,8 @@ public final class EngineRegistry {
     public Engine require(String name) {
         Engine engine = engines.get(name);
         if (engine == null) {
-            throw new UnknownNameException("no engine '" + Printable.of(name) + "'; known: " + String.join(", ", names()));
+            throw new UnknownNameException(
+                    "no engine '" + Printable.of(name) + "'; known: " + String.join(", ", names()));
         }
         return engine;
     }
@@ -87,5 +86,4 @@ public final class EngineRegistry {
             Features.require(engine, feature);
         }
     }
-
 }

@@ -8,19 +8,20 @@ import java.util.TreeSet;
  * case folding, trimming or normalisation (a look-alike is a different name).
  */
 public final class Features {
-    private Features() {
-    }
+    private Features() {}
 
     /** {@code feature} as an allowed feature of {@code engine}, or empty when it is not exactly on the allowlist. */
     public static Optional<AllowedFeature> allow(Engine engine, String feature) {
         return feature != null && engine.features().contains(feature)
-                ? Optional.of(new AllowedFeature(engine.name(), feature)) : Optional.empty();
+                ? Optional.of(new AllowedFeature(engine.name(), feature))
+                : Optional.empty();
     }
 
     /** {@link #allow}, or an {@link UnknownNameException} whose message names the allowlist. */
     public static AllowedFeature require(Engine engine, String feature) {
-        return allow(engine, feature).orElseThrow(() -> new UnknownNameException(engine.name() + " feature '"
-                + Printable.of(feature) + "' is not allowed; allowed: " + allowlist(engine)));
+        return allow(engine, feature)
+                .orElseThrow(() -> new UnknownNameException(engine.name() + " feature '" + Printable.of(feature)
+                        + "' is not allowed; allowed: " + allowlist(engine)));
     }
 
     /** The allowlist as a message shows it: {@code citext, pg_trgm, ...}, or {@code none}. */

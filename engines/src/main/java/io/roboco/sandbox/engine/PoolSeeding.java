@@ -26,7 +26,8 @@ public interface PoolSeeding {
      */
     default Credentials claimCredentials(Credentials seeder, Engine engine, SecretSource secrets) {
         Credentials fresh = engine.newCredentials(secrets);
-        return new Credentials(seeder.adminUser(), seeder.adminPassword(), fresh.user(), fresh.password(), seeder.database());
+        return new Credentials(
+                seeder.adminUser(), seeder.adminPassword(), fresh.user(), fresh.password(), seeder.database());
     }
 
     /**

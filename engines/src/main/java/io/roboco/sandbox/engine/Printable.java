@@ -4,8 +4,7 @@ package io.roboco.sandbox.engine;
 public final class Printable {
     private static final int MAX = 64;
 
-    private Printable() {
-    }
+    private Printable() {}
 
     /** {@code null} → "null"; at most 64 characters (then "…"); anything outside printable ASCII as {@code \\uXXXX}. */
     public static String of(String s) {

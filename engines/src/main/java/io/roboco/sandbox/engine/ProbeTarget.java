@@ -8,8 +8,12 @@ import java.util.function.Supplier;
  * container still runs, the tail of its log, and an exec into the container (the channel that reaches the
  * container's own processes whoever listens on its port). No container-runtime types.
  */
-public record ProbeTarget(Endpoint endpoint, Credentials credentials, BooleanSupplier running, Supplier<String> logTail,
-                          ContainerExec exec) {
+public record ProbeTarget(
+        Endpoint endpoint,
+        Credentials credentials,
+        BooleanSupplier running,
+        Supplier<String> logTail,
+        ContainerExec exec) {
     /** An exec for a target that has none: every call fails saying so. */
     public static final ContainerExec NO_EXEC = (command, env) -> {
         throw new UnsupportedOperationException("this probe target has no exec into its container");

@@ -13,8 +13,7 @@ import java.util.List;
  * closes it again; none of them retries (the {@link Readiness} poller does).
  */
 public final class Probes {
-    private Probes() {
-    }
+    private Probes() {}
 
     /** Passes while the container runs; fails fast (no network) once it has stopped. */
     public static ReadinessProbe running() {
@@ -33,7 +32,10 @@ public final class Probes {
     public static ReadinessProbe tcpOpen() {
         return target -> {
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress(target.endpoint().host(), target.endpoint().port()), 1000);
+                socket.connect(
+                        new InetSocketAddress(
+                                target.endpoint().host(), target.endpoint().port()),
+                        1000);
             }
         };
     }

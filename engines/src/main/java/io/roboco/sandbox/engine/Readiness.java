@@ -7,8 +7,7 @@ public final class Readiness {
     /** How often a failing probe also asks whether the container still runs. */
     static final Duration RUNNING_CHECK_GAP = Duration.ofMillis(200);
 
-    private Readiness() {
-    }
+    private Readiness() {}
 
     /**
      * Polls {@code probe} until it passes, the container stops running, or {@code timeout} passes.
@@ -35,11 +34,19 @@ public final class Readiness {
             if (System.nanoTime() - lastRunningCheck >= RUNNING_CHECK_GAP.toNanos()) {
                 lastRunningCheck = System.nanoTime();
                 if (!target.running().getAsBoolean()) {
-                    throw new NotReadyException(NotReadyException.Cause.EXITED, timeout, describe(last), target.logTail().get());
+                    throw new NotReadyException(
+                            NotReadyException.Cause.EXITED,
+                            timeout,
+                            describe(last),
+                            target.logTail().get());
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new NotReadyException(NotReadyException.Cause.TIMEOUT, timeout, describe(last), target.logTail().get());
+                throw new NotReadyException(
+                        NotReadyException.Cause.TIMEOUT,
+                        timeout,
+                        describe(last),
+                        target.logTail().get());
             }
             Thread.sleep(pollGap.toMillis(), (int) (pollGap.toNanosPart() % 1_000_000));
         }
@@ -60,13 +67,18 @@ public final class Readiness {
 
     /** A sandbox that did not become ready; the message carries the evidence. */
     public static final class NotReadyException extends Exception {
-        public enum Cause { TIMEOUT, EXITED }
+        public enum Cause {
+            TIMEOUT,
+            EXITED
+        }
 
         private final Cause cause;
         private final String logTail;
 
         NotReadyException(Cause cause, Duration timeout, String lastProbeError, String logTail) {
-            super((cause == Cause.TIMEOUT ? "not ready in " + timeout.toMillis() + " ms" : "container stopped before it was ready")
+            super((cause == Cause.TIMEOUT
+                            ? "not ready in " + timeout.toMillis() + " ms"
+                            : "container stopped before it was ready")
                     + "; last probe error: " + lastProbeError);
             this.cause = cause;
             this.logTail = logTail == null ? "" : logTail;

@@ -3,7 +3,6 @@ package io.roboco.sandbox.inspect;
 import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
 import io.roboco.sandbox.inspect.sql.SqlToken;
 import io.roboco.sandbox.inspect.sql.SqlTokenizer;
-
 import java.util.List;
 import java.util.Set;
 
@@ -19,17 +18,19 @@ final class BoundedSelect {
     private static final int CHAR_BYTES = 4;
     /** Per value: its size column (an int8 as text) and the protocol's length words. */
     private static final int VALUE_OVERHEAD = 32;
+
     private static final int MIN_CELL_CHARS = 16;
     private static final Set<String> QUERY_STARTS = Set.of("select", "with", "values");
 
-    private BoundedSelect() {
-    }
+    private BoundedSelect() {}
 
     /** Whether {@code sql} is a query that can stand as a subquery (SELECT, WITH, VALUES); EXPLAIN and the rest are not. */
     static boolean wraps(String sql) {
         try {
             List<SqlToken> tokens = SqlTokenizer.tokenize(sql);
-            return !tokens.isEmpty() && (tokens.get(0).is("(") || QUERY_STARTS.contains(tokens.get(0).value()));
+            return !tokens.isEmpty()
+                    && (tokens.get(0).is("(")
+                            || QUERY_STARTS.contains(tokens.get(0).value()));
         } catch (SqlSyntaxException e) {
             return false;
         }
@@ -66,11 +67,22 @@ final class BoundedSelect {
                 select.append(", ");
                 names.append(", ");
             }
-            select.append("pg_catalog.left(q.c").append(c).append("::pg_catalog.text, ").append(cellChars).append("), ")
-                    .append("pg_catalog.octet_length(q.c").append(c).append("::pg_catalog.text)");
+            select.append("pg_catalog.left(q.c")
+                    .append(c)
+                    .append("::pg_catalog.text, ")
+                    .append(cellChars)
+                    .append("), ")
+                    .append("pg_catalog.octet_length(q.c")
+                    .append(c)
+                    .append("::pg_catalog.text)");
             names.append('c').append(c);
         }
         // OFFSET 0 keeps the query a subquery of its own, so each value is computed once, not once per use above.
-        return select.append(" FROM (SELECT * FROM (\n").append(body).append("\n) AS q0(").append(names).append(") OFFSET 0) AS q").toString();
+        return select.append(" FROM (SELECT * FROM (\n")
+                .append(body)
+                .append("\n) AS q0(")
+                .append(names)
+                .append(") OFFSET 0) AS q")
+                .toString();
     }
 }

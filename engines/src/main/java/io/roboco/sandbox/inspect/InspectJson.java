@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,13 +16,16 @@ import java.util.Map;
  * serialises one directly, without a JSON library.
  */
 public final class InspectJson {
-    private InspectJson() {
-    }
+    private InspectJson() {}
 
     /** {@code value} as a tree of maps, lists and scalars. */
     public static Object tree(Object value) {
-        if (value == null || value instanceof String || value instanceof Boolean || value instanceof Long
-                || value instanceof Integer || value instanceof BigDecimal) {
+        if (value == null
+                || value instanceof String
+                || value instanceof Boolean
+                || value instanceof Long
+                || value instanceof Integer
+                || value instanceof BigDecimal) {
             return value;
         }
         if (value instanceof Double d) {
@@ -31,7 +35,7 @@ public final class InspectJson {
             return n;
         }
         if (value instanceof Enum<?> e) {
-            return e.name().toLowerCase(java.util.Locale.ROOT);
+            return e.name().toLowerCase(Locale.ROOT);
         }
         if (value instanceof Map<?, ?> map) {
             Map<String, Object> out = new LinkedHashMap<>();
@@ -49,7 +53,10 @@ public final class InspectJson {
                 try {
                     out.put(snake(c.getName()), tree(c.getAccessor().invoke(record)));
                 } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException("cannot read " + c.getName() + " of " + record.getClass().getSimpleName(), e);
+                    throw new IllegalStateException(
+                            "cannot read " + c.getName() + " of "
+                                    + record.getClass().getSimpleName(),
+                            e);
                 }
             }
             return out;

@@ -2,7 +2,6 @@ package io.roboco.sandbox.inspect;
 
 import io.roboco.sandbox.inspect.sql.ColumnPatterns;
 import io.roboco.sandbox.inspect.sql.QueryGuard;
-
 import java.time.Duration;
 import java.util.List;
 
@@ -21,52 +20,119 @@ import java.util.List;
  *                            database cuts values and rows are fetched a few at a time to stay within it
  *                            ({@code ROBOCO_SANDBOX_MCP_FETCH_BYTES})
  */
-public record InspectionPolicy(ColumnPatterns deniedColumns, boolean allowExplainAnalyze, int maxRows, int maxResultBytes,
-                               int maxCellBytes, Duration statementTimeout, int maxSqlChars, int maxFetchBytes) {
+public record InspectionPolicy(
+        ColumnPatterns deniedColumns,
+        boolean allowExplainAnalyze,
+        int maxRows,
+        int maxResultBytes,
+        int maxCellBytes,
+        Duration statementTimeout,
+        int maxSqlChars,
+        int maxFetchBytes) {
     public static final int DEFAULT_FETCH_BYTES = 4 << 20;
     public static final int MIN_FETCH_BYTES = 64 << 10;
     public static final int MAX_FETCH_BYTES = 256 << 20;
 
     public InspectionPolicy {
         if (deniedColumns == null) {
-            throw new IllegalArgumentException("inspection setting denied_columns is required (ColumnPatterns.none() to deny nothing)");
+            throw new IllegalArgumentException(
+                    "inspection setting denied_columns is required (ColumnPatterns.none() to deny nothing)");
         }
         range("max_rows", maxRows, 1, 10_000);
         range("max_result_bytes", maxResultBytes, 1024, 16 << 20);
         range("max_cell_bytes", maxCellBytes, 64, maxResultBytes);
         range("max_sql_chars", maxSqlChars, 100, 1_000_000);
         range("fetch_bytes", maxFetchBytes, MIN_FETCH_BYTES, MAX_FETCH_BYTES);
-        if (statementTimeout == null || statementTimeout.toMillis() < 100 || statementTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
-            throw new IllegalArgumentException("inspection setting statement_timeout must be between 100ms and 5m, got " + statementTimeout);
+        if (statementTimeout == null
+                || statementTimeout.toMillis() < 100
+                || statementTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+            throw new IllegalArgumentException(
+                    "inspection setting statement_timeout must be between 100ms and 5m, got " + statementTimeout);
         }
     }
 
     public static InspectionPolicy defaults() {
-        return new InspectionPolicy(ColumnPatterns.defaults(), false, 200, 64 * 1024, 4096, Duration.ofSeconds(5), 20_000, DEFAULT_FETCH_BYTES);
+        return new InspectionPolicy(
+                ColumnPatterns.defaults(),
+                false,
+                200,
+                64 * 1024,
+                4096,
+                Duration.ofSeconds(5),
+                20_000,
+                DEFAULT_FETCH_BYTES);
     }
 
     public InspectionPolicy withDeniedColumns(List<String> globs) {
-        return new InspectionPolicy(ColumnPatterns.of(globs), allowExplainAnalyze, maxRows, maxResultBytes, maxCellBytes, statementTimeout, maxSqlChars, maxFetchBytes);
+        return new InspectionPolicy(
+                ColumnPatterns.of(globs),
+                allowExplainAnalyze,
+                maxRows,
+                maxResultBytes,
+                maxCellBytes,
+                statementTimeout,
+                maxSqlChars,
+                maxFetchBytes);
     }
 
     public InspectionPolicy withExplainAnalyze(boolean allow) {
-        return new InspectionPolicy(deniedColumns, allow, maxRows, maxResultBytes, maxCellBytes, statementTimeout, maxSqlChars, maxFetchBytes);
+        return new InspectionPolicy(
+                deniedColumns,
+                allow,
+                maxRows,
+                maxResultBytes,
+                maxCellBytes,
+                statementTimeout,
+                maxSqlChars,
+                maxFetchBytes);
     }
 
     public InspectionPolicy withMaxRows(int rows) {
-        return new InspectionPolicy(deniedColumns, allowExplainAnalyze, rows, maxResultBytes, maxCellBytes, statementTimeout, maxSqlChars, maxFetchBytes);
+        return new InspectionPolicy(
+                deniedColumns,
+                allowExplainAnalyze,
+                rows,
+                maxResultBytes,
+                maxCellBytes,
+                statementTimeout,
+                maxSqlChars,
+                maxFetchBytes);
     }
 
     public InspectionPolicy withBytes(int resultBytes, int cellBytes) {
-        return new InspectionPolicy(deniedColumns, allowExplainAnalyze, maxRows, resultBytes, cellBytes, statementTimeout, maxSqlChars, maxFetchBytes);
+        return new InspectionPolicy(
+                deniedColumns,
+                allowExplainAnalyze,
+                maxRows,
+                resultBytes,
+                cellBytes,
+                statementTimeout,
+                maxSqlChars,
+                maxFetchBytes);
     }
 
     public InspectionPolicy withStatementTimeout(Duration timeout) {
-        return new InspectionPolicy(deniedColumns, allowExplainAnalyze, maxRows, maxResultBytes, maxCellBytes, timeout, maxSqlChars, maxFetchBytes);
+        return new InspectionPolicy(
+                deniedColumns,
+                allowExplainAnalyze,
+                maxRows,
+                maxResultBytes,
+                maxCellBytes,
+                timeout,
+                maxSqlChars,
+                maxFetchBytes);
     }
 
     public InspectionPolicy withFetchBytes(int bytes) {
-        return new InspectionPolicy(deniedColumns, allowExplainAnalyze, maxRows, maxResultBytes, maxCellBytes, statementTimeout, maxSqlChars, bytes);
+        return new InspectionPolicy(
+                deniedColumns,
+                allowExplainAnalyze,
+                maxRows,
+                maxResultBytes,
+                maxCellBytes,
+                statementTimeout,
+                maxSqlChars,
+                bytes);
     }
 
     QueryGuard guard() {
@@ -75,7 +141,8 @@ public record InspectionPolicy(ColumnPatterns deniedColumns, boolean allowExplai
 
     private static void range(String setting, int value, int min, int max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException("inspection setting " + setting + " must be between " + min + " and " + max + ", got " + value);
+            throw new IllegalArgumentException(
+                    "inspection setting " + setting + " must be between " + min + " and " + max + ", got " + value);
         }
     }
 }

@@ -10,8 +10,7 @@ import java.util.Map;
  */
 public sealed interface Outcome<T extends InspectionResult> {
 
-    record Ok<T extends InspectionResult>(T result) implements Outcome<T> {
-    }
+    record Ok<T extends InspectionResult>(T result) implements Outcome<T> {}
 
     /**
      * The guard or the policy said no before the database was asked (or read-only could not be proven).
@@ -38,9 +37,8 @@ public sealed interface Outcome<T extends InspectionResult> {
      * @param databaseError the database's message, which may echo stored data: inside the envelope
      * @param retryable     true when the sandbox could not be reached (try again); false for an error in the statement
      */
-    record Failed<T extends InspectionResult>(String reason, String sqlState, Untrusted<String> databaseError, boolean retryable)
-            implements Outcome<T> {
-    }
+    record Failed<T extends InspectionResult>(
+            String reason, String sqlState, Untrusted<String> databaseError, boolean retryable) implements Outcome<T> {}
 
     /**
      * The project's envelope for this outcome: {@code {"ok":true,"tool":…,"evidence":{…}}},

@@ -8,7 +8,7 @@ import io.roboco.sandbox.inspect.plan.ResolvedColumns;
 import io.roboco.sandbox.inspect.sql.GuardVerdict;
 import io.roboco.sandbox.inspect.sql.QueryGuard;
 import io.roboco.sandbox.inspect.sql.Violation;
-
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +28,7 @@ import java.util.Optional;
 public final class PostgresInspector implements AutoCloseable {
     /** Rule of a refusal because read-only could not be proven on the connection. */
     public static final String READ_ONLY_UNPROVEN = "read_only_unproven";
+
     public static final String INVALID_ARGUMENT = "invalid_argument";
     public static final String NOT_FOUND = "not_found";
     private static final String QUERY_CANCELED = "57014";
@@ -84,14 +85,22 @@ public final class PostgresInspector implements AutoCloseable {
         return call(ReadOnlySession.CATALOG_PATH, (s, tag) -> {
             Optional<Catalog.Relation> found = Catalog.relation(s, inSchema, table);
             if (found.isEmpty()) {
-                return refused(NOT_FOUND, "no table or view named '" + table + "' in schema '" + inSchema
-                        + "' (names are case-sensitive here, as stored); list_tables shows what exists");
+                return refused(
+                        NOT_FOUND,
+                        "no table or view named '" + table + "' in schema '" + inSchema
+                                + "' (names are case-sensitive here, as stored); list_tables shows what exists");
             }
             Catalog.Relation r = found.get();
             List<TableDescription.Column> columns = Catalog.columns(s, r.oid(), policy.deniedColumns());
-            TableDescription.Detail detail = new TableDescription.Detail(r.schema(), r.name(), r.kind(), columns,
-                    Catalog.indexes(s, r.oid()), Catalog.foreignKeys(s, r.oid()));
-            int denied = (int) columns.stream().filter(TableDescription.Column::denied).count();
+            TableDescription.Detail detail = new TableDescription.Detail(
+                    r.schema(),
+                    r.name(),
+                    r.kind(),
+                    columns,
+                    Catalog.indexes(s, r.oid()),
+                    Catalog.foreignKeys(s, r.oid()));
+            int denied = (int)
+                    columns.stream().filter(TableDescription.Column::denied).count();
             return new Outcome.Ok<>(new TableDescription(Untrusted.of(tag, detail), columns.size(), denied));
         });
     }
@@ -110,22 +119,33 @@ public final class PostgresInspector implements AutoCloseable {
         if (verdict instanceof GuardVerdict.Refused r) {
             return refused(r);
         }
-        RowReader reader = new RowReader(maxRows, policy.maxResultBytes(), policy.maxCellBytes(), policy.deniedColumns());
+        RowReader reader =
+                new RowReader(maxRows, policy.maxResultBytes(), policy.maxCellBytes(), policy.deniedColumns());
         boolean readsRows = !((GuardVerdict.Allowed) verdict).kind().equals("explain");
         return call(null, (s, tag) -> {
             long start = System.nanoTime();
             if (readsRows) {
-                Optional<Violation> resolved = ResolvedColumns.check(PlanJson.parse(s.text("EXPLAIN (VERBOSE, FORMAT JSON) " + sql)),
-                        policy.deniedColumns());
+                Optional<Violation> resolved = ResolvedColumns.check(
+                        PlanJson.parse(s.text("EXPLAIN (VERBOSE, FORMAT JSON) " + sql)), policy.deniedColumns());
                 if (resolved.isPresent()) {
                     return refused(resolved.get().rule(), resolved.get().reason());
                 }
             }
             RowReader.Rows rows = s.rows(sql, reader);
             long elapsed = (System.nanoTime() - start) / 1_000_000;
-            List<QueryResult.CutCell> cuts = rows.cuts().stream().map(c -> new QueryResult.CutCell(c.row(), c.column(), c.bytes())).toList();
-            return new Outcome.Ok<>(new QueryResult(Untrusted.of(tag, new QueryResult.Rows(rows.columns(), rows.rows(), rows.redacted())),
-                    rows.rows().size(), rows.truncated(), rows.truncatedBy(), maxRows, rows.bytes(), cuts, rows.redacted().size(), elapsed));
+            List<QueryResult.CutCell> cuts = rows.cuts().stream()
+                    .map(c -> new QueryResult.CutCell(c.row(), c.column(), c.bytes()))
+                    .toList();
+            return new Outcome.Ok<>(new QueryResult(
+                    Untrusted.of(tag, new QueryResult.Rows(rows.columns(), rows.rows(), rows.redacted())),
+                    rows.rows().size(),
+                    rows.truncated(),
+                    rows.truncatedBy(),
+                    maxRows,
+                    rows.bytes(),
+                    cuts,
+                    rows.redacted().size(),
+                    elapsed));
         });
     }
 
@@ -135,8 +155,10 @@ public final class PostgresInspector implements AutoCloseable {
      */
     public synchronized Outcome<ExplainResult> explainQuery(String sql, boolean analyze, boolean includeRawPlan) {
         if (analyze && !policy.allowExplainAnalyze()) {
-            return refused(Violation.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE executes the statement, and this project does not allow it; "
-                    + "call explain_query without analyze for the plan");
+            return refused(
+                    Violation.EXPLAIN_ANALYZE,
+                    "EXPLAIN ANALYZE executes the statement, and this project does not allow it; "
+                            + "call explain_query without analyze for the plan");
         }
         Optional<String> explain = explainText(sql, analyze ? "ANALYZE, FORMAT JSON" : "FORMAT JSON");
         if (explain.isEmpty()) {
@@ -149,15 +171,21 @@ public final class PostgresInspector implements AutoCloseable {
             Object raw = null;
             String omitted = null;
             if (includeRawPlan) {
-                int size = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                int size = json.getBytes(StandardCharsets.UTF_8).length;
                 if (size <= policy.maxResultBytes()) {
                     raw = parsed;
                 } else {
-                    omitted = "the raw plan has " + size + " bytes, over max_result_bytes (" + policy.maxResultBytes() + "); the summary stands for it";
+                    omitted = "the raw plan has " + size + " bytes, over max_result_bytes (" + policy.maxResultBytes()
+                            + "); the summary stands for it";
                 }
             }
-            return new Outcome.Ok<>(new ExplainResult(Untrusted.of(tag, new ExplainResult.Report(summary, raw)), summary.totalCost(),
-                    summary.nodeCount(), summary.seqScans().size(), analyze, omitted));
+            return new Outcome.Ok<>(new ExplainResult(
+                    Untrusted.of(tag, new ExplainResult.Report(summary, raw)),
+                    summary.totalCost(),
+                    summary.nodeCount(),
+                    summary.seqScans().size(),
+                    analyze,
+                    omitted));
         });
     }
 
@@ -178,9 +206,13 @@ public final class PostgresInspector implements AutoCloseable {
                     }
                 }
             }
-            IndexAdvisor.Advice advice = IndexAdvisor.advise(summary.seqScans(),
+            IndexAdvisor.Advice advice = IndexAdvisor.advise(
+                    summary.seqScans(),
                     scan -> facts.getOrDefault(scan.schema() + "\0" + scan.relation(), Optional.empty()));
-            return new Outcome.Ok<>(new IndexSuggestions(Untrusted.of(tag, advice), advice.suggestions().size(), summary.seqScans().size()));
+            return new Outcome.Ok<>(new IndexSuggestions(
+                    Untrusted.of(tag, advice),
+                    advice.suggestions().size(),
+                    summary.seqScans().size()));
         });
     }
 
@@ -195,8 +227,10 @@ public final class PostgresInspector implements AutoCloseable {
 
     private GuardVerdict.Refused guardRefusal(String sql) {
         GuardVerdict verdict = guard.checkExplainable(sql);
-        return verdict instanceof GuardVerdict.Refused r ? r
-                : new GuardVerdict.Refused(List.of(new Violation(Violation.SYNTAX, "the statement cannot be wrapped in EXPLAIN; send one SELECT or WITH")));
+        return verdict instanceof GuardVerdict.Refused r
+                ? r
+                : new GuardVerdict.Refused(List.of(new Violation(
+                        Violation.SYNTAX, "the statement cannot be wrapped in EXPLAIN; send one SELECT or WITH")));
     }
 
     // --- one call: a session, a read-only transaction, outcomes as values ----------------------------------
@@ -229,7 +263,8 @@ public final class PostgresInspector implements AutoCloseable {
             }
             return failed(tag, e);
         } catch (IllegalArgumentException e) {
-            return new Outcome.Failed<>("the database's EXPLAIN output could not be read (" + e.getMessage() + ")", null, null, false);
+            return new Outcome.Failed<>(
+                    "the database's EXPLAIN output could not be read (" + e.getMessage() + ")", null, null, false);
         }
     }
 
@@ -252,7 +287,8 @@ public final class PostgresInspector implements AutoCloseable {
         String state = e.getSQLState();
         String reason;
         if (QUERY_CANCELED.equals(state)) {
-            reason = "the statement ran longer than statement_timeout (" + policy.statementTimeout().toMillis()
+            reason = "the statement ran longer than statement_timeout ("
+                    + policy.statementTimeout().toMillis()
                     + " ms) and was cancelled; narrow it (a WHERE clause, a LIMIT) or look at its plan with explain_query";
         } else if ("25006".equals(state)) {
             reason = "the database refused a write: inspection runs read-only; to change data use your own connection";
@@ -265,8 +301,13 @@ public final class PostgresInspector implements AutoCloseable {
     }
 
     private <T extends InspectionResult> Outcome<T> unavailable(String tag, SQLException e) {
-        return new Outcome.Failed<>("the sandbox's Postgres at " + target.host() + ":" + target.port() + " could not be reached; retry shortly "
-                + "(request_sandbox re-checks a sandbox and replaces a dead one)", e.getSQLState(), Untrusted.of(tag, message(e)), true);
+        return new Outcome.Failed<>(
+                "the sandbox's Postgres at " + target.host() + ":" + target.port()
+                        + " could not be reached; retry shortly "
+                        + "(request_sandbox re-checks a sandbox and replaces a dead one)",
+                e.getSQLState(),
+                Untrusted.of(tag, message(e)),
+                true);
     }
 
     private String message(SQLException e) {
@@ -275,7 +316,8 @@ public final class PostgresInspector implements AutoCloseable {
     }
 
     private static <T extends InspectionResult> Outcome<T> refused(GuardVerdict.Refused r) {
-        return new Outcome.Refused<>(r.rule(), r.violations().stream().map(Violation::reason).toList());
+        return new Outcome.Refused<>(
+                r.rule(), r.violations().stream().map(Violation::reason).toList());
     }
 
     private static <T extends InspectionResult> Outcome<T> refused(String rule, String reason) {

@@ -2,7 +2,6 @@ package io.roboco.sandbox.inspect;
 
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
-
 import java.util.Objects;
 
 /**
@@ -22,7 +21,8 @@ public record PostgresTarget(String host, int port, String database, String user
 
     /** The agent's pair of a sandbox's credentials; the admin pair is never used for inspection. */
     public static PostgresTarget ofAgent(Endpoint endpoint, Credentials credentials) {
-        return new PostgresTarget(endpoint.host(), endpoint.port(), credentials.database(), credentials.user(), credentials.password());
+        return new PostgresTarget(
+                endpoint.host(), endpoint.port(), credentials.database(), credentials.user(), credentials.password());
     }
 
     @Override

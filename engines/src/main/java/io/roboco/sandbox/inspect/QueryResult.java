@@ -11,24 +11,37 @@ import java.util.List;
  * @param bytes       JSON bytes of the rows returned
  * @param cutCells    text values cut to the cell cap: row and column index (0-based) and their original size
  */
-public record QueryResult(Untrusted<Rows> data, int rowCount, boolean truncated, String truncatedBy, int maxRows, long bytes,
-                          List<CutCell> cutCells, int redactedColumns, long elapsedMs) implements InspectionResult {
+public record QueryResult(
+        Untrusted<Rows> data,
+        int rowCount,
+        boolean truncated,
+        String truncatedBy,
+        int maxRows,
+        long bytes,
+        List<CutCell> cutCells,
+        int redactedColumns,
+        long elapsedMs)
+        implements InspectionResult {
 
     /** @param redacted output columns returned as [REDACTED] (their name or origin matches a denied pattern) */
-    public record Rows(List<String> columns, List<List<Object>> rows, List<String> redacted) {
-    }
+    public record Rows(List<String> columns, List<List<Object>> rows, List<String> redacted) {}
 
-    public record CutCell(int row, int column, int bytes) {
-    }
+    public record CutCell(int row, int column, int bytes) {}
 
     @Override
     public String summary() {
         StringBuilder s = new StringBuilder(rowCount + (rowCount == 1 ? " row" : " rows"));
         if (truncated) {
-            s.append(" (truncated by ").append(truncatedBy).append("rows".equals(truncatedBy) ? " at " + maxRows : "").append(")");
+            s.append(" (truncated by ")
+                    .append(truncatedBy)
+                    .append("rows".equals(truncatedBy) ? " at " + maxRows : "")
+                    .append(")");
         }
         if (redactedColumns > 0) {
-            s.append("; ").append(redactedColumns).append(redactedColumns == 1 ? " column" : " columns").append(" redacted");
+            s.append("; ")
+                    .append(redactedColumns)
+                    .append(redactedColumns == 1 ? " column" : " columns")
+                    .append(" redacted");
         }
         if (!cutCells.isEmpty()) {
             s.append("; ").append(cutCells.size()).append(" long values cut");

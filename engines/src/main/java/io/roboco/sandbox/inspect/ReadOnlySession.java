@@ -1,19 +1,22 @@
 package io.roboco.sandbox.inspect;
 
 import io.roboco.sandbox.inspect.sql.Violation;
-import org.postgresql.core.BaseConnection;
-import org.postgresql.core.CachedQuery;
-import org.postgresql.core.Query;
-import org.postgresql.core.QueryExecutor;
-
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.CachedQuery;
+import org.postgresql.core.Query;
+import org.postgresql.core.QueryExecutor;
 
 /**
  * One pgjdbc connection that has proven it cannot write, and the discipline every call on it follows: the
@@ -45,7 +48,8 @@ final class ReadOnlySession implements AutoCloseable {
     }
 
     /** Opens and proves a session. */
-    static ReadOnlySession open(PostgresTarget target, InspectionPolicy policy) throws SQLException, NotReadOnlyException {
+    static ReadOnlySession open(PostgresTarget target, InspectionPolicy policy)
+            throws SQLException, NotReadOnlyException {
         return open(target, policy, true);
     }
 
@@ -69,8 +73,8 @@ final class ReadOnlySession implements AutoCloseable {
 
     private static String url(PostgresTarget target) {
         String host = target.host().indexOf(':') >= 0 ? "[" + target.host() + "]" : target.host();
-        return "jdbc:postgresql://" + host + ":" + target.port() + "/" + java.net.URLEncoder.encode(target.database(),
-                java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return "jdbc:postgresql://" + host + ":" + target.port() + "/"
+                + URLEncoder.encode(target.database(), StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private static Properties properties(PostgresTarget target, InspectionPolicy policy) {
@@ -85,7 +89,9 @@ final class ReadOnlySession implements AutoCloseable {
         p.setProperty("loginTimeout", "10");
         p.setProperty("socketTimeout", Long.toString(policy.statementTimeout().toSeconds() + 15));
         p.setProperty("sslmode", "disable");
-        p.setProperty("requireAuth", "scram-sha-256");   // mutual: only the sandbox's server can complete it (PostgresEngine.SCRAM_ONLY)
+        p.setProperty(
+                "requireAuth",
+                "scram-sha-256"); // mutual: only the sandbox's server can complete it (PostgresEngine.SCRAM_ONLY)
         p.setProperty("assumeMinServerVersion", "12");
         p.setProperty("ApplicationName", "roboco-sandbox-inspect");
         return p;
@@ -104,12 +110,14 @@ final class ReadOnlySession implements AutoCloseable {
             connection.rollback();
         }
         if (wrote) {
-            throw new NotReadOnlyException("a write (" + WRITE_PROBE + ") succeeded inside the inspection's READ ONLY transaction, so "
-                    + "read-only is not enforced on this connection (it was rolled back); inspection refuses to serve from it");
+            throw new NotReadOnlyException(
+                    "a write (" + WRITE_PROBE + ") succeeded inside the inspection's READ ONLY transaction, so "
+                            + "read-only is not enforced on this connection (it was rolled back); inspection refuses to serve from it");
         }
         if (!READ_ONLY_SQL_TRANSACTION.equals(state)) {
-            throw new NotReadOnlyException("the write probe failed with SQLSTATE " + state + " instead of 25006 (read_only_sql_transaction), "
-                    + "so read-only is not proven on this connection; inspection refuses to serve from it");
+            throw new NotReadOnlyException(
+                    "the write probe failed with SQLSTATE " + state + " instead of 25006 (read_only_sql_transaction), "
+                            + "so read-only is not proven on this connection; inspection refuses to serve from it");
         }
     }
 
@@ -128,7 +136,8 @@ final class ReadOnlySession implements AutoCloseable {
      * use {@value #CATALOG_PATH}, so objects of the role's own schemas cannot stand in for catalog ones);
      * null keeps the role's own path, which the agent's statements resolve against.
      */
-    <T> T inTransaction(String searchPath, Work<T> work) throws SQLException, StatementRefusedException, NotReadOnlyException {
+    <T> T inTransaction(String searchPath, Work<T> work)
+            throws SQLException, StatementRefusedException, NotReadOnlyException {
         try {
             begin(searchPath);
             return work.run(this);
@@ -141,12 +150,13 @@ final class ReadOnlySession implements AutoCloseable {
 
     private void begin(String searchPath) throws SQLException, NotReadOnlyException {
         String timeout = policy.statementTimeout().toMillis() + "ms";
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_catalog.set_config('statement_timeout', ?, true), "
-                + "pg_catalog.set_config('lock_timeout', ?, true), pg_catalog.set_config('idle_in_transaction_session_timeout', ?, true), "
-                + "pg_catalog.current_setting('transaction_read_only'), pg_catalog.current_setting('standard_conforming_strings'), "
-                + "pg_catalog.pg_advisory_unlock_all(), "
-                + "pg_catalog.set_config('search_path', COALESCE(?, pg_catalog.current_setting('search_path')), true), "
-                + "pg_catalog.set_config('client_min_messages', 'notice', true)")) {
+        try (PreparedStatement ps =
+                connection.prepareStatement("SELECT pg_catalog.set_config('statement_timeout', ?, true), "
+                        + "pg_catalog.set_config('lock_timeout', ?, true), pg_catalog.set_config('idle_in_transaction_session_timeout', ?, true), "
+                        + "pg_catalog.current_setting('transaction_read_only'), pg_catalog.current_setting('standard_conforming_strings'), "
+                        + "pg_catalog.pg_advisory_unlock_all(), "
+                        + "pg_catalog.set_config('search_path', COALESCE(?, pg_catalog.current_setting('search_path')), true), "
+                        + "pg_catalog.set_config('client_min_messages', 'notice', true)")) {
             ps.setString(1, timeout);
             ps.setString(2, timeout);
             ps.setString(3, (policy.statementTimeout().toMillis() * 2) + "ms");
@@ -154,12 +164,14 @@ final class ReadOnlySession implements AutoCloseable {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (!"on".equals(rs.getString(4))) {
-                    throw new NotReadOnlyException("the inspection transaction is not read-only (transaction_read_only = " + rs.getString(4)
-                            + "); inspection refuses to run in it");
+                    throw new NotReadOnlyException(
+                            "the inspection transaction is not read-only (transaction_read_only = " + rs.getString(4)
+                                    + "); inspection refuses to run in it");
                 }
                 if (!"on".equals(rs.getString(5))) {
-                    throw new NotReadOnlyException("standard_conforming_strings is " + rs.getString(5) + " on the inspection connection; "
-                            + "the guard reads SQL with it on; inspection refuses to run");
+                    throw new NotReadOnlyException(
+                            "standard_conforming_strings is " + rs.getString(5) + " on the inspection connection; "
+                                    + "the guard reads SQL with it on; inspection refuses to run");
                 }
             }
         }
@@ -183,8 +195,11 @@ final class ReadOnlySession implements AutoCloseable {
                     columns = RowReader.Columns.of(md);
                 }
             } catch (RuntimeException e) {
-                throw new StatementRefusedException(Violation.SYNTAX, "the JDBC driver could not describe this statement ("
-                        + e.getClass().getSimpleName() + "); nothing was run. Send one SELECT or WITH without parameters");
+                throw new StatementRefusedException(
+                        Violation.SYNTAX,
+                        "the JDBC driver could not describe this statement ("
+                                + e.getClass().getSimpleName()
+                                + "); nothing was run. Send one SELECT or WITH without parameters");
             }
             if (columns != null) {
                 int chars = BoundedSelect.cellChars(columns.size(), policy.maxCellBytes(), fetchBytes);
@@ -220,7 +235,7 @@ final class ReadOnlySession implements AutoCloseable {
      */
     String text(String sql) throws SQLException, StatementRefusedException {
         String nativeSql = requireOneStatementForTheDriver(sql);
-        String tag = "roboco_" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+        String tag = "roboco_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
         while (nativeSql.contains(tag)) {
             tag = tag + "x";
         }
@@ -229,24 +244,30 @@ final class ReadOnlySession implements AutoCloseable {
         // before pg_catalog in its search_path.
         String row = "r.\"QUERY PLAN\"::pg_catalog.text";
         String block = "DO $" + tag + "$ DECLARE a pg_catalog.text[] := '{}'; n pg_catalog.int8 := 0; r record; BEGIN "
-                + "FOR r IN EXECUTE " + literal + " LOOP n := n OPERATOR(pg_catalog.+) pg_catalog.octet_length(" + row + ") OPERATOR(pg_catalog.+) 1; "
-                + "IF n OPERATOR(pg_catalog.>) " + policy.maxFetchBytes() + " THEN RAISE NOTICE 'roboco-size %', n; RETURN; END IF; "
+                + "FOR r IN EXECUTE " + literal + " LOOP n := n OPERATOR(pg_catalog.+) pg_catalog.octet_length(" + row
+                + ") OPERATOR(pg_catalog.+) 1; "
+                + "IF n OPERATOR(pg_catalog.>) " + policy.maxFetchBytes()
+                + " THEN RAISE NOTICE 'roboco-size %', n; RETURN; END IF; "
                 + "a := a OPERATOR(pg_catalog.||) " + row + "; END LOOP; "
-                + "RAISE NOTICE 'roboco-size %', n; RAISE NOTICE '%', pg_catalog.array_to_string(a, pg_catalog.chr(10)); END $" + tag + "$";
+                + "RAISE NOTICE 'roboco-size %', n; RAISE NOTICE '%', pg_catalog.array_to_string(a, pg_catalog.chr(10)); END $"
+                + tag + "$";
         try (Statement s = connection.createStatement()) {
             s.execute(block);
-            java.sql.SQLWarning w = s.getWarnings();
+            SQLWarning w = s.getWarnings();
             if (w == null || w.getMessage() == null || !w.getMessage().startsWith("roboco-size ")) {
                 return null;
             }
-            long size = Long.parseLong(w.getMessage().substring("roboco-size ".length()).trim());
+            long size = Long.parseLong(
+                    w.getMessage().substring("roboco-size ".length()).trim());
             if (size > policy.maxFetchBytes()) {
-                throw new StatementRefusedException(Violation.OVER_BUDGET, "the plan of this statement is over " + policy.maxFetchBytes()
-                        + " bytes, the most one call may bring back (ROBOCO_SANDBOX_MCP_FETCH_BYTES); the planner folded a large constant "
-                        + "(e.g. repeat('x', 100000000)) or expanded a large view or function definition into it. Nothing of it was read; "
-                        + "send a smaller statement");
+                throw new StatementRefusedException(
+                        Violation.OVER_BUDGET,
+                        "the plan of this statement is over " + policy.maxFetchBytes()
+                                + " bytes, the most one call may bring back (ROBOCO_SANDBOX_MCP_FETCH_BYTES); the planner folded a large constant "
+                                + "(e.g. repeat('x', 100000000)) or expanded a large view or function definition into it. Nothing of it was read; "
+                                + "send a smaller statement");
             }
-            java.sql.SQLWarning plan = w.getNextWarning();
+            SQLWarning plan = w.getNextWarning();
             if (plan == null || plan.getMessage() == null) {
                 return null;
             }
@@ -264,26 +285,33 @@ final class ReadOnlySession implements AutoCloseable {
     private String requireOneStatementForTheDriver(String sql) throws SQLException, StatementRefusedException {
         BaseConnection base = connection.unwrap(BaseConnection.class);
         if (!base.getStandardConformingStrings()) {
-            throw new StatementRefusedException(Violation.SYNTAX, "the connection reports standard_conforming_strings off; refusing to send SQL");
+            throw new StatementRefusedException(
+                    Violation.SYNTAX, "the connection reports standard_conforming_strings off; refusing to send SQL");
         }
         QueryExecutor executor = base.getQueryExecutor();
         CachedQuery cached;
         try {
             cached = executor.borrowQuery(sql);
         } catch (SQLException e) {
-            throw new StatementRefusedException(Violation.MULTIPLE_STATEMENTS, "the JDBC driver cannot read this text as one statement ("
-                    + e.getMessage() + "); nothing was sent. Send one statement whose quotes and comments close");
+            throw new StatementRefusedException(
+                    Violation.MULTIPLE_STATEMENTS,
+                    "the JDBC driver cannot read this text as one statement (" + e.getMessage()
+                            + "); nothing was sent. Send one statement whose quotes and comments close");
         }
         try {
             Query[] parts = cached.query.getSubqueries();
             if (parts != null && parts.length > 1) {
-                throw new StatementRefusedException(Violation.MULTIPLE_STATEMENTS, "the JDBC driver would send this text as " + parts.length
-                        + " separate statements (it splits at top-level ';', which would let a COMMIT end the read-only transaction); "
-                        + "send exactly one statement, with nothing but whitespace after a final ';'");
+                throw new StatementRefusedException(
+                        Violation.MULTIPLE_STATEMENTS,
+                        "the JDBC driver would send this text as " + parts.length
+                                + " separate statements (it splits at top-level ';', which would let a COMMIT end the read-only transaction); "
+                                + "send exactly one statement, with nothing but whitespace after a final ';'");
             }
             if (cached.query.createParameterList().getParameterCount() > 0) {
-                throw new StatementRefusedException(Violation.PARAMETER, "'?' outside quotes is a bind-parameter placeholder for the JDBC "
-                        + "driver; write ?? for the jsonb operators ? ?| ?& (or use jsonb_exists / jsonb_exists_any / jsonb_exists_all)");
+                throw new StatementRefusedException(
+                        Violation.PARAMETER,
+                        "'?' outside quotes is a bind-parameter placeholder for the JDBC "
+                                + "driver; write ?? for the jsonb operators ? ?| ?& (or use jsonb_exists / jsonb_exists_any / jsonb_exists_all)");
             }
             return cached.query.getNativeSql();
         } finally {

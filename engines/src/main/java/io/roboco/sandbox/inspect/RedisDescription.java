@@ -13,9 +13,13 @@ public record RedisDescription(Untrusted<Facts> data, long keys, int modules) im
      *                 maxmemory, maxmemory_human, maxmemory_policy
      * @param keyspace INFO keyspace per database, e.g. {@code db0 → keys=3,expires=0,avg_ttl=0}
      */
-    public record Facts(String version, long keys, List<String> modules, List<String> features, Map<String, String> memory,
-                        Map<String, String> keyspace) {
-    }
+    public record Facts(
+            String version,
+            long keys,
+            List<String> modules,
+            List<String> features,
+            Map<String, String> memory,
+            Map<String, String> keyspace) {}
 
     @Override
     public String summary() {

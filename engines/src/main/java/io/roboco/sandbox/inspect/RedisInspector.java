@@ -1,32 +1,41 @@
 package io.roboco.sandbox.inspect;
 
 import io.roboco.sandbox.engine.redis.RedisEngine;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.exceptions.JedisException;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisException;
 
 /**
  * {@code describe_sandbox} for a Redis sandbox, with the agent's own ACL user: DBSIZE, INFO modules, INFO memory
  * and INFO keyspace (the agent user may run INFO; MODULE LIST is an admin command it lacks). Reads no values.
  */
 public final class RedisInspector {
-    private static final Set<String> MEMORY_FIELDS = Set.of("used_memory", "used_memory_human", "used_memory_peak_human", "maxmemory",
-            "maxmemory_human", "maxmemory_policy");
+    private static final Set<String> MEMORY_FIELDS = Set.of(
+            "used_memory",
+            "used_memory_human",
+            "used_memory_peak_human",
+            "maxmemory",
+            "maxmemory_human",
+            "maxmemory_policy");
 
-    private RedisInspector() {
-    }
+    private RedisInspector() {}
 
     public static Outcome<RedisDescription> describe(String host, int port, String user, String password) {
         String tag = Untrusted.newTag();
-        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().user(user).password(password)
-                .connectionTimeoutMillis(5000).socketTimeoutMillis(5000).clientName("roboco-sandbox-inspect").build();
+        DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
+                .user(user)
+                .password(password)
+                .connectionTimeoutMillis(5000)
+                .socketTimeoutMillis(5000)
+                .clientName("roboco-sandbox-inspect")
+                .build();
         try (Jedis jedis = new Jedis(new HostAndPort(host, port), config)) {
             long keys = jedis.dbSize();
             Map<String, String> server = fields(jedis.info("server"));
@@ -45,12 +54,22 @@ public final class RedisInspector {
                 }
             });
             Map<String, String> keyspace = fields(jedis.info("keyspace"));
-            List<String> features = modules.stream().map(RedisEngine::featureOf).flatMap(java.util.Optional::stream).distinct().sorted().toList();
-            RedisDescription.Facts facts = new RedisDescription.Facts(server.get("redis_version"), keys, modules, features, memory, keyspace);
+            List<String> features = modules.stream()
+                    .map(RedisEngine::featureOf)
+                    .flatMap(Optional::stream)
+                    .distinct()
+                    .sorted()
+                    .toList();
+            RedisDescription.Facts facts =
+                    new RedisDescription.Facts(server.get("redis_version"), keys, modules, features, memory, keyspace);
             return new Outcome.Ok<>(new RedisDescription(Untrusted.of(tag, facts), keys, modules.size()));
         } catch (JedisException e) {
-            return new Outcome.Failed<>("the sandbox's Redis at " + host + ":" + port + " did not answer as expected; retry shortly "
-                    + "(request_sandbox re-checks a sandbox and replaces a dead one)", null, Untrusted.of(tag, String.valueOf(e.getMessage())), true);
+            return new Outcome.Failed<>(
+                    "the sandbox's Redis at " + host + ":" + port + " did not answer as expected; retry shortly "
+                            + "(request_sandbox re-checks a sandbox and replaces a dead one)",
+                    null,
+                    Untrusted.of(tag, String.valueOf(e.getMessage())),
+                    true);
         }
     }
 

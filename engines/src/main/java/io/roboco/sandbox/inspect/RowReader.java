@@ -1,8 +1,6 @@
 package io.roboco.sandbox.inspect;
 
 import io.roboco.sandbox.inspect.sql.ColumnPatterns;
-import org.postgresql.PGResultSetMetaData;
-
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
@@ -11,6 +9,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.postgresql.PGResultSetMetaData;
 
 /**
  * Reads a result set under the policy's caps: at most {@code maxRows} rows (one more is fetched only to know
@@ -24,14 +23,19 @@ final class RowReader {
     private static final Set<String> FLOATS = Set.of("float4", "float8");
 
     /** A text value that was cut: its row and column (0-based) and its size before the cut. */
-    record Cut(int row, int column, int bytes) {
-    }
+    record Cut(int row, int column, int bytes) {}
 
     /**
      * @param truncatedBy {@code rows}, {@code bytes} or null
      * @param redacted    names of the output columns returned as [REDACTED]
      */
-    record Rows(List<String> columns, List<List<Object>> rows, List<String> redacted, String truncatedBy, long bytes, List<Cut> cuts) {
+    record Rows(
+            List<String> columns,
+            List<List<Object>> rows,
+            List<String> redacted,
+            String truncatedBy,
+            long bytes,
+            List<Cut> cuts) {
         boolean truncated() {
             return truncatedBy != null;
         }
@@ -118,7 +122,12 @@ final class RowReader {
             List<Object> row = new ArrayList<>(n);
             for (int c = 0; c < n; c++) {
                 String type = columns.types().get(c);
-                row.add(redact[c] ? REDACTED : bounded ? boundedCell(rs, c, type, rows.size(), cuts) : cell(rs, c + 1, type, rows.size(), cuts));
+                row.add(
+                        redact[c]
+                                ? REDACTED
+                                : bounded
+                                        ? boundedCell(rs, c, type, rows.size(), cuts)
+                                        : cell(rs, c + 1, type, rows.size(), cuts));
             }
             long rowBytes = InspectJson.write(row).getBytes(StandardCharsets.UTF_8).length + 1L;
             if (bytes + rowBytes > maxResultBytes) {

@@ -10,11 +10,12 @@ public record TableList(Untrusted<List<Table>> data, int count, boolean truncate
      * @param estimatedRows pg_class.reltuples; null for views and for tables never analysed
      * @param bytes         total size on disk with indexes and TOAST; null for views
      */
-    public record Table(String schema, String name, String kind, Long estimatedRows, Long bytes) {
-    }
+    public record Table(String schema, String name, String kind, Long estimatedRows, Long bytes) {}
 
     @Override
     public String summary() {
-        return count + (count == 1 ? " relation" : " relations") + (truncated ? " (truncated at " + count + "; name a schema to narrow)" : "");
+        return count
+                + (count == 1 ? " relation" : " relations")
+                + (truncated ? " (truncated at " + count + "; name a schema to narrow)" : "");
     }
 }

@@ -21,17 +21,42 @@ public final class DockerCli {
     /** The sandbox memory limit {@link #run} starts containers with ({@code --memory 512m}). */
     public static final long MEMORY_BYTES = 512L << 20;
 
-    private DockerCli() {
-    }
+    private DockerCli() {}
 
     /** Runs {@code spec} detached in host network mode with the sandbox's limits and security options; returns the container id. */
     public static String run(ContainerSpec spec) {
-        List<String> args = new ArrayList<>(List.of("docker", "run", "-d", "--network", "host",
-                "--label", TEST_LABEL, "--label", "roboco.sandbox=1",
-                "--cap-drop", "ALL", "--cap-add", "CHOWN", "--cap-add", "SETUID", "--cap-add", "SETGID",
-                "--cap-add", "FOWNER", "--cap-add", "DAC_OVERRIDE", "--security-opt", "no-new-privileges",
-                "--memory", "512m", "--cpus", "1", "--pids-limit", "512",
-                "--tmpfs", spec.dataDir() + ":rw,size=256m"));
+        List<String> args = new ArrayList<>(List.of(
+                "docker",
+                "run",
+                "-d",
+                "--network",
+                "host",
+                "--label",
+                TEST_LABEL,
+                "--label",
+                "roboco.sandbox=1",
+                "--cap-drop",
+                "ALL",
+                "--cap-add",
+                "CHOWN",
+                "--cap-add",
+                "SETUID",
+                "--cap-add",
+                "SETGID",
+                "--cap-add",
+                "FOWNER",
+                "--cap-add",
+                "DAC_OVERRIDE",
+                "--security-opt",
+                "no-new-privileges",
+                "--memory",
+                "512m",
+                "--cpus",
+                "1",
+                "--pids-limit",
+                "512",
+                "--tmpfs",
+                spec.dataDir() + ":rw,size=256m"));
         for (String name : spec.env().keySet()) {
             args.add("-e");
             args.add(name);
@@ -64,7 +89,8 @@ public final class DockerCli {
     }
 
     public static String logTail(String id) {
-        return docker(List.of("docker", "logs", "--tail", "30", id), Map.of(), 10).output();
+        return docker(List.of("docker", "logs", "--tail", "30", id), Map.of(), 10)
+                .output();
     }
 
     public static String inspect(String id) {
@@ -76,7 +102,8 @@ public final class DockerCli {
     }
 
     public static boolean imageExists(String image) {
-        return docker(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image), Map.of(), 10).ok();
+        return docker(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image), Map.of(), 10)
+                .ok();
     }
 
     public static int freePort() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import io.roboco.sandbox.engine.redis.RedisEngine;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,23 +39,45 @@ class EngineRegistryTest {
 
     @Test
     void duplicateEngineNamesAreRefused() {
-        assertThatThrownBy(() -> EngineRegistry.of(List.of(new PostgresEngine(), new RedisEngine(), new PostgresEngine())))
+        assertThatThrownBy(
+                        () -> EngineRegistry.of(List.of(new PostgresEngine(), new RedisEngine(), new PostgresEngine())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'postgres' registered twice");
     }
 
     @Test
     void allowlistedFeaturesPass() {
-        assertThatCode(() -> registry.requireFeatures("postgres", List.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp")))
+        assertThatCode(() -> registry.requireFeatures(
+                        "postgres", List.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp")))
                 .doesNotThrowAnyException();
-        assertThatCode(() -> registry.requireFeatures("redis", List.of("search", "json", "bloom"))).doesNotThrowAnyException();
+        assertThatCode(() -> registry.requireFeatures("redis", List.of("search", "json", "bloom")))
+                .doesNotThrowAnyException();
         assertThatCode(() -> registry.requireFeatures("mongo", List.of())).doesNotThrowAnyException();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"plpython3u", "plperlu", "adminpack", "dblink", "file_fdw", "CITEXT", " citext", "citext ",
-            "\"citext\"", "citext\"; DROP ROLE x; --", "citext;", "pg_trgm; SELECT 1", "uuid-ossp' OR '1'='1",
-            "\u0441itext", "citеxt", "pg_trgm\u0000", "", "*", "vector CASCADE"})
+    @ValueSource(
+            strings = {
+                "plpython3u",
+                "plperlu",
+                "adminpack",
+                "dblink",
+                "file_fdw",
+                "CITEXT",
+                " citext",
+                "citext ",
+                "\"citext\"",
+                "citext\"; DROP ROLE x; --",
+                "citext;",
+                "pg_trgm; SELECT 1",
+                "uuid-ossp' OR '1'='1",
+                "\u0441itext",
+                "citеxt",
+                "pg_trgm\u0000",
+                "",
+                "*",
+                "vector CASCADE"
+            })
     void postgresRefusesAnythingOffTheAllowlistAndNamesIt(String feature) {
         assertThatThrownBy(() -> registry.requireFeatures("postgres", List.of("citext", feature)))
                 .isInstanceOf(UnknownNameException.class)
@@ -78,7 +101,7 @@ class EngineRegistryTest {
 
     @Test
     void nullFeatureIsRefused() {
-        assertThatThrownBy(() -> registry.requireFeatures("postgres", java.util.Arrays.asList((String) null)))
+        assertThatThrownBy(() -> registry.requireFeatures("postgres", Arrays.asList((String) null)))
                 .isInstanceOf(UnknownNameException.class);
     }
 }

@@ -16,15 +16,23 @@ class ProbesTest {
     @Test
     void allOfChecksInOrderAndStopsAtTheFirstFailure() {
         List<String> seen = new ArrayList<>();
-        ReadinessProbe probe = Probes.allOf(t -> seen.add("a"), t -> { seen.add("b"); throw new IllegalStateException("b down"); }, t -> seen.add("c"));
-        assertThatThrownBy(() -> probe.check(ProbeTarget.of(new Endpoint("127.0.0.1", 1), credentials))).hasMessage("b down");
+        ReadinessProbe probe = Probes.allOf(
+                t -> seen.add("a"),
+                t -> {
+                    seen.add("b");
+                    throw new IllegalStateException("b down");
+                },
+                t -> seen.add("c"));
+        assertThatThrownBy(() -> probe.check(ProbeTarget.of(new Endpoint("127.0.0.1", 1), credentials)))
+                .hasMessage("b down");
         assertThat(seen).containsExactly("a", "b");
     }
 
     @Test
     void runningFailsOnceTheContainerHasStopped() {
         Endpoint endpoint = new Endpoint("127.0.0.1", 1);
-        assertThatCode(() -> Probes.running().check(ProbeTarget.of(endpoint, credentials))).doesNotThrowAnyException();
+        assertThatCode(() -> Probes.running().check(ProbeTarget.of(endpoint, credentials)))
+                .doesNotThrowAnyException();
         assertThatThrownBy(() -> Probes.running().check(new ProbeTarget(endpoint, credentials, () -> false, () -> "")))
                 .hasMessageContaining("not running");
     }
@@ -33,7 +41,9 @@ class ProbesTest {
     void livenessOfAStoppedContainerFailsWithoutTouchingTheNetwork() {
         ProbeTarget stopped = new ProbeTarget(new Endpoint("127.0.0.1", 1), credentials, () -> false, () -> "");
         for (Engine engine : EngineRegistry.defaults().all()) {
-            assertThatThrownBy(() -> engine.liveness().check(stopped)).as(engine.name()).hasMessageContaining("not running");
+            assertThatThrownBy(() -> engine.liveness().check(stopped))
+                    .as(engine.name())
+                    .hasMessageContaining("not running");
         }
     }
 
@@ -46,8 +56,12 @@ class ProbesTest {
         ProbeTarget nobody = ProbeTarget.of(new Endpoint("127.0.0.1", port), credentials);
         for (Engine engine : EngineRegistry.defaults().all()) {
             long start = System.nanoTime();
-            assertThatThrownBy(() -> engine.readiness().check(nobody)).as(engine.name()).isNotNull();
-            assertThat((System.nanoTime() - start) / 1_000_000).as(engine.name() + " probe ms").isLessThan(2_500);
+            assertThatThrownBy(() -> engine.readiness().check(nobody))
+                    .as(engine.name())
+                    .isNotNull();
+            assertThat((System.nanoTime() - start) / 1_000_000)
+                    .as(engine.name() + " probe ms")
+                    .isLessThan(2_500);
         }
     }
 }

@@ -8,8 +8,7 @@ import java.util.Map;
 
 /** A fake {@link ContainerExec}: answers queued results and records every call. */
 public final class RecordingExec implements ContainerExec {
-    public record Call(List<String> command, Map<String, String> env) {
-    }
+    public record Call(List<String> command, Map<String, String> env) {}
 
     public final List<Call> calls = new ArrayList<>();
     private final Deque<ExecResult> answers = new ArrayDeque<>();

@@ -21,30 +21,38 @@ public final class RunningSandbox implements AutoCloseable {
         this.engine = engine;
         this.image = image;
         this.credentials = engine.newCredentials(SecretSource.secure());
-        this.spec = engine.containerSpec(new SpecRequest(image, credentials, "127.0.0.1", DockerCli.freePort(), DockerCli.MEMORY_BYTES));
+        this.spec = engine.containerSpec(
+                new SpecRequest(image, credentials, "127.0.0.1", DockerCli.freePort(), DockerCli.MEMORY_BYTES));
         long start = System.nanoTime();
         this.id = DockerCli.run(spec);
         long afterRun = System.nanoTime();
         this.exec = DockerCli.exec(id);
         AtomicLong lastCheck = new AtomicLong();
         boolean[] lastRunning = {true};
-        this.target = new ProbeTarget(new Endpoint("127.0.0.1", spec.port()), credentials, () -> {
-            // docker inspect costs a process; ask at most every 500 ms
-            long now = System.nanoTime();
-            if (now - lastCheck.get() > 500_000_000L) {
-                lastCheck.set(now);
-                lastRunning[0] = DockerCli.running(id);
-            }
-            return lastRunning[0];
-        }, () -> DockerCli.logTail(id), exec);
+        this.target = new ProbeTarget(
+                new Endpoint("127.0.0.1", spec.port()),
+                credentials,
+                () -> {
+                    // docker inspect costs a process; ask at most every 500 ms
+                    long now = System.nanoTime();
+                    if (now - lastCheck.get() > 500_000_000L) {
+                        lastCheck.set(now);
+                        lastRunning[0] = DockerCli.running(id);
+                    }
+                    return lastRunning[0];
+                },
+                () -> DockerCli.logTail(id),
+                exec);
         try {
             Readiness.await(engine.readiness(), target, Duration.ofSeconds(60), Duration.ofMillis(20));
         } catch (Exception e) {
             String tail = DockerCli.logTail(id);
             DockerCli.remove(id);
-            throw new IllegalStateException(engine.name() + " sandbox (" + image + ") not ready: " + e.getMessage()
-                    + "; last log lines:\n" + tail + "\ncontainer removed", e);
-        } 
+            throw new IllegalStateException(
+                    engine.name() + " sandbox (" + image + ") not ready: " + e.getMessage() + "; last log lines:\n"
+                            + tail + "\ncontainer removed",
+                    e);
+        }
         long ready = System.nanoTime();
         this.readyAfterRun = Duration.ofNanos(ready - afterRun);
         this.readyTotal = Duration.ofNanos(ready - start);
@@ -55,7 +63,12 @@ public final class RunningSandbox implements AutoCloseable {
     }
 
     public ProbeTarget withAgentPassword(String password) {
-        Credentials c = new Credentials(credentials.adminUser(), credentials.adminPassword(), credentials.user(), password, credentials.database());
+        Credentials c = new Credentials(
+                credentials.adminUser(),
+                credentials.adminPassword(),
+                credentials.user(),
+                password,
+                credentials.database());
         return target.withCredentials(c);
     }
 
@@ -66,6 +79,7 @@ public final class RunningSandbox implements AutoCloseable {
 
     @Override
     public String toString() {
-        return engine.name() + " " + image + " ready " + readyTotal.toMillis() + " ms after start (" + readyAfterRun.toMillis() + " ms after docker run returned)";
+        return engine.name() + " " + image + " ready " + readyTotal.toMillis() + " ms after start ("
+                + readyAfterRun.toMillis() + " ms after docker run returned)";
     }
 }

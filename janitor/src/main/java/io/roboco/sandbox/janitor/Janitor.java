@@ -6,9 +6,6 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.settings.AuditLog;
 import io.roboco.sandbox.settings.AuditRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,10 +13,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sweeps orphaned sandbox containers: at start and on every tick, it removes containers labelled
@@ -41,15 +42,22 @@ public final class Janitor implements AutoCloseable {
     private final AtomicBoolean firstSweep = new AtomicBoolean(true);
     private volatile ScheduledFuture<?> schedule;
     /** Run on every tick, in order, before the orphan sweep. */
-    private final List<Map.Entry<String, Chore>> chores = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile java.util.function.IntConsumer orphansRemoved = n -> { };
+    private final List<Map.Entry<String, Chore>> chores = new CopyOnWriteArrayList<>();
+
+    private volatile IntConsumer orphansRemoved = n -> {};
     private volatile Instant lastTick;
 
     /**
      * @param owned the containers this process keeps (its {@code ContainerLedger}: in flight, pending, pooled,
      *              claimed, held); asked fresh each sweep, and nothing else is
      */
-    public Janitor(ContainerRuntime runtime, String instanceId, OwnedContainers owned, AuditLog audit, Clock clock, Duration grace) {
+    public Janitor(
+            ContainerRuntime runtime,
+            String instanceId,
+            OwnedContainers owned,
+            AuditLog audit,
+            Clock clock,
+            Duration grace) {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("janitor grace window must not be negative, was " + grace);
         }
@@ -68,7 +76,7 @@ public final class Janitor implements AutoCloseable {
     }
 
     /** Told how many orphans each sweep removed (for metrics). */
-    public Janitor onOrphansRemoved(java.util.function.IntConsumer listener) {
+    public Janitor onOrphansRemoved(IntConsumer listener) {
         this.orphansRemoved = listener;
         return this;
     }
@@ -163,13 +171,21 @@ public final class Janitor implements AutoCloseable {
                 long age = started.getEpochSecond() - createdEpochSeconds(container);
                 try {
                     runtime.remove(container.id());
-                    removed.add(removal(container, "orphan removed: unclaimed, age " + age + "s >= grace " + grace.toSeconds() + "s"));
-                    log.info("janitor removed orphan sandbox container {} ({} of agent {}, project {}; age {}s, unclaimed)",
-                            container.name(), container.labels().get(SandboxLabels.SERVICE), container.labels().get(SandboxLabels.AGENT),
-                            container.labels().get(SandboxLabels.PROJECT), age);
+                    removed.add(removal(
+                            container,
+                            "orphan removed: unclaimed, age " + age + "s >= grace " + grace.toSeconds() + "s"));
+                    log.info(
+                            "janitor removed orphan sandbox container {} ({} of agent {}, project {}; age {}s, unclaimed)",
+                            container.name(),
+                            container.labels().get(SandboxLabels.SERVICE),
+                            container.labels().get(SandboxLabels.AGENT),
+                            container.labels().get(SandboxLabels.PROJECT),
+                            age);
                 } catch (RuntimeException e) {
-                    failed.add(removal(container, "could not remove orphan: " + e.getMessage() + "; will retry next tick"));
-                    log.warn("janitor could not remove {}: {} (will retry next tick)", container.name(), e.getMessage());
+                    failed.add(removal(
+                            container, "could not remove orphan: " + e.getMessage() + "; will retry next tick"));
+                    log.warn(
+                            "janitor could not remove {}: {} (will retry next tick)", container.name(), e.getMessage());
                 }
             }
             return new SweepReport(started, startup, found.size(), removed, kept, failed, null);
@@ -179,8 +195,13 @@ public final class Janitor implements AutoCloseable {
     }
 
     private static SweepReport.Removal removal(ContainerState c, String detail) {
-        return new SweepReport.Removal(c.id(), c.name(), c.labels().get(SandboxLabels.AGENT), c.labels().get(SandboxLabels.PROJECT),
-                c.labels().get(SandboxLabels.SERVICE), detail);
+        return new SweepReport.Removal(
+                c.id(),
+                c.name(),
+                c.labels().get(SandboxLabels.AGENT),
+                c.labels().get(SandboxLabels.PROJECT),
+                c.labels().get(SandboxLabels.SERVICE),
+                detail);
     }
 
     private String keepReason(ContainerState container, Set<String> inUse, Instant sweepStart) {
@@ -251,12 +272,26 @@ public final class Janitor implements AutoCloseable {
         }
         long millis = Duration.between(report.started(), clock.instant()).toMillis();
         for (SweepReport.Removal r : report.removed()) {
-            append(new AuditRecord(report.started(), r.agent(), r.project(), AUDIT_VERB, "removed", r.name() + ": " + r.detail(),
-                    r.service() == null ? List.of() : List.of(r.service()), millis));
+            append(new AuditRecord(
+                    report.started(),
+                    r.agent(),
+                    r.project(),
+                    AUDIT_VERB,
+                    "removed",
+                    r.name() + ": " + r.detail(),
+                    r.service() == null ? List.of() : List.of(r.service()),
+                    millis));
         }
         for (SweepReport.Removal r : report.failed()) {
-            append(new AuditRecord(report.started(), r.agent(), r.project(), AUDIT_VERB, "remove_failed", r.name() + ": " + r.detail(),
-                    r.service() == null ? List.of() : List.of(r.service()), millis));
+            append(new AuditRecord(
+                    report.started(),
+                    r.agent(),
+                    r.project(),
+                    AUDIT_VERB,
+                    "remove_failed",
+                    r.name() + ": " + r.detail(),
+                    r.service() == null ? List.of() : List.of(r.service()),
+                    millis));
         }
         append(new AuditRecord(report.started(), "", "", AUDIT_VERB, "sweep", report.summary(), List.of(), millis));
     }

@@ -1,8 +1,8 @@
 package io.roboco.sandbox.janitor;
 
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.settings.SettingsStore;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,19 +16,22 @@ import java.util.List;
 final class JanitorChores {
     /** Records deleted per statement (each its own transaction, ~0.1 s on embedded H2 on a loaded 2-core machine, so a verb call waits at most that for the store), and statements per tick. */
     static final int PRUNE_BATCH = 1_000;
+
     static final int PRUNE_BATCHES_PER_TICK = 100;
 
-    private JanitorChores() {
-    }
+    private JanitorChores() {}
 
-    static void register(Janitor janitor, SettingsStore store, String instanceId, Sandboxes sandboxes, Duration retention) {
+    static void register(
+            Janitor janitor, SettingsStore store, String instanceId, Sandboxes sandboxes, Duration retention) {
         janitor.withChore("heartbeat", now -> {
             store.heartbeat(instanceId, now);
             return null;
         });
         janitor.withChore("expiry", now -> {
             List<String> removed = sandboxes.removeExpired(null, Sandboxes.EXPIRE_VERB);
-            return removed.isEmpty() ? null : "removed " + removed.size() + " expired sandbox(es): " + String.join(", ", removed);
+            return removed.isEmpty()
+                    ? null
+                    : "removed " + removed.size() + " expired sandbox(es): " + String.join(", ", removed);
         });
         janitor.withChore("retention", now -> prune(store, now.minus(retention), retention));
     }
@@ -49,7 +52,8 @@ final class JanitorChores {
             return null;
         }
         String line = "pruned " + audit + " audit record(s) and " + records + " deleted sandbox record(s) older than "
-                + io.roboco.sandbox.request.DurationText.format(retention) + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms"
+                + DurationText.format(retention) + " in "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms"
                 + (n == PRUNE_BATCH ? " (more remain; the next tick goes on)" : "");
         return line;
     }

@@ -2,7 +2,6 @@ package io.roboco.sandbox.janitor;
 
 import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -38,7 +37,8 @@ public final class JanitorExtension implements PluginExtension {
 
     @Override
     public AutoCloseable start(PluginContext context) {
-        Janitor started = new Janitor(context.runtime(), context.instanceId(), context.containers(), context.store(), context.clock(), grace);
+        Janitor started = new Janitor(
+                context.runtime(), context.instanceId(), context.containers(), context.store(), context.clock(), grace);
         JanitorChores.register(started, context.store(), context.instanceId(), context.sandboxes(), auditRetention);
         started.onOrphansRemoved(n -> context.events().janitorRemoved("orphan", n));
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {

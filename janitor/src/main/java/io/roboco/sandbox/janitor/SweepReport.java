@@ -9,8 +9,14 @@ import java.util.TreeMap;
  * What one sweep saw and did. {@code kept} carries a reason per container, so a test or an
  * operator can tell why something stayed; {@code removed} and {@code failed} say whose container it was.
  */
-public record SweepReport(Instant started, boolean startup, int found, List<Removal> removed, List<Kept> kept,
-                          List<Removal> failed, String error) {
+public record SweepReport(
+        Instant started,
+        boolean startup,
+        int found,
+        List<Removal> removed,
+        List<Kept> kept,
+        List<Removal> failed,
+        String error) {
     public SweepReport {
         removed = List.copyOf(removed);
         kept = List.copyOf(kept);
@@ -18,8 +24,8 @@ public record SweepReport(Instant started, boolean startup, int found, List<Remo
     }
 
     /** A container the sweep removed (or failed to remove), with its owner from the labels. */
-    public record Removal(String containerId, String name, String agent, String project, String service, String detail) {
-    }
+    public record Removal(
+            String containerId, String name, String agent, String project, String service, String detail) {}
 
     public record Kept(String containerId, String reason) {
         /** The reason without its particulars: "inside the grace window (age 3s < 120s)" → "inside the grace window". */
@@ -48,8 +54,13 @@ public record SweepReport(Instant started, boolean startup, int found, List<Remo
         if (error != null) {
             return prefix + "sweep failed: " + error + " (will run again next tick)";
         }
-        StringBuilder sb = new StringBuilder(prefix).append("found ").append(found).append(", removed ").append(removed.size())
-                .append(", kept ").append(kept.size());
+        StringBuilder sb = new StringBuilder(prefix)
+                .append("found ")
+                .append(found)
+                .append(", removed ")
+                .append(removed.size())
+                .append(", kept ")
+                .append(kept.size());
         if (!kept.isEmpty()) {
             Map<String, Integer> why = new TreeMap<>();
             kept.forEach(k -> why.merge(k.category(), 1, Integer::sum));

@@ -1,14 +1,16 @@
 package io.roboco.sandbox.janitor;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.settings.AuditLog;
+import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
-import org.junit.jupiter.api.Test;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,23 +24,30 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 
 class JanitorTest {
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
     private final Set<String> claimed = ConcurrentHashMap.newKeySet();
     private final InMemorySettingsStore audit = new InMemorySettingsStore();
-    private final Janitor janitor = new Janitor(runtime, "me", () -> claimed, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+    private final Janitor janitor =
+            new Janitor(runtime, "me", () -> claimed, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
 
     private String container(String name, Map<String, String> labels) {
         ContainerSpec spec = new ContainerSpec("img:1", Map.of(), List.of("run"), "/data", 1);
-        return runtime.start(new RunRequest(name, spec, labels, Limits.sandboxDefaults(), NetworkMode.host(), Set.of())).id();
+        return runtime.start(new RunRequest(name, spec, labels, Limits.sandboxDefaults(), NetworkMode.host(), Set.of()))
+                .id();
     }
 
     private String sandbox(String name, String instance, Duration age) {
-        return container(name, SandboxLabels.forService(instance, "dev-1", "shop", "postgres", NOW.minus(age).getEpochSecond()));
+        return container(
+                name,
+                SandboxLabels.forService(
+                        instance, "dev-1", "shop", "postgres", NOW.minus(age).getEpochSecond()));
     }
 
     @Test
@@ -48,7 +57,8 @@ class JanitorTest {
         SweepReport report = janitor.sweepOnce();
 
         assertThat(report.removedIds()).containsExactly(orphan);
-        assertThat(report.removed().get(0)).extracting(SweepReport.Removal::agent, SweepReport.Removal::service)
+        assertThat(report.removed().get(0))
+                .extracting(SweepReport.Removal::agent, SweepReport.Removal::service)
                 .containsExactly("dev-1", "postgres");
         assertThat(runtime.containerIds()).isEmpty();
         assertThat(report.summary()).isEqualTo("startup sweep: found 1, removed 1, kept 0");
@@ -64,22 +74,31 @@ class JanitorTest {
         SweepReport report = janitor.sweepOnce();
 
         assertThat(report.removed()).isEmpty();
-        assertThat(report.kept()).extracting(SweepReport.Kept::containerId).containsExactlyInAnyOrder(live, young, future);
-        assertThat(report.kept()).extracting(SweepReport.Kept::reason)
+        assertThat(report.kept())
+                .extracting(SweepReport.Kept::containerId)
+                .containsExactlyInAnyOrder(live, young, future);
+        assertThat(report.kept())
+                .extracting(SweepReport.Kept::reason)
                 .anyMatch(r -> r.equals("in use"))
                 .anyMatch(r -> r.startsWith("inside the grace window"))
                 .anyMatch(r -> r.equals("created after the sweep began"));
         assertThat(report.summary())
-                .isEqualTo("startup sweep: found 3, removed 0, kept 3 (created after the sweep began: 1, in use: 1, inside the grace window: 1)");
+                .isEqualTo(
+                        "startup sweep: found 3, removed 0, kept 3 (created after the sweep began: 1, in use: 1, inside the grace window: 1)");
     }
 
     @Test
     void aContainerClaimedWhileTheSweepRunsIsKept() {
         String handedOut = sandbox("handed-out", "me", Duration.ofMinutes(5));
         // The first read of the claimed set misses it; by the time the sweep would remove it, it is claimed.
-        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        Janitor racing = new Janitor(runtime, "me", () -> reads.getAndIncrement() == 0 ? Set.of() : Set.of(handedOut), audit,
-                Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        AtomicInteger reads = new AtomicInteger();
+        Janitor racing = new Janitor(
+                runtime,
+                "me",
+                () -> reads.getAndIncrement() == 0 ? Set.of() : Set.of(handedOut),
+                audit,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                Duration.ofMinutes(2));
 
         SweepReport report = racing.sweepOnce();
 
@@ -93,7 +112,9 @@ class JanitorTest {
 
         assertThat(startup.startup()).isTrue();
         assertThat(startup.summary()).isEqualTo("startup sweep: found 0, removed 0, kept 0");
-        assertThat(audit.recent(null, "sweep", 1000)).extracting(r -> r.reason()).containsExactly(startup.summary());
+        assertThat(audit.recent(null, "sweep", 1000))
+                .extracting(r -> r.reason())
+                .containsExactly(startup.summary());
 
         sandbox("orphan", "me", Duration.ofMinutes(10));
         SweepReport removal = janitor.sweepOnce();
@@ -125,7 +146,8 @@ class JanitorTest {
             assertThat(scheduler.initialDelayMillis()).isZero();
             assertThat(scheduler.delayMillis()).isEqualTo(30_000);
             scheduler.tick();
-            assertThat(audit.recent(null, "sweep", 10)).extracting(r -> r.reason())
+            assertThat(audit.recent(null, "sweep", 10))
+                    .extracting(r -> r.reason())
                     .containsExactly("startup sweep: found 0, removed 0, kept 0");
             String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
             scheduler.tick();
@@ -142,20 +164,21 @@ class JanitorTest {
 
     @Test
     void anAuditStoreThatFailsNeverStopsTheSchedule() {
-        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
-        io.roboco.sandbox.settings.AuditLog broken = new io.roboco.sandbox.settings.AuditLog() {
+        AtomicInteger attempts = new AtomicInteger();
+        AuditLog broken = new AuditLog() {
             @Override
-            public void append(io.roboco.sandbox.settings.AuditRecord record) {
+            public void append(AuditRecord record) {
                 attempts.incrementAndGet();
                 throw new IllegalStateException("audit store down");
             }
 
             @Override
-            public List<io.roboco.sandbox.settings.AuditRecord> recent(String agent, String decision, int limit) {
+            public List<AuditRecord> recent(String agent, String decision, int limit) {
                 return List.of();
             }
         };
-        Janitor j = new Janitor(runtime, "me", () -> claimed, broken, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        Janitor j = new Janitor(
+                runtime, "me", () -> claimed, broken, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
         ManualScheduler scheduler = new ManualScheduler();
         try {
             j.start(scheduler, Duration.ofSeconds(30));
@@ -166,7 +189,8 @@ class JanitorTest {
                 scheduler.tick(); // throws (and fails the test) if anything escaped the tick
 
                 assertThat(runtime.containerIds()).as("round %d", round).doesNotContain(orphan);
-                assertThat(attempts.get()).as("round %d: the removal and the sweep were offered to the audit", round)
+                assertThat(attempts.get())
+                        .as("round %d: the removal and the sweep were offered to the audit", round)
                         .isEqualTo(before + 2);
             }
         } finally {
@@ -187,7 +211,8 @@ class JanitorTest {
             scheduler.tick();
 
             assertThat(runtime.containerIds()).doesNotContain(orphan);
-            assertThat(audit.recent(null, "sweep", 100)).extracting(r -> r.reason())
+            assertThat(audit.recent(null, "sweep", 100))
+                    .extracting(r -> r.reason())
                     .anyMatch(r -> r.startsWith("startup sweep: sweep failed"))
                     .anyMatch(r -> r.contains("removed 1"));
         } finally {
@@ -198,13 +223,19 @@ class JanitorTest {
 
     @Test
     void anUnexpectedErrorInASweepNeverEscapesTheTickAndTheNextTickSweeps() {
-        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Janitor j = new Janitor(runtime, "me", () -> {
-            if (fail.get()) {
-                throw new StackOverflowError("the claimed set blew up");
-            }
-            return claimed;
-        }, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        AtomicBoolean fail = new AtomicBoolean(true);
+        Janitor j = new Janitor(
+                runtime,
+                "me",
+                () -> {
+                    if (fail.get()) {
+                        throw new StackOverflowError("the claimed set blew up");
+                    }
+                    return claimed;
+                },
+                audit,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                Duration.ofMinutes(2));
         ManualScheduler scheduler = new ManualScheduler();
         try {
             j.start(scheduler, Duration.ofSeconds(30));
@@ -227,25 +258,35 @@ class JanitorTest {
         String orphan = sandbox("orphan", "me", Duration.ofMinutes(10));
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        Janitor j = new Janitor(runtime, "me", () -> {
-            if (reads.getAndIncrement() == 0) {
-                inside.countDown();
-                await(letGo);
-            }
-            return claimed;
-        }, audit, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(2));
+        AtomicInteger reads = new AtomicInteger();
+        Janitor j = new Janitor(
+                runtime,
+                "me",
+                () -> {
+                    if (reads.getAndIncrement() == 0) {
+                        inside.countDown();
+                        await(letGo);
+                    }
+                    return claimed;
+                },
+                audit,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                Duration.ofMinutes(2));
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             Future<SweepReport> first = threads.submit(j::sweepOnce);
-            assertThat(inside.await(10, TimeUnit.SECONDS)).as("the first sweep reached its claimed-set read").isTrue();
-            java.util.concurrent.atomic.AtomicReference<Thread> secondThread = new java.util.concurrent.atomic.AtomicReference<>();
+            assertThat(inside.await(10, TimeUnit.SECONDS))
+                    .as("the first sweep reached its claimed-set read")
+                    .isTrue();
+            AtomicReference<Thread> secondThread = new AtomicReference<>();
             Future<SweepReport> second = threads.submit(() -> {
                 secondThread.set(Thread.currentThread());
                 return j.sweepOnce();
             });
             awaitState(secondThread, Thread.State.BLOCKED);
-            assertThat(reads.get()).as("the second sweep has not started while the first runs").isEqualTo(1);
+            assertThat(reads.get())
+                    .as("the second sweep has not started while the first runs")
+                    .isEqualTo(1);
 
             letGo.countDown();
 
@@ -269,7 +310,7 @@ class JanitorTest {
     }
 
     /** Waits (bounded) until the thread in {@code ref} exists and is in {@code state}. */
-    private static void awaitState(java.util.concurrent.atomic.AtomicReference<Thread> ref, Thread.State state) throws InterruptedException {
+    private static void awaitState(AtomicReference<Thread> ref, Thread.State state) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while ((ref.get() == null || ref.get().getState() != state) && System.nanoTime() < deadline) {
             Thread.sleep(1);
@@ -296,7 +337,9 @@ class JanitorTest {
         SweepReport report = janitor.sweepOnce();
 
         assertThat(report.ok()).isFalse();
-        assertThat(report.summary()).startsWith("startup sweep: sweep failed: ContainerRuntimeException").contains("not reachable")
+        assertThat(report.summary())
+                .startsWith("startup sweep: sweep failed: ContainerRuntimeException")
+                .contains("not reachable")
                 .endsWith("(will run again next tick)");
     }
 }

@@ -20,14 +20,15 @@ final class ManualScheduler extends ScheduledThreadPoolExecutor {
     }
 
     @Override
-    public synchronized ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+    public synchronized ScheduledFuture<?> scheduleWithFixedDelay(
+            Runnable command, long initialDelay, long delay, TimeUnit unit) {
         if (task != null) {
             throw new IllegalStateException("ManualScheduler holds one task; a second was scheduled");
         }
         task = command;
         initialDelayMillis = unit.toMillis(initialDelay);
         delayMillis = unit.toMillis(delay);
-        future = super.schedule(() -> { }, 365, TimeUnit.DAYS);
+        future = super.schedule(() -> {}, 365, TimeUnit.DAYS);
         return future;
     }
 

@@ -13,10 +13,8 @@ public sealed interface DataOutcome {
     }
 
     /** It may not run as asked (no sandbox, no postgres, no such snapshot); the reason says what to do. */
-    record Refused(String reason) implements DataOutcome {
-    }
+    record Refused(String reason) implements DataOutcome {}
 
     /** It failed while running (the database did not answer, a copy failed); nothing half-done was left. */
-    record Failed(String reason, boolean retryable) implements DataOutcome {
-    }
+    record Failed(String reason, boolean retryable) implements DataOutcome {}
 }

@@ -6,12 +6,12 @@ import io.roboco.sandbox.engine.postgres.PostgresCheckpoints;
 import io.roboco.sandbox.engine.postgres.PostgresSchemas;
 import io.roboco.sandbox.engine.postgres.schema.SchemaDiff;
 import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.SnapshotStore;
 import io.roboco.sandbox.settings.StoredSnapshot;
-
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Data operations on a sandbox's Postgres: schema snapshots and diffs, checkpoint and rewind. On an owner's verb set
@@ -28,20 +30,22 @@ import java.util.function.Function;
  * on a named sandbox under that sandbox's lock ({@link #lockKey}), which its deletion takes too.
  */
 public final class SandboxData {
-    public static final String SNAPSHOT_SCHEMA = io.roboco.sandbox.guard.Verbs.SNAPSHOT_SCHEMA;
-    public static final String DIFF_SCHEMA = io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
-    public static final String CHECKPOINT = io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
-    public static final String REWIND = io.roboco.sandbox.guard.Verbs.REWIND_SANDBOX;
+    public static final String SNAPSHOT_SCHEMA = Verbs.SNAPSHOT_SCHEMA;
+    public static final String DIFF_SCHEMA = Verbs.DIFF_SCHEMA;
+    public static final String CHECKPOINT = Verbs.CHECKPOINT_SANDBOX;
+    public static final String REWIND = Verbs.REWIND_SANDBOX;
     public static final Set<String> VERBS = Set.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT, REWIND);
-    static final String SNAPSHOT_NOTE = "a snapshot is an explicit before-state taken when you asked, not refreshed truth;"
-            + " take a new one to move the baseline";
-    static final String SESSIONS_NOTE = "your open sessions on the database were closed (Postgres copies only an unconnected"
-            + " database); reconnect with the same ROBOCO_TEST_DB_URL";
+    static final String SNAPSHOT_NOTE =
+            "a snapshot is an explicit before-state taken when you asked, not refreshed truth;"
+                    + " take a new one to move the baseline";
+    static final String SESSIONS_NOTE =
+            "your open sessions on the database were closed (Postgres copies only an unconnected"
+                    + " database); reconnect with the same ROBOCO_TEST_DB_URL";
 
     /** A sandbox keeps at most this many snapshots; saving a name again replaces it. */
     public static final int MAX_SNAPSHOTS = 32;
 
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SandboxData.class);
+    private static final Logger log = LoggerFactory.getLogger(SandboxData.class);
 
     private final SandboxManager manager;
     private final SnapshotStore snapshots;
@@ -68,30 +72,48 @@ public final class SandboxData {
         if (bad.isPresent()) {
             return bad.get();
         }
-        return guarded(verb, () -> manager.withAgent(owner, found -> {
-            if (setId != null && found.isPresent() && !setId.equals(found.get().id())) {
-                return new DataOutcome.Refused("sandbox " + setId + " is no longer " + owner + "'s live set (it has " + found.get().id()
-                        + " now)");
-            }
-            Map<String, ServiceInstance> services = found.map(AgentSandbox::services).orElse(null);
-            String key = found.map(AgentSandbox::id).filter(id -> !id.isEmpty()).orElse(unrecordedKey(owner));
-            return operate(key, verb, name, services, "no sandbox for '" + owner + "'; call request_sandbox first");
-        }));
+        return guarded(
+                verb,
+                () -> manager.withAgent(owner, found -> {
+                    if (setId != null
+                            && found.isPresent()
+                            && !setId.equals(found.get().id())) {
+                        return new DataOutcome.Refused("sandbox " + setId + " is no longer " + owner
+                                + "'s live set (it has " + found.get().id() + " now)");
+                    }
+                    Map<String, ServiceInstance> services =
+                            found.map(AgentSandbox::services).orElse(null);
+                    String key = found.map(AgentSandbox::id)
+                            .filter(id -> !id.isEmpty())
+                            .orElse(unrecordedKey(owner));
+                    return operate(
+                            key, verb, name, services, "no sandbox for '" + owner + "'; call request_sandbox first");
+                }));
     }
 
     /**
      * Runs one of {@link #VERBS} on the named sandbox {@code id}, whose services {@code held} answers while the sandbox is
      * live and this process holds its credentials (asked under the sandbox's lock, which its deletion takes too).
      */
-    public DataOutcome runNamed(String id, String verb, String name, Function<String, Optional<Map<String, ServiceInstance>>> held)
+    public DataOutcome runNamed(
+            String id, String verb, String name, Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
         Optional<DataOutcome> bad = check(verb, name);
         if (bad.isPresent()) {
             return bad.get();
         }
-        return guarded(verb, () -> manager.withAgent(lockKey(id), ignored -> operate(id, verb, name, held.apply(id).orElse(null),
-                "this server does not hold the credentials of named sandbox " + id + " (it is no longer live, or it was made before a"
-                        + " restart that did not re-adopt it: ROBOCO_SANDBOX_READOPT=false or an unusable key); create a new one")));
+        return guarded(
+                verb,
+                () -> manager.withAgent(
+                        lockKey(id),
+                        ignored -> operate(
+                                id,
+                                verb,
+                                name,
+                                held.apply(id).orElse(null),
+                                "this server does not hold the credentials of named sandbox " + id
+                                        + " (it is no longer live, or it was made before a"
+                                        + " restart that did not re-adopt it: ROBOCO_SANDBOX_READOPT=false or an unusable key); create a new one")));
     }
 
     /** The lock a named sandbox's data operations and its deletion share. */
@@ -125,8 +147,8 @@ public final class SandboxData {
             PostgresCheckpoints.requireName(name);
             return Optional.empty();
         } catch (UnknownNameException e) {
-            return Optional.of(new DataOutcome.Refused(e.getMessage().replace("checkpoint name",
-                    (verb.contains("schema") ? "snapshot" : "checkpoint") + " name")));
+            return Optional.of(new DataOutcome.Refused(e.getMessage()
+                    .replace("checkpoint name", (verb.contains("schema") ? "snapshot" : "checkpoint") + " name")));
         }
     }
 
@@ -142,18 +164,24 @@ public final class SandboxData {
         } catch (InterruptedException e) {
             throw e;
         } catch (RedactedFailure e) {
-            return new DataOutcome.Failed(verb + " failed: " + e.getMessage() + "; nothing was changed, try again", true);
+            return new DataOutcome.Failed(
+                    verb + " failed: " + e.getMessage() + "; nothing was changed, try again", true);
         } catch (Exception e) {
-            return new DataOutcome.Failed(verb + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage(), true);
+            return new DataOutcome.Failed(
+                    verb + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage(), true);
         }
     }
 
-    private DataOutcome operate(String key, String verb, String name, Map<String, ServiceInstance> services, String none)
+    private DataOutcome operate(
+            String key, String verb, String name, Map<String, ServiceInstance> services, String none)
             throws RedactedFailure {
         ServiceInstance postgres = services == null ? null : services.get("postgres");
         if (postgres == null) {
-            return new DataOutcome.Refused(services == null ? none
-                    : "the sandbox has no postgres service; " + verb + " works on Postgres (opt the project into postgres)");
+            return new DataOutcome.Refused(
+                    services == null
+                            ? none
+                            : "the sandbox has no postgres service; " + verb
+                                    + " works on Postgres (opt the project into postgres)");
         }
         try {
             return switch (verb) {
@@ -263,13 +291,19 @@ public final class SandboxData {
         evidence.put(what.equals("checkpoint") ? "checkpoint_bytes" : "database_bytes", result.sizeBytes());
         evidence.put("sessions_closed", result.sessionsClosed());
         evidence.put("millis", result.millis());
-        evidence.put("note", SESSIONS_NOTE + (what.equals("checkpoint")
-                ? "; the checkpoint lives in the sandbox and counts against its data size limit" : ""));
+        evidence.put(
+                "note",
+                SESSIONS_NOTE
+                        + (what.equals("checkpoint")
+                                ? "; the checkpoint lives in the sandbox and counts against its data size limit"
+                                : ""));
         return evidence;
     }
 
     private static List<Map<String, Object>> refs(List<SchemaDiff.ObjectRef> refs) {
-        return refs.stream().map(r -> Map.<String, Object>of("kind", r.kind(), "name", r.name())).toList();
+        return refs.stream()
+                .map(r -> Map.<String, Object>of("kind", r.kind(), "name", r.name()))
+                .toList();
     }
 
     private static ProbeTarget target(ServiceInstance instance) {
@@ -278,7 +312,9 @@ public final class SandboxData {
 
     private static String redact(String message, ServiceInstance postgres) {
         String out = String.valueOf(message);
-        for (String secret : new String[] {postgres.credentials().password(), postgres.credentials().adminPassword()}) {
+        for (String secret : new String[] {
+            postgres.credentials().password(), postgres.credentials().adminPassword()
+        }) {
             if (secret != null && !secret.isEmpty()) {
                 out = out.replace(secret, "<redacted>");
             }

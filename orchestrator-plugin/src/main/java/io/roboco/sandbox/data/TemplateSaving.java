@@ -6,13 +6,13 @@ import io.roboco.sandbox.engine.postgres.PostgresTemplates;
 import io.roboco.sandbox.engine.postgres.SeedException;
 import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
 import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
+import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
-
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -28,7 +28,7 @@ import java.util.function.Function;
  * a sandbox this process holds can be saved: the owner key must name a live set with postgres in it.
  */
 public final class TemplateSaving {
-    public static final String SAVE_TEMPLATE = io.roboco.sandbox.guard.Verbs.SAVE_TEMPLATE;
+    public static final String SAVE_TEMPLATE = Verbs.SAVE_TEMPLATE;
 
     private final SandboxManager manager;
     private final Clock clock;
@@ -46,11 +46,14 @@ public final class TemplateSaving {
         TemplateStore store = manager.provisioner().templates();
         try {
             return manager.withAgent(owner, found -> {
-                Optional<ServiceInstance> postgres = found.map(AgentSandbox::services).map(s -> s.get("postgres"));
+                Optional<ServiceInstance> postgres =
+                        found.map(AgentSandbox::services).map(s -> s.get("postgres"));
                 if (postgres.isEmpty()) {
-                    return new DataOutcome.Refused(found.isEmpty()
-                            ? "no live sandbox of '" + owner + "' on this server; only our own sandboxes can become templates"
-                            : "the sandbox has no postgres service; a template is a Postgres dump");
+                    return new DataOutcome.Refused(
+                            found.isEmpty()
+                                    ? "no live sandbox of '" + owner
+                                            + "' on this server; only our own sandboxes can become templates"
+                                    : "the sandbox has no postgres service; a template is a Postgres dump");
                 }
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
@@ -68,8 +71,13 @@ public final class TemplateSaving {
      * Saves the postgres database of named sandbox {@code id} (of {@code project}), whose services {@code held} answers
      * while it is live and this process holds its credentials; under the lock its data operations and deletion share.
      */
-    public DataOutcome saveNamed(String id, String project, String name, boolean replace,
-                                 Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+    public DataOutcome saveNamed(
+            String id,
+            String project,
+            String name,
+            boolean replace,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
         if (!TemplateInfo.validName(name)) {
             return new DataOutcome.Refused("template name must be " + TemplateInfo.NAME_RULE);
         }
@@ -78,10 +86,12 @@ public final class TemplateSaving {
             return manager.withAgent(SandboxData.lockKey(id), ignored -> {
                 Optional<ServiceInstance> postgres = held.apply(id).map(s -> s.get("postgres"));
                 if (postgres.isEmpty()) {
-                    return new DataOutcome.Refused(held.apply(id).isEmpty()
-                            ? "this server does not hold the credentials of named sandbox " + id + " (no longer live, or made before a"
-                            + " restart that did not re-adopt it); only our own live sandboxes can become templates"
-                            : "the sandbox has no postgres service; a template is a Postgres dump");
+                    return new DataOutcome.Refused(
+                            held.apply(id).isEmpty()
+                                    ? "this server does not hold the credentials of named sandbox " + id
+                                            + " (no longer live, or made before a"
+                                            + " restart that did not re-adopt it); only our own live sandboxes can become templates"
+                                    : "the sandbox has no postgres service; a template is a Postgres dump");
                 }
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
@@ -95,8 +105,14 @@ public final class TemplateSaving {
         }
     }
 
-    private DataOutcome save(TemplateStore store, AgentSandbox set, ServiceInstance postgres, String project, String name,
-                             boolean replace) throws Exception {
+    private DataOutcome save(
+            TemplateStore store,
+            AgentSandbox set,
+            ServiceInstance postgres,
+            String project,
+            String name,
+            boolean replace)
+            throws Exception {
         return save(store, set.id(), postgres, project, name, replace);
     }
 
@@ -105,37 +121,68 @@ public final class TemplateSaving {
     }
 
     private DataOutcome failure(Exception e, Optional<ServiceInstance> postgres) {
-        if (e instanceof TemplateStore.NameTaken || e instanceof TemplateStore.OverCap || e instanceof UnsupportedOperationException) {
+        if (e instanceof TemplateStore.NameTaken
+                || e instanceof TemplateStore.OverCap
+                || e instanceof UnsupportedOperationException) {
             return new DataOutcome.Refused(e.getMessage());
         }
         String message = redact(String.valueOf(e.getMessage()), postgres);
         if (e instanceof SQLException || e instanceof SeedException) {
-            return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + message + "; no template was saved, try again", true);
+            return new DataOutcome.Failed(
+                    SAVE_TEMPLATE + " failed: " + message + "; no template was saved, try again", true);
         }
-        return new DataOutcome.Failed(SAVE_TEMPLATE + " failed: " + e.getClass().getSimpleName() + ": " + message + "; no template was saved", true);
+        return new DataOutcome.Failed(
+                SAVE_TEMPLATE + " failed: " + e.getClass().getSimpleName() + ": " + message + "; no template was saved",
+                true);
     }
 
-    private DataOutcome save(TemplateStore store, String sandboxId, ServiceInstance postgres, String project, String name,
-                             boolean replace) throws Exception {
+    private DataOutcome save(
+            TemplateStore store,
+            String sandboxId,
+            ServiceInstance postgres,
+            String project,
+            String name,
+            boolean replace)
+            throws Exception {
         ProbeTarget target = ProbeTarget.of(postgres.endpoint(), postgres.credentials());
         SchemaDigest digest = PostgresSchemas.snapshot(target);
-        List<String> extensions = digest.objects().values().stream().filter(o -> o.kind().equals("extension"))
-                .map(SchemaObject::name).filter(e -> !e.equals("plpgsql")).sorted().toList();
+        List<String> extensions = digest.objects().values().stream()
+                .filter(o -> o.kind().equals("extension"))
+                .map(SchemaObject::name)
+                .filter(e -> !e.equals("plpgsql"))
+                .sorted()
+                .toList();
         String major = postgres.major().isEmpty() ? majorOf(digest.postgresVersion()) : postgres.major();
-        TemplateInfo info = new TemplateInfo(name, project, sandboxId, major, digest.postgresVersion(), 0, clock.instant(),
-                digest.digest(), extensions);
-        TemplateInfo saved = store.save(info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
+        TemplateInfo info = new TemplateInfo(
+                name,
+                project,
+                sandboxId,
+                major,
+                digest.postgresVersion(),
+                0,
+                clock.instant(),
+                digest.digest(),
+                extensions);
+        TemplateInfo saved = store.save(
+                info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
         Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
-        evidence.put("templates", store.list(project).stream().map(t -> {
-            Map<String, Object> brief = new LinkedHashMap<>();
-            brief.put("name", t.name());
-            brief.put("major", t.major());
-            brief.put("size_bytes", t.sizeBytes());
-            brief.put("created", t.created().toString());
-            return brief;
-        }).toList());
-        evidence.put("note", "a template is a dump of the database as it was now (schema and rows, no owners or grants); a new"
-                + " sandbox from it (request_sandbox(template=\"" + name + "\")) gets it as its own, on PostgreSQL " + major + " or newer");
+        evidence.put(
+                "templates",
+                store.list(project).stream()
+                        .map(t -> {
+                            Map<String, Object> brief = new LinkedHashMap<>();
+                            brief.put("name", t.name());
+                            brief.put("major", t.major());
+                            brief.put("size_bytes", t.sizeBytes());
+                            brief.put("created", t.created().toString());
+                            return brief;
+                        })
+                        .toList());
+        evidence.put(
+                "note",
+                "a template is a dump of the database as it was now (schema and rows, no owners or grants); a new"
+                        + " sandbox from it (request_sandbox(template=\"" + name
+                        + "\")) gets it as its own, on PostgreSQL " + major + " or newer");
         return new DataOutcome.Done(evidence);
     }
 
@@ -148,7 +195,10 @@ public final class TemplateSaving {
     private static String redact(String message, Optional<ServiceInstance> postgres) {
         String out = message;
         if (postgres.isPresent()) {
-            for (String secret : new String[] {postgres.get().credentials().password(), postgres.get().credentials().adminPassword()}) {
+            for (String secret : new String[] {
+                postgres.get().credentials().password(),
+                postgres.get().credentials().adminPassword()
+            }) {
                 if (secret != null && !secret.isEmpty()) {
                     out = out.replace(secret, "<redacted>");
                 }

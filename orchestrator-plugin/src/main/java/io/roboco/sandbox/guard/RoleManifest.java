@@ -1,5 +1,20 @@
 package io.roboco.sandbox.guard;
 
+import static io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
+import static io.roboco.sandbox.guard.Verbs.FAIL_REVIEW;
+import static io.roboco.sandbox.guard.Verbs.GIVE_ME_WORK;
+import static io.roboco.sandbox.guard.Verbs.I_AM_DONE;
+import static io.roboco.sandbox.guard.Verbs.I_AM_IDLE;
+import static io.roboco.sandbox.guard.Verbs.I_DOCUMENTED;
+import static io.roboco.sandbox.guard.Verbs.PASS_REVIEW;
+import static io.roboco.sandbox.guard.Verbs.RELEASE_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.REQUEST_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.REWIND_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.SAVE_TEMPLATE;
+import static io.roboco.sandbox.guard.Verbs.SNAPSHOT_SCHEMA;
+import static io.roboco.sandbox.guard.Verbs.UNCLAIM;
+
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import java.util.Collections;
@@ -10,21 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-
-import static io.roboco.sandbox.guard.Verbs.FAIL_REVIEW;
-import static io.roboco.sandbox.guard.Verbs.GIVE_ME_WORK;
-import static io.roboco.sandbox.guard.Verbs.I_AM_DONE;
-import static io.roboco.sandbox.guard.Verbs.I_AM_IDLE;
-import static io.roboco.sandbox.guard.Verbs.I_DOCUMENTED;
-import static io.roboco.sandbox.guard.Verbs.PASS_REVIEW;
-import static io.roboco.sandbox.guard.Verbs.RELEASE_SANDBOX;
-import static io.roboco.sandbox.guard.Verbs.REQUEST_SANDBOX;
-import static io.roboco.sandbox.guard.Verbs.UNCLAIM;
-import static io.roboco.sandbox.guard.Verbs.SNAPSHOT_SCHEMA;
-import static io.roboco.sandbox.guard.Verbs.SAVE_TEMPLATE;
-import static io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
-import static io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
-import static io.roboco.sandbox.guard.Verbs.REWIND_SANDBOX;
 
 /**
  * Which verbs each role carries in its spawn manifest. Only {@code developer} and {@code qa} carry
@@ -51,10 +51,37 @@ public final class RoleManifest {
 
     public static RoleManifest defaults() {
         Map<String, Set<String>> roles = new LinkedHashMap<>();
-        roles.put("developer", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, I_DOCUMENTED, UNCLAIM, I_AM_IDLE,
-                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX, SAVE_TEMPLATE));
-        roles.put("qa", ordered(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, PASS_REVIEW, FAIL_REVIEW, I_AM_DONE, UNCLAIM, I_AM_IDLE,
-                SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX, SAVE_TEMPLATE));
+        roles.put(
+                "developer",
+                ordered(
+                        GIVE_ME_WORK,
+                        REQUEST_SANDBOX,
+                        RELEASE_SANDBOX,
+                        I_AM_DONE,
+                        I_DOCUMENTED,
+                        UNCLAIM,
+                        I_AM_IDLE,
+                        SNAPSHOT_SCHEMA,
+                        DIFF_SCHEMA,
+                        CHECKPOINT_SANDBOX,
+                        REWIND_SANDBOX,
+                        SAVE_TEMPLATE));
+        roles.put(
+                "qa",
+                ordered(
+                        GIVE_ME_WORK,
+                        REQUEST_SANDBOX,
+                        RELEASE_SANDBOX,
+                        PASS_REVIEW,
+                        FAIL_REVIEW,
+                        I_AM_DONE,
+                        UNCLAIM,
+                        I_AM_IDLE,
+                        SNAPSHOT_SCHEMA,
+                        DIFF_SCHEMA,
+                        CHECKPOINT_SANDBOX,
+                        REWIND_SANDBOX,
+                        SAVE_TEMPLATE));
         roles.put("reviewer", ordered(GIVE_ME_WORK, PASS_REVIEW, FAIL_REVIEW, UNCLAIM, I_AM_IDLE));
         roles.put("documenter", ordered(GIVE_ME_WORK, I_DOCUMENTED, I_AM_DONE, UNCLAIM, I_AM_IDLE));
         roles.put("planner", ordered(GIVE_ME_WORK, I_AM_DONE, UNCLAIM, I_AM_IDLE));
@@ -69,8 +96,9 @@ public final class RoleManifest {
 
     /** The verbs of {@code role}, or a {@link BadRequest} listing the known roles. */
     public List<String> requireRole(String role) {
-        return verbsFor(role).orElseThrow(() -> new BadRequest("unknown role '" + Names.printable(role) + "'; known: "
-                + String.join(", ", roles())));
+        return verbsFor(role)
+                .orElseThrow(() -> new BadRequest(
+                        "unknown role '" + Names.printable(role) + "'; known: " + String.join(", ", roles())));
     }
 
     public boolean carries(String role, String verb) {

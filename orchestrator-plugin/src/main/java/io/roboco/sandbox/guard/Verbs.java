@@ -27,12 +27,24 @@ public final class Verbs {
     public static final List<String> DATA = List.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
 
     /** Verbs that end an engagement: on success they clear the active task and release the sandbox best-effort. */
-    public static final List<String> LIFECYCLE_EXITS = List.of(I_AM_DONE, UNCLAIM, I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
+    public static final List<String> LIFECYCLE_EXITS =
+            List.of(I_AM_DONE, UNCLAIM, I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED);
 
-    public static final Set<String> ALL = Set.of(GIVE_ME_WORK, REQUEST_SANDBOX, RELEASE_SANDBOX, I_AM_DONE, UNCLAIM,
-            I_AM_IDLE, PASS_REVIEW, FAIL_REVIEW, I_DOCUMENTED, SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX,
+    public static final Set<String> ALL = Set.of(
+            GIVE_ME_WORK,
+            REQUEST_SANDBOX,
+            RELEASE_SANDBOX,
+            I_AM_DONE,
+            UNCLAIM,
+            I_AM_IDLE,
+            PASS_REVIEW,
+            FAIL_REVIEW,
+            I_DOCUMENTED,
+            SNAPSHOT_SCHEMA,
+            DIFF_SCHEMA,
+            CHECKPOINT_SANDBOX,
+            REWIND_SANDBOX,
             SAVE_TEMPLATE);
 
-    private Verbs() {
-    }
+    private Verbs() {}
 }

@@ -83,9 +83,12 @@ public final class ContainerLedger implements OwnedContainers {
 
     /** Strikes every container {@code owner} holds for {@code reason} (what a finished call left behind); returns their ids. */
     public Set<String> strikeAll(Reason reason, String owner) {
-        Set<String> struck = entries.values().stream().filter(e -> e.reason() == reason && e.owner().equals(owner))
-                .map(Entry::containerId).collect(Collectors.toSet());
-        struck.forEach(id -> entries.computeIfPresent(id, (k, e) -> e.reason() == reason && e.owner().equals(owner) ? null : e));
+        Set<String> struck = entries.values().stream()
+                .filter(e -> e.reason() == reason && e.owner().equals(owner))
+                .map(Entry::containerId)
+                .collect(Collectors.toSet());
+        struck.forEach(id -> entries.computeIfPresent(
+                id, (k, e) -> e.reason() == reason && e.owner().equals(owner) ? null : e));
         return struck;
     }
 
@@ -105,7 +108,10 @@ public final class ContainerLedger implements OwnedContainers {
 
     /** The containers kept for {@code reason}. */
     public Set<String> ids(Reason reason) {
-        return entries.values().stream().filter(e -> e.reason() == reason).map(Entry::containerId).collect(Collectors.toUnmodifiableSet());
+        return entries.values().stream()
+                .filter(e -> e.reason() == reason)
+                .map(Entry::containerId)
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /** A snapshot of every entry, for pages, diagnostics and tests. */

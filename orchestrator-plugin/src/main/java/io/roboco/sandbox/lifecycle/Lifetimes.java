@@ -1,7 +1,6 @@
 package io.roboco.sandbox.lifecycle;
 
 import io.roboco.sandbox.settings.Project;
-
 import java.time.Duration;
 import java.util.Objects;
 
@@ -33,8 +32,7 @@ public record Lifetimes(Duration ttlDefault, Duration ttlMax) {
     }
 
     /** One project's resolved TTLs. */
-    public record Resolved(Duration ttlDefault, Duration ttlMax) {
-    }
+    public record Resolved(Duration ttlDefault, Duration ttlMax) {}
 
     public Resolved resolve(Project project) {
         Duration max = project.ttlMax() == null || project.ttlMax().compareTo(ttlMax) > 0 ? ttlMax : project.ttlMax();

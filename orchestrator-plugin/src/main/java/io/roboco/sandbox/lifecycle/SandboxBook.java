@@ -12,22 +12,25 @@ import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sandbox records of one server instance: reservations against the quotas (atomic in the store)
@@ -43,6 +46,7 @@ public final class SandboxBook implements Admission {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** A verb set's expiry is written again once it would slide by more than this share of its TTL. */
     static final int RENEW_FRACTION = 10;
+
     static final Duration RENEW_SLACK_CAP = Duration.ofMinutes(1);
 
     private final SandboxStore store;
@@ -68,8 +72,14 @@ public final class SandboxBook implements Admission {
     private final Map<String, Map<String, String>> admittedSeeds = new ConcurrentHashMap<>();
 
     /** @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED} */
-    public SandboxBook(SandboxStore store, String instance, Lifetimes lifetimes, int perOwner, Capacity capacity, Clock clock,
-                       ContainerLedger ledger) {
+    public SandboxBook(
+            SandboxStore store,
+            String instance,
+            Lifetimes lifetimes,
+            int perOwner,
+            Capacity capacity,
+            Clock clock,
+            ContainerLedger ledger) {
         if (perOwner < 1) {
             throw new IllegalArgumentException("ROBOCO_SANDBOX_MAX_PER_OWNER must be at least 1, was " + perOwner);
         }
@@ -93,7 +103,11 @@ public final class SandboxBook implements Admission {
         int ended = 0;
         for (SandboxRecord r : store.sandboxes(SandboxQuery.undeletedOf(instance, now))) {
             if (r.kind() == SandboxRecord.Kind.DEFAULT) {
-                if (store.markDeleted(r.id(), now, "server restarted: the set's credentials were held by the previous process", false)) {
+                if (store.markDeleted(
+                        r.id(),
+                        now,
+                        "server restarted: the set's credentials were held by the previous process",
+                        false)) {
                     ended++;
                 }
             } else {
@@ -101,8 +115,10 @@ public final class SandboxBook implements Admission {
             }
         }
         if (ended > 0) {
-            log.info("ended {} verb sandbox record(s) of instance {} left by the previous process; the janitor removes their containers",
-                    ended, instance);
+            log.info(
+                    "ended {} verb sandbox record(s) of instance {} left by the previous process; the janitor removes their containers",
+                    ended,
+                    instance);
         }
         return ended;
     }
@@ -145,9 +161,21 @@ public final class SandboxBook implements Admission {
         Project project = request.project();
         Lifetimes.Resolved ttl = lifetimes.resolve(project);
         Instant now = clock.instant();
-        SandboxRecord draft = new SandboxRecord(newId(), request.agent(), project.id(), SandboxRecord.DEFAULT_NAME,
-                SandboxRecord.Kind.DEFAULT, labels, project.services(), List.of(), instance, now,
-                now.plus(ttl.ttlDefault()), now.plus(ttl.ttlMax()), null, null);
+        SandboxRecord draft = new SandboxRecord(
+                newId(),
+                request.agent(),
+                project.id(),
+                SandboxRecord.DEFAULT_NAME,
+                SandboxRecord.Kind.DEFAULT,
+                labels,
+                project.services(),
+                List.of(),
+                instance,
+                now,
+                now.plus(ttl.ttlDefault()),
+                now.plus(ttl.ttlMax()),
+                null,
+                null);
         Reservation reservation = store.reserve(draft, quotaFor(project));
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, request.agent(), project.id());
@@ -167,7 +195,8 @@ public final class SandboxBook implements Admission {
         if (record == null) {
             return;
         }
-        SandboxRecord next = record.withContainers(List.copyOf(new TreeSet<>(entry.services().keySet())),
+        SandboxRecord next = record.withContainers(
+                List.copyOf(new TreeSet<>(entry.services().keySet())),
                 refs(entry.services().values(), record.containers(), seeds));
         if (!store.updateSandbox(next)) {
             log.warn("sandbox record {} of agent {} was deleted while its set started", entry.id(), entry.agent());
@@ -238,12 +267,30 @@ public final class SandboxBook implements Admission {
      *
      * @param ttl the requested TTL (null for the project's default), already checked against its max
      */
-    public Decision reserveNamed(String owner, Project project, List<String> services, String name, Map<String, String> labels,
-                                 Duration ttl) {
+    public Decision reserveNamed(
+            String owner,
+            Project project,
+            List<String> services,
+            String name,
+            Map<String, String> labels,
+            Duration ttl) {
         Lifetimes.Resolved resolved = lifetimes.resolve(project);
         Instant now = clock.instant();
-        SandboxRecord draft = new SandboxRecord(newId(), owner, project.id(), name, SandboxRecord.Kind.NAMED, labels, services,
-                List.of(), instance, now, now.plus(ttl == null ? resolved.ttlDefault() : ttl), now.plus(resolved.ttlMax()), null, null);
+        SandboxRecord draft = new SandboxRecord(
+                newId(),
+                owner,
+                project.id(),
+                name,
+                SandboxRecord.Kind.NAMED,
+                labels,
+                services,
+                List.of(),
+                instance,
+                now,
+                now.plus(ttl == null ? resolved.ttlDefault() : ttl),
+                now.plus(resolved.ttlMax()),
+                null,
+                null);
         Reservation reservation = store.reserve(draft, quotaFor(project));
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, owner, project.id());
@@ -260,10 +307,11 @@ public final class SandboxBook implements Admission {
         });
         namedServices.put(admitted.sandboxId(), Map.copyOf(started));
         admitted.release().run();
-        SandboxRecord record = store.findSandbox(admitted.sandboxId()).orElseThrow(
-                () -> new IllegalStateException("sandbox record " + admitted.sandboxId() + " vanished while it started"));
-        SandboxRecord next = record.withContainers(record.services(), refs(started.values(), List.of(),
-                admittedSeeds.remove(admitted.sandboxId())));
+        SandboxRecord record = store.findSandbox(admitted.sandboxId())
+                .orElseThrow(() -> new IllegalStateException(
+                        "sandbox record " + admitted.sandboxId() + " vanished while it started"));
+        SandboxRecord next = record.withContainers(
+                record.services(), refs(started.values(), List.of(), admittedSeeds.remove(admitted.sandboxId())));
         store.updateSandbox(next);
         return next;
     }
@@ -291,13 +339,16 @@ public final class SandboxBook implements Admission {
 
     /** Live (or expired, not yet removed) named sandboxes of this instance, for metrics. */
     public int namedSandboxCount() {
-        return (int) ledger.entries().stream().filter(e -> e.reason() == ContainerLedger.Reason.RECORDED)
-                .map(ContainerLedger.Entry::owner).distinct().count();
+        return (int) ledger.entries().stream()
+                .filter(e -> e.reason() == ContainerLedger.Reason.RECORDED)
+                .map(ContainerLedger.Entry::owner)
+                .distinct()
+                .count();
     }
 
     /** Named containers per service, for metrics. */
     public Map<String, Integer> namedContainersByService() {
-        Map<String, Integer> counts = new java.util.TreeMap<>();
+        Map<String, Integer> counts = new TreeMap<>();
         namedContainers.values().forEach(s -> counts.merge(s, 1, Integer::sum));
         return counts;
     }
@@ -341,7 +392,9 @@ public final class SandboxBook implements Admission {
     }
 
     public static List<OwnedSandbox> owned(List<SandboxRecord> records) {
-        return records.stream().map(r -> new OwnedSandbox(r.id(), r.name(), r.project(), r.labels(), r.expires())).toList();
+        return records.stream()
+                .map(r -> new OwnedSandbox(r.id(), r.name(), r.project(), r.labels(), r.expires()))
+                .toList();
     }
 
     // --- internals ---------------------------------------------------------------------------
@@ -364,14 +417,24 @@ public final class SandboxBook implements Admission {
     private Decision denial(Reservation reservation, String owner, String project) {
         if (reservation instanceof Reservation.OverQuota over) {
             String whose = over.scope().equals("owner") ? "owner '" + owner + "'" : "project '" + project + "'";
-            String setting = over.scope().equals("owner") ? "ROBOCO_SANDBOX_MAX_PER_OWNER" : "the project's sandbox_max_live";
-            return new Decision.Denied(whose + " has " + over.live() + " live sandbox(es), its quota of " + over.limit()
-                    + " (" + setting + "); delete one of the owner's live sandboxes and retry: " + describe(over.ownerLive()),
-                    false, true, over.scope() + "_quota", owned(over.ownerLive()));
+            String setting =
+                    over.scope().equals("owner") ? "ROBOCO_SANDBOX_MAX_PER_OWNER" : "the project's sandbox_max_live";
+            return new Decision.Denied(
+                    whose + " has " + over.live() + " live sandbox(es), its quota of " + over.limit() + " (" + setting
+                            + "); delete one of the owner's live sandboxes and retry: " + describe(over.ownerLive()),
+                    false,
+                    true,
+                    over.scope() + "_quota",
+                    owned(over.ownerLive()));
         }
         Reservation.NameTaken taken = (Reservation.NameTaken) reservation;
-        return new Decision.Denied("owner '" + owner + "' already has a sandbox named '" + taken.existing().name() + "' ("
-                + taken.existing().id() + "); choose another name or delete that one first", false, true, "name_taken",
+        return new Decision.Denied(
+                "owner '" + owner + "' already has a sandbox named '"
+                        + taken.existing().name() + "' (" + taken.existing().id()
+                        + "); choose another name or delete that one first",
+                false,
+                true,
+                "name_taken",
                 owned(List.of(taken.existing())));
     }
 
@@ -382,9 +445,14 @@ public final class SandboxBook implements Admission {
         }
         List<String> parts = new ArrayList<>();
         for (SandboxRecord r : records) {
-            StringBuilder sb = new StringBuilder(r.id()).append(" (").append(r.name().isEmpty() ? "unnamed" : r.name());
+            StringBuilder sb =
+                    new StringBuilder(r.id()).append(" (").append(r.name().isEmpty() ? "unnamed" : r.name());
             r.labels().forEach((k, v) -> sb.append(", ").append(k).append('=').append(v));
-            sb.append(", project ").append(r.project()).append(", expires ").append(r.expires()).append(')');
+            sb.append(", project ")
+                    .append(r.project())
+                    .append(", expires ")
+                    .append(r.expires())
+                    .append(')');
             parts.add(sb.toString());
         }
         return String.join("; ", parts);
@@ -394,20 +462,28 @@ public final class SandboxBook implements Admission {
      * The records of {@code instances}: a container already recorded ({@code known}) keeps the seed it started with; a new
      * one is recorded with {@code seeds}' (service → how it reads; null: none known).
      */
-    static List<ContainerRef> refs(java.util.Collection<ServiceInstance> instances, List<ContainerRef> known, Map<String, String> seeds) {
-        Map<String, String> startedWith = new java.util.HashMap<>();
+    static List<ContainerRef> refs(
+            Collection<ServiceInstance> instances, List<ContainerRef> known, Map<String, String> seeds) {
+        Map<String, String> startedWith = new HashMap<>();
         known.forEach(c -> startedWith.put(c.containerId(), c.seed()));
         return instances.stream()
-                .sorted(java.util.Comparator.comparing(ServiceInstance::service))
-                .map(i -> new ContainerRef(i.service(), i.containerId(), i.containerName(), i.image(), List.copyOf(new TreeSet<>(i.features())),
-                        i.fromPool(), i.major(), startedWith.getOrDefault(i.containerId(),
-                        seeds == null ? "" : seeds.getOrDefault(i.service(), ""))))
+                .sorted(Comparator.comparing(ServiceInstance::service))
+                .map(i -> new ContainerRef(
+                        i.service(),
+                        i.containerId(),
+                        i.containerName(),
+                        i.image(),
+                        List.copyOf(new TreeSet<>(i.features())),
+                        i.fromPool(),
+                        i.major(),
+                        startedWith.getOrDefault(
+                                i.containerId(), seeds == null ? "" : seeds.getOrDefault(i.service(), ""))))
                 .toList();
     }
 
     /** How each of the project's seeds reads, per service. */
     private static Map<String, String> seeds(Project project) {
-        Map<String, String> out = new java.util.HashMap<>();
+        Map<String, String> out = new HashMap<>();
         project.seeds().forEach((service, seed) -> out.put(service, seed.describe()));
         return out;
     }

@@ -2,6 +2,7 @@ package io.roboco.sandbox.manager;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The manager's bookkeeping hook: asked (under the agent's lock) before any container of a verb set is
@@ -15,7 +16,7 @@ public interface Admission {
      * May {@code containers} new containers start for this request? {@code current} is null for a
      * whole new set, else the live set that is growing. {@code labels} are the call's (null: none given).
      */
-    Decision admit(SandboxRequest request, java.util.Map<String, String> labels, AgentSandbox current, int containers);
+    Decision admit(SandboxRequest request, Map<String, String> labels, AgentSandbox current, int containers);
 
     /** The admitted containers are started and the set is cached as {@code entry}. */
     void settled(Decision.Admitted admitted, AgentSandbox entry);
@@ -24,15 +25,14 @@ public interface Admission {
     void failed(Decision.Admitted admitted, AgentSandbox current);
 
     /** A call was served from {@code entry} (a cache hit or in-place activation); returns it, renewed as the policy says. */
-    AgentSandbox served(SandboxRequest request, java.util.Map<String, String> labels, AgentSandbox entry);
+    AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry);
 
     /** The set is gone (released, evicted, expired); {@code why} is recorded. */
     void ended(AgentSandbox entry, String why);
 
     sealed interface Decision {
         /** Go ahead; {@code sandboxId} and {@code expires} go on the cache entry. */
-        record Admitted(String sandboxId, Instant expires, Runnable release) implements Decision {
-        }
+        record Admitted(String sandboxId, Instant expires, Runnable release) implements Decision {}
 
         /**
          * Not now: a quota ({@code retryable=false}) or the server's capacity ({@code retryable=true}).
@@ -50,8 +50,7 @@ public interface Admission {
     }
 
     /** One of an owner's live sandboxes as a refusal lists it. Never a credential. */
-    record OwnedSandbox(String id, String name, String project, java.util.Map<String, String> labels, Instant expires) {
-    }
+    record OwnedSandbox(String id, String name, String project, Map<String, String> labels, Instant expires) {}
 
     /** No records, no limits: every start is admitted and nothing expires. */
     static Admission unlimited() {
@@ -62,25 +61,24 @@ public interface Admission {
         static final Unlimited INSTANCE = new Unlimited();
 
         @Override
-        public Decision admit(SandboxRequest request, java.util.Map<String, String> labels, AgentSandbox current, int containers) {
-            return new Decision.Admitted(current == null ? "" : current.id(), current == null ? null : current.expires(), () -> { });
+        public Decision admit(
+                SandboxRequest request, Map<String, String> labels, AgentSandbox current, int containers) {
+            return new Decision.Admitted(
+                    current == null ? "" : current.id(), current == null ? null : current.expires(), () -> {});
         }
 
         @Override
-        public void settled(Decision.Admitted admitted, AgentSandbox entry) {
-        }
+        public void settled(Decision.Admitted admitted, AgentSandbox entry) {}
 
         @Override
-        public void failed(Decision.Admitted admitted, AgentSandbox current) {
-        }
+        public void failed(Decision.Admitted admitted, AgentSandbox current) {}
 
         @Override
-        public AgentSandbox served(SandboxRequest request, java.util.Map<String, String> labels, AgentSandbox entry) {
+        public AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry) {
             return entry;
         }
 
         @Override
-        public void ended(AgentSandbox entry, String why) {
-        }
+        public void ended(AgentSandbox entry, String why) {}
     }
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.manager;
 
 import io.roboco.sandbox.provision.ServiceInstance;
-
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -14,8 +13,13 @@ import java.util.TreeMap;
  * @param id      the sandbox record's id ({@code sbx_…}); empty when the manager keeps no records
  * @param expires when the set expires (its record's expiry, which slides with use); null for never
  */
-public record AgentSandbox(String agent, String project, Map<String, ServiceInstance> services, Instant created,
-                           String id, Instant expires) {
+public record AgentSandbox(
+        String agent,
+        String project,
+        Map<String, ServiceInstance> services,
+        Instant created,
+        String id,
+        Instant expires) {
     public AgentSandbox {
         services = Map.copyOf(services);
         id = id == null ? "" : id;

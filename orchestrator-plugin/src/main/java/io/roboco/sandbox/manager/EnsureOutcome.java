@@ -1,9 +1,9 @@
 package io.roboco.sandbox.manager;
 
 import io.roboco.sandbox.provision.ServiceInstance;
-
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 
 /** What {@link SandboxManager#ensure} produced: ready services, a denial by the admission, or a provisioning failure. */
 public sealed interface EnsureOutcome {
@@ -17,7 +17,7 @@ public sealed interface EnsureOutcome {
         COLD;
 
         public String wire() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -28,18 +28,22 @@ public sealed interface EnsureOutcome {
      * @param expires   when the set expires (null for never)
      * @param expiredPrevious the id of this agent's previous set, when it had expired and this call made a new one; else null
      */
-    record Ready(List<ServiceInstance> services, boolean cacheHit, Path path, String sandboxId, Instant expires,
-                 String expiredPrevious) implements EnsureOutcome {
+    record Ready(
+            List<ServiceInstance> services,
+            boolean cacheHit,
+            Path path,
+            String sandboxId,
+            Instant expires,
+            String expiredPrevious)
+            implements EnsureOutcome {
         public Ready(List<ServiceInstance> services, boolean cacheHit) {
             this(services, cacheHit, cacheHit ? Path.HIT : Path.COLD, "", null, null);
         }
     }
 
     /** The admission said no (quota or capacity); no container was started. */
-    record Denied(Admission.Decision.Denied denial) implements EnsureOutcome {
-    }
+    record Denied(Admission.Decision.Denied denial) implements EnsureOutcome {}
 
     /** Provisioning failed; nothing of this attempt is left running. The reason has no secrets. */
-    record Failed(String reason, boolean retryable) implements EnsureOutcome {
-    }
+    record Failed(String reason, boolean retryable) implements EnsureOutcome {}
 }

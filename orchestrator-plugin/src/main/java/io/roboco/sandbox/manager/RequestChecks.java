@@ -10,12 +10,12 @@ import io.roboco.sandbox.manager.SandboxRequest.Validation;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.Seed;
-import io.roboco.sandbox.template.TemplateInfo;
-import io.roboco.sandbox.template.TemplateStore;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.settings.Project;
-
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,8 +58,9 @@ final class RequestChecks {
         for (Map.Entry<String, List<String>> entry : perCall.entrySet()) {
             Engine engine = engines.get(entry.getKey());
             if (engine == null) {
-                return refused("extensions given for service '" + Printable.of(entry.getKey()) + "', which is not in project '"
-                        + project.id() + "''s sandbox set; allowed: " + allowedServices);
+                return refused(
+                        "extensions given for service '" + Printable.of(entry.getKey()) + "', which is not in project '"
+                                + project.id() + "''s sandbox set; allowed: " + allowedServices);
             }
             for (String feature : entry.getValue()) {
                 if (Features.allow(engine, feature).isEmpty()) {
@@ -97,13 +98,21 @@ final class RequestChecks {
                 if (refusal.isPresent()) {
                     return refused(refusal.get());
                 }
-                TemplateInfo info = templates.find(project.id(), template.name()).orElseThrow();
-                seed = template.resolved(project.id(), info.created() + "/" + info.schemaDigest() + "/" + info.sizeBytes());
+                TemplateInfo info =
+                        templates.find(project.id(), template.name()).orElseThrow();
+                seed = template.resolved(
+                        project.id(), info.created() + "/" + info.schemaDigest() + "/" + info.sizeBytes());
             }
-            plans.put(engine.name(), new ServicePlan(engine, choice, wanted, seed,
-                    project.limitsFor(engine.name()).over(images.limits())));
+            plans.put(
+                    engine.name(),
+                    new ServicePlan(
+                            engine,
+                            choice,
+                            wanted,
+                            seed,
+                            project.limitsFor(engine.name()).over(images.limits())));
         }
-        return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new java.util.LinkedHashSet<>(asked)), plans));
+        return new Validation.Valid(new SandboxRequest(agent, project, List.copyOf(new LinkedHashSet<>(asked)), plans));
     }
 
     /**
@@ -113,8 +122,9 @@ final class RequestChecks {
     private Optional<String> templateRefusal(Project project, String name, ImageChoice choice) {
         Optional<TemplateInfo> info = templates.find(project.id(), name);
         if (info.isEmpty()) {
-            return Optional.of("template '" + Printable.of(name) + "' (the seed of project '" + project.id() + "') is not one of the"
-                    + " project's templates; its templates: " + templates.knownNames(project.id()));
+            return Optional.of("template '" + Printable.of(name) + "' (the seed of project '" + project.id()
+                    + "') is not one of the" + " project's templates; its templates: "
+                    + templates.knownNames(project.id()));
         }
         return info.get().refusalFor(choice.major(), "project '" + project.id() + "' (" + choice.describe() + ")");
     }
@@ -131,18 +141,26 @@ final class RequestChecks {
     /** An allowlisted feature the image of the project's major lacks, naming the majors whose images offer it. */
     private String notOffered(Engine engine, ImageChoice choice, String feature) {
         List<String> majors = images.majorsOffering(engine, feature);
-        String where = choice.major().isEmpty() ? "the server's " + engine.name() + " image " + choice.image()
+        String where = choice.major().isEmpty()
+                ? "the server's " + engine.name() + " image " + choice.image()
                 : engine.displayName() + " " + choice.major() + " (image " + choice.image() + ")";
-        String fix = majors.isEmpty() ? "no configured " + engine.name() + " major offers it; an operator can configure an image that ships it"
-                : "offered by " + engine.name() + " " + String.join(", ", majors) + "; set the project's sandbox_versions to {\""
-                + engine.name() + "\":\"" + majors.get(majors.size() - 1) + "\"}";
-        return engine.name() + " " + featureWord(engine) + " '" + feature + "' is not available in " + where + "; " + fix;
+        String fix = majors.isEmpty()
+                ? "no configured " + engine.name()
+                        + " major offers it; an operator can configure an image that ships it"
+                : "offered by " + engine.name() + " " + String.join(", ", majors)
+                        + "; set the project's sandbox_versions to {\"" + engine.name() + "\":\""
+                        + majors.get(majors.size() - 1) + "\"}";
+        return engine.name() + " " + featureWord(engine) + " '" + feature + "' is not available in " + where + "; "
+                + fix;
     }
 
     /** What the engine calls a feature, from its envelope key: {@code available_modules} → module; extension by default. */
     private static String featureWord(Engine engine) {
         String key = engine.featuresKey();
-        if (key == null || !key.startsWith("available_") || !key.endsWith("s") || key.length() <= "available_s".length()) {
+        if (key == null
+                || !key.startsWith("available_")
+                || !key.endsWith("s")
+                || key.length() <= "available_s".length()) {
             return "extension";
         }
         return key.substring("available_".length(), key.length() - 1).replace('_', ' ');

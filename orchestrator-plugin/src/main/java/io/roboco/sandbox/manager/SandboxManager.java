@@ -9,15 +9,14 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerState;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the lifecycle of every agent's sandbox set: whole-set provisioning in parallel on first
@@ -46,6 +47,7 @@ public final class SandboxManager implements AutoCloseable {
     private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
     /** The ledger owner of a named sandbox's containers while they are made: this prefix and the sandbox id. */
     public static final String NAMED_KEY = "named:";
+
     private final ContainerLedger ledger;
     private final SetOperations sets;
     private final WarmPool pool;
@@ -65,8 +67,9 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /** With the {@link Admission} every start of new containers is first put to (quotas, capacity, the sandbox record). */
-    public SandboxManager(EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool, Admission admission) {
-        this.admission = java.util.Objects.requireNonNull(admission, "admission");
+    public SandboxManager(
+            EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool, Admission admission) {
+        this.admission = Objects.requireNonNull(admission, "admission");
         this.registry = registry;
         this.provisioner = provisioner;
         this.clock = clock;
@@ -95,7 +98,8 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    private EnsureOutcome ensureEntered(SandboxRequest request, Map<String, String> labels) throws InterruptedException {
+    private EnsureOutcome ensureEntered(SandboxRequest request, Map<String, String> labels)
+            throws InterruptedException {
         ReentrantLock lock = locks.lockFor(request.agent());
         lock.lockInterruptibly();
         Admission.Decision.Admitted admitted = null;
@@ -106,7 +110,8 @@ public final class SandboxManager implements AutoCloseable {
             AtomicInteger cold = new AtomicInteger();
             boolean created = false;
             if (entry == null) {
-                Admission.Decision decision = admission.admit(request, labels, null, request.services().size());
+                Admission.Decision decision = admission.admit(
+                        request, labels, null, request.services().size());
                 if (decision instanceof Admission.Decision.Denied denied) {
                     return new EnsureOutcome.Denied(denied);
                 }
@@ -124,8 +129,13 @@ public final class SandboxManager implements AutoCloseable {
                     Map<String, ServiceInstance> keep = started;
                     leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
                 }
-                entry = new AgentSandbox(request.agent(), request.projectId(), started, clock.instant(),
-                        admitted.sandboxId(), admitted.expires());
+                entry = new AgentSandbox(
+                        request.agent(),
+                        request.projectId(),
+                        started,
+                        clock.instant(),
+                        admitted.sandboxId(),
+                        admitted.expires());
                 cache.put(request.agent(), entry);
                 hold(request.agent(), started);
                 admission.settled(admitted, entry);
@@ -133,7 +143,9 @@ public final class SandboxManager implements AutoCloseable {
                 created = true;
             } else {
                 Set<String> have = entry.services().keySet();
-                List<String> missing = request.services().stream().filter(s -> !have.contains(s)).toList();
+                List<String> missing = request.services().stream()
+                        .filter(s -> !have.contains(s))
+                        .toList();
                 if (!missing.isEmpty()) {
                     Admission.Decision decision = admission.admit(request, labels, entry, missing.size());
                     if (decision instanceof Admission.Decision.Denied denied) {
@@ -155,11 +167,17 @@ public final class SandboxManager implements AutoCloseable {
                 entry = served(request, labels, entry);
             }
             String expiredPrevious = created ? expiredSets.remove(request.agent()) : null;
-            EnsureOutcome.Path path = !created ? EnsureOutcome.Path.HIT : cold.get() > 0 ? EnsureOutcome.Path.COLD : EnsureOutcome.Path.POOL;
+            EnsureOutcome.Path path = !created
+                    ? EnsureOutcome.Path.HIT
+                    : cold.get() > 0 ? EnsureOutcome.Path.COLD : EnsureOutcome.Path.POOL;
             List<ServiceInstance> granted = entry.select(request.asked());
             if (log.isDebugEnabled()) {
-                // Still inside the agent's lock: the moment the grant is decided (ReleaseRaceIT times grants by this line).
-                log.debug("agent {} granted {} ({})", request.agent(), granted.stream().map(ServiceInstance::containerName).toList(),
+                // Still inside the agent's lock: the moment the grant is decided (ReleaseRaceIT times grants by this
+                // line).
+                log.debug(
+                        "agent {} granted {} ({})",
+                        request.agent(),
+                        granted.stream().map(ServiceInstance::containerName).toList(),
                         created ? "provisioned" : "cache hit");
             }
             return new EnsureOutcome.Ready(granted, !created, path, entry.id(), entry.expires(), expiredPrevious);
@@ -189,18 +207,24 @@ public final class SandboxManager implements AutoCloseable {
      *
      * @param key a ledger owner unique to this set (e.g. {@code named:<sandbox id>})
      */
-    public Map<String, ServiceInstance> provisionDetached(SandboxRequest request, String key, Consumer<Map<String, ServiceInstance>> adopt)
+    public Map<String, ServiceInstance> provisionDetached(
+            SandboxRequest request, String key, Consumer<Map<String, ServiceInstance>> adopt)
             throws ProvisionException, InterruptedException {
         if (!calls.enter()) {
             throw new ProvisionException("the sandbox service is stopping; try again in a few seconds", true, null);
         }
         try {
-            Map<String, ServiceInstance> started = sets.startAll(request, request.asked(),
-                    id -> ledger.move(id, ContainerLedger.Reason.PENDING, key), new AtomicInteger());
+            Map<String, ServiceInstance> started = sets.startAll(
+                    request,
+                    request.asked(),
+                    id -> ledger.move(id, ContainerLedger.Reason.PENDING, key),
+                    new AtomicInteger());
             try {
                 adopt.accept(started);
             } catch (RuntimeException e) {
-                sets.removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
+                sets.removeAll(started.values().stream()
+                        .map(ServiceInstance::containerId)
+                        .toList());
                 throw e;
             }
             return started;
@@ -220,7 +244,8 @@ public final class SandboxManager implements AutoCloseable {
      * conditional delete) says so: the cache entry (when it is that set) is dropped and its containers removed.
      * With {@code expired} the agent's next call is told its set had expired. Returns what {@code commit} said.
      */
-    public boolean endIf(String agent, String sandboxId, BooleanSupplier commit, boolean expired) throws InterruptedException {
+    public boolean endIf(String agent, String sandboxId, BooleanSupplier commit, boolean expired)
+            throws InterruptedException {
         ReentrantLock lock = locks.lockFor(agent);
         lock.lockInterruptibly();
         try {
@@ -242,7 +267,7 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /** Sets the expiry of the agent's cached set {@code sandboxId} (an operator extended it). */
-    public void reexpire(String agent, String sandboxId, java.time.Instant expires) {
+    public void reexpire(String agent, String sandboxId, Instant expires) {
         cache.computeIfPresent(agent, (a, entry) -> entry.id().equals(sandboxId) ? entry.withExpires(expires) : entry);
     }
 
@@ -258,7 +283,9 @@ public final class SandboxManager implements AutoCloseable {
                 admission.ended(entry, "released");
             }
             // The agent's label also marks its named sandboxes' containers: those end with their own records, not here.
-            listAgentContainers(agent).stream().filter(c -> !ofNamedSandbox(c.id())).forEach(c -> ids.add(c.id()));
+            listAgentContainers(agent).stream()
+                    .filter(c -> !ofNamedSandbox(c.id()))
+                    .forEach(c -> ids.add(c.id()));
             sets.removeAll(ids);
             return ids.size();
         } finally {
@@ -350,12 +377,14 @@ public final class SandboxManager implements AutoCloseable {
      */
     public int removeUnsettled() {
         Set<String> unsettled = new HashSet<>();
-        for (ContainerLedger.Reason reason : List.of(ContainerLedger.Reason.IN_FLIGHT, ContainerLedger.Reason.PENDING,
-                ContainerLedger.Reason.CLAIMED)) {
+        for (ContainerLedger.Reason reason : List.of(
+                ContainerLedger.Reason.IN_FLIGHT, ContainerLedger.Reason.PENDING, ContainerLedger.Reason.CLAIMED)) {
             unsettled.addAll(ledger.ids(reason));
         }
         if (!unsettled.isEmpty()) {
-            log.info("removing {} sandbox container(s) that were still being started or claimed at shutdown", unsettled.size());
+            log.info(
+                    "removing {} sandbox container(s) that were still being started or claimed at shutdown",
+                    unsettled.size());
             unsettled.forEach(provisioner::removeQuietly);
         }
         return unsettled.size();
@@ -373,7 +402,8 @@ public final class SandboxManager implements AutoCloseable {
             return Map.of();
         }
         Map<String, Boolean> result = new TreeMap<>();
-        entry.services().forEach((name, instance) -> result.put(name, provisioner.isLive(registry.require(name), instance)));
+        entry.services()
+                .forEach((name, instance) -> result.put(name, provisioner.isLive(registry.require(name), instance)));
         return result;
     }
 
@@ -395,36 +425,49 @@ public final class SandboxManager implements AutoCloseable {
             return null;
         }
         if (!entry.project().equals(request.projectId())) {
-            log.info("agent {} moved from project {} to {}; replacing its sandbox", request.agent(), entry.project(), request.projectId());
+            log.info(
+                    "agent {} moved from project {} to {}; replacing its sandbox",
+                    request.agent(),
+                    entry.project(),
+                    request.projectId());
             evict(entry, "replaced: the agent moved to project " + request.projectId());
             return null;
         }
         String moved = movedImage(request, entry);
         if (moved != null) {
-            log.info("agent {}'s project {} now runs {}; replacing its sandbox", request.agent(), request.projectId(), moved);
+            log.info(
+                    "agent {}'s project {} now runs {}; replacing its sandbox",
+                    request.agent(),
+                    request.projectId(),
+                    moved);
             evict(entry, "replaced: the project's image changed");
             return null;
         }
         long t0 = System.nanoTime();
         boolean live = sets.allLive(entry.services().values());
         if (log.isDebugEnabled()) {
-            log.debug("re-verified {} service(s) of agent {} in {} us: {}", entry.services().size(), request.agent(),
-                    (System.nanoTime() - t0) / 1000, live ? "live" : "not live");
+            log.debug(
+                    "re-verified {} service(s) of agent {} in {} us: {}",
+                    entry.services().size(),
+                    request.agent(),
+                    (System.nanoTime() - t0) / 1000,
+                    live ? "live" : "not live");
         }
         if (!live) {
-            log.info("sandbox of agent {} failed re-verification; evicting and re-provisioning the whole set", request.agent());
+            log.info(
+                    "sandbox of agent {} failed re-verification; evicting and re-provisioning the whole set",
+                    request.agent());
             evict(entry, "replaced: a service failed re-verification");
             return null;
         }
         return entry;
     }
 
-
     /** The image a cached service should run now but does not (the project's major or the server's image changed), or null. */
     private String movedImage(SandboxRequest request, AgentSandbox entry) {
         for (ServiceInstance instance : entry.services().values()) {
             if (!request.services().contains(instance.service())) {
-                continue;   // no longer in the project's set: kept as it is, never handed out again
+                continue; // no longer in the project's set: kept as it is, never handed out again
             }
             String wanted = request.plan(instance.service()).image().image();
             if (!wanted.equals(instance.image())) {
@@ -444,7 +487,11 @@ public final class SandboxManager implements AutoCloseable {
     private void expireCached(String agent) throws InterruptedException {
         AgentSandbox entry = cache.get(agent);
         if (entry != null && entry.expiredAt(clock.instant())) {
-            log.info("sandbox {} of agent {} expired at {}; removing it and provisioning a fresh set", entry.id(), agent, entry.expires());
+            log.info(
+                    "sandbox {} of agent {} expired at {}; removing it and provisioning a fresh set",
+                    entry.id(),
+                    agent,
+                    entry.expires());
             evict(entry, "expired");
             expiredSets.put(agent, entry.id());
         }
@@ -458,11 +505,11 @@ public final class SandboxManager implements AutoCloseable {
         return renewed;
     }
 
-
     /** Starts the services; each ready container is pending in the ledger until the set is held or this call ends. */
     private Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, AtomicInteger cold)
             throws ProvisionException, InterruptedException {
-        return sets.startAll(request, services, id -> ledger.move(id, ContainerLedger.Reason.PENDING, request.agent()), cold);
+        return sets.startAll(
+                request, services, id -> ledger.move(id, ContainerLedger.Reason.PENDING, request.agent()), cold);
     }
 
     private AgentSandbox activateRequested(SandboxRequest request, AgentSandbox entry) throws ProvisionException {
@@ -484,13 +531,19 @@ public final class SandboxManager implements AutoCloseable {
 
     /** The set is cached: its new containers are held for the agent. */
     private void hold(String agent, Map<String, ServiceInstance> cached) {
-        ledger.moveAll(cached.values().stream().map(ServiceInstance::containerId).toList(), ContainerLedger.Reason.HELD, agent);
+        ledger.moveAll(
+                cached.values().stream().map(ServiceInstance::containerId).toList(),
+                ContainerLedger.Reason.HELD,
+                agent);
     }
 
     private void removeLeftovers(String agent, List<ContainerState> listed, Map<String, ServiceInstance> keep) {
         Set<String> fresh = new HashSet<>();
         keep.values().forEach(i -> fresh.add(i.containerId()));
-        List<String> leftovers = listed.stream().map(ContainerState::id).filter(id -> !fresh.contains(id) && !ledger.owns(id)).toList();
+        List<String> leftovers = listed.stream()
+                .map(ContainerState::id)
+                .filter(id -> !fresh.contains(id) && !ledger.owns(id))
+                .toList();
         if (!leftovers.isEmpty()) {
             log.info("removing {} leftover sandbox container(s) of agent {}", leftovers.size(), agent);
             leftovers.forEach(provisioner::removeQuietly);
@@ -499,17 +552,20 @@ public final class SandboxManager implements AutoCloseable {
 
     /** A container this process holds for a named sandbox (made, being made, or re-adopted), which a verb-set release leaves. */
     private boolean ofNamedSandbox(String containerId) {
-        return ledger.entry(containerId).filter(e -> e.reason() == ContainerLedger.Reason.RECORDED
-                || (e.owner() != null && e.owner().startsWith(NAMED_KEY))).isPresent();
+        return ledger.entry(containerId)
+                .filter(e -> e.reason() == ContainerLedger.Reason.RECORDED
+                        || (e.owner() != null && e.owner().startsWith(NAMED_KEY)))
+                .isPresent();
     }
 
     private List<ContainerState> listAgentContainers(String agent) {
         try {
-            return provisioner.runtime().list(SandboxLabels.ofAgent(provisioner.settings().instanceId(), agent));
+            return provisioner
+                    .runtime()
+                    .list(SandboxLabels.ofAgent(provisioner.settings().instanceId(), agent));
         } catch (RuntimeException e) {
             log.warn("could not list containers of agent {}: {}", agent, e.getMessage());
             return List.of();
         }
     }
-
 }

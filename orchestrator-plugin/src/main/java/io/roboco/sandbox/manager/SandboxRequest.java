@@ -4,8 +4,9 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.settings.Project;
-
+import io.roboco.sandbox.template.TemplateStore;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,36 +26,49 @@ public final class SandboxRequest {
     SandboxRequest(String agent, Project project, List<String> asked, Map<String, ServicePlan> plans) {
         this.agent = agent;
         this.project = project;
-        this.plans = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(plans));
+        this.plans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
         this.asked = asked.isEmpty() ? List.copyOf(this.plans.keySet()) : List.copyOf(asked);
     }
 
     /** What {@link #validate} decided: the validated request, or why not (a refusal naming what is allowed). */
     public sealed interface Validation {
-        record Valid(SandboxRequest request) implements Validation {
-        }
+        record Valid(SandboxRequest request) implements Validation {}
 
-        record Invalid(String reason) implements Validation {
-        }
+        record Invalid(String reason) implements Validation {}
     }
 
     /**
      * The allowlist guard: {@code services} (null or empty: the whole set) and per-call {@code extensions} against
      * {@code project}'s set, the registry's allowlists and the images {@code images} chooses.
      */
-    public static Validation validate(EngineRegistry registry, ProvisionSettings images, String agent, Project project,
-                                  List<String> services, Map<String, List<String>> extensions) {
-        return validate(registry, images, io.roboco.sandbox.template.TemplateStore.none(), agent, project, services, extensions);
+    public static Validation validate(
+            EngineRegistry registry,
+            ProvisionSettings images,
+            String agent,
+            Project project,
+            List<String> services,
+            Map<String, List<String>> extensions) {
+        return validate(registry, images, TemplateStore.none(), agent, project, services, extensions);
     }
 
     /**
      * {@link #validate(EngineRegistry, ProvisionSettings, String, Project, List, Map)} with the project's template seed
      * checked against {@code templates}: it exists, and restores into the major the project runs (the same or newer).
      */
-    public static Validation validate(EngineRegistry registry, ProvisionSettings images, io.roboco.sandbox.template.TemplateStore templates,
-                                      String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
-        return new RequestChecks(registry, images, templates).validate(agent, project,
-                services == null ? List.of() : services, extensions == null ? Map.of() : extensions);
+    public static Validation validate(
+            EngineRegistry registry,
+            ProvisionSettings images,
+            TemplateStore templates,
+            String agent,
+            Project project,
+            List<String> services,
+            Map<String, List<String>> extensions) {
+        return new RequestChecks(registry, images, templates)
+                .validate(
+                        agent,
+                        project,
+                        services == null ? List.of() : services,
+                        extensions == null ? Map.of() : extensions);
     }
 
     public String agent() {
@@ -94,6 +108,7 @@ public final class SandboxRequest {
 
     @Override
     public String toString() {
-        return "SandboxRequest[" + agent + ", project " + project.id() + ", asked " + asked + ", plans " + plans.values() + "]";
+        return "SandboxRequest[" + agent + ", project " + project.id() + ", asked " + asked + ", plans "
+                + plans.values() + "]";
     }
 }

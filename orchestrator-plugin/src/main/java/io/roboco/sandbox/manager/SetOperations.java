@@ -3,10 +3,11 @@ package io.roboco.sandbox.manager;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ProvisionException;
+import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -53,27 +54,33 @@ final class SetOperations implements AutoCloseable {
      * @param ready told each container id as soon as it is ready, before its siblings finish
      * @param coldStarts counts the services that were started cold (not claimed from the pool)
      */
-    Map<String, ServiceInstance> startAll(SandboxRequest request, List<String> services, Consumer<String> ready,
-                                          AtomicInteger coldStarts) throws ProvisionException, InterruptedException {
+    Map<String, ServiceInstance> startAll(
+            SandboxRequest request, List<String> services, Consumer<String> ready, AtomicInteger coldStarts)
+            throws ProvisionException, InterruptedException {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
         for (String service : services) {
             ServicePlan plan = request.plan(service);
             starts.enterAnyway();
             CompletableFuture<ServiceInstance> start;
             try {
-                start = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        ServiceInstance instance = pool == null ? null : pool.claim(plan, request.agent(), poolProject(plan, request)).orElse(null);
-                        if (instance == null) {
-                            coldStarts.incrementAndGet();
-                            instance = provisioner.provision(plan, request.agent(), request.projectId());
-                        }
-                        ready.accept(instance.containerId());
-                        return instance;
-                    } catch (ProvisionException e) {
-                        throw new CompletionException(e);
-                    }
-                }, workers);
+                start = CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                ServiceInstance instance = pool == null
+                                        ? null
+                                        : pool.claim(plan, request.agent(), poolProject(plan, request))
+                                                .orElse(null);
+                                if (instance == null) {
+                                    coldStarts.incrementAndGet();
+                                    instance = provisioner.provision(plan, request.agent(), request.projectId());
+                                }
+                                ready.accept(instance.containerId());
+                                return instance;
+                            } catch (ProvisionException e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        workers);
             } catch (RuntimeException e) {
                 starts.exit();
                 throw e;
@@ -87,43 +94,51 @@ final class SetOperations implements AutoCloseable {
         } catch (InterruptedException e) {
             // Siblings still starting finish on their own; whatever they made is removed when they do, and only then
             // do they stop counting as starts under way.
-            futures.values().forEach(other -> other.whenComplete((instance, failure) -> {
-                try {
-                    if (instance != null) {
-                        provisioner.removeQuietly(instance.containerId());
-                    }
-                } finally {
-                    starts.exit();
-                }
-            }));
+            futures.values()
+                    .forEach(other -> other.whenComplete((instance, failure) -> {
+                        try {
+                            if (instance != null) {
+                                provisioner.removeQuietly(instance.containerId());
+                            }
+                        } finally {
+                            starts.exit();
+                        }
+                    }));
             throw e;
         }
         // Every start has ended (each future was waited for): its container is handed on below, or removed.
         futures.values().forEach(f -> starts.exit());
         if (!failures.isEmpty()) {
-            removeAll(started.values().stream().map(ServiceInstance::containerId).toList());
-            String reason = String.join("; ", failures.stream().map(Throwable::getMessage).toList());
+            removeAll(
+                    started.values().stream().map(ServiceInstance::containerId).toList());
+            String reason = String.join(
+                    "; ", failures.stream().map(Throwable::getMessage).toList());
             boolean retryable = failures.stream().allMatch(ProvisionException::retryable);
             throw new ProvisionException(reason, retryable, null);
         }
         return started;
     }
 
-    private void collect(Map<String, CompletableFuture<ServiceInstance>> futures, Map<String, ServiceInstance> started,
-                         List<ProvisionException> failures) throws InterruptedException {
+    private void collect(
+            Map<String, CompletableFuture<ServiceInstance>> futures,
+            Map<String, ServiceInstance> started,
+            List<ProvisionException> failures)
+            throws InterruptedException {
         for (Map.Entry<String, CompletableFuture<ServiceInstance>> f : futures.entrySet()) {
             try {
                 started.put(f.getKey(), f.getValue().get());
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                failures.add(cause instanceof ProvisionException pe ? pe
-                        : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
+                failures.add(
+                        cause instanceof ProvisionException pe
+                                ? pe
+                                : new ProvisionException(f.getKey() + " provisioning failed: " + cause, true, cause));
             }
         }
     }
 
     /** Waits up to {@code timeout} for the starts and claims under way on the workers; returns how many still are. */
-    int awaitStarts(java.time.Duration timeout) throws InterruptedException {
+    int awaitStarts(Duration timeout) throws InterruptedException {
         return starts.awaitNone(timeout);
     }
 
@@ -134,7 +149,8 @@ final class SetOperations implements AutoCloseable {
             return provisioner.isLive(registry.require(only.service()), only);
         }
         List<CompletableFuture<Boolean>> checks = instances.stream()
-                .map(i -> CompletableFuture.supplyAsync(() -> provisioner.isLive(registry.require(i.service()), i), workers))
+                .map(i -> CompletableFuture.supplyAsync(
+                        () -> provisioner.isLive(registry.require(i.service()), i), workers))
                 .toList();
         boolean all = true;
         for (CompletableFuture<Boolean> check : checks) {
@@ -150,7 +166,8 @@ final class SetOperations implements AutoCloseable {
             return;
         }
         List<CompletableFuture<Void>> removals = ids.stream()
-                .map(id -> CompletableFuture.runAsync(() -> provisioner.removeQuietly(id), workers)).toList();
+                .map(id -> CompletableFuture.runAsync(() -> provisioner.removeQuietly(id), workers))
+                .toList();
         for (CompletableFuture<Void> removal : removals) {
             join(removal);
         }
@@ -182,7 +199,7 @@ final class SetOperations implements AutoCloseable {
      * The project whose seeded pool a plan may claim from: none for a one-off template ({@code request_sandbox(template=…)}),
      * which starts cold rather than discarding the project's own seeded pool.
      */
-    private static String poolProject(io.roboco.sandbox.provision.ServicePlan plan, SandboxRequest request) {
-        return plan.seed() instanceof io.roboco.sandbox.provision.Seed.Template t && t.oneOff() ? null : request.projectId();
+    private static String poolProject(ServicePlan plan, SandboxRequest request) {
+        return plan.seed() instanceof Seed.Template t && t.oneOff() ? null : request.projectId();
     }
 }

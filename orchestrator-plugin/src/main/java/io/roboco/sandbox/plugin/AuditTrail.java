@@ -2,11 +2,10 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.settings.AuditLog;
 import io.roboco.sandbox.settings.AuditRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayDeque;
 import java.util.Deque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes audit records so that a store fault never loses one and never fails the verb: a record the
@@ -44,14 +43,21 @@ final class AuditTrail {
                 try {
                     store.append(next);
                 } catch (RuntimeException e) {
-                    log.warn("could not write audit record for {} {} ({} kept for a retry): {}", next.verb(), next.agent(),
-                            unwritten.size(), e.getMessage());
+                    log.warn(
+                            "could not write audit record for {} {} ({} kept for a retry): {}",
+                            next.verb(),
+                            next.agent(),
+                            unwritten.size(),
+                            e.getMessage());
                     return;
                 }
                 unwritten.removeFirst();
             }
             if (dropped > 0) {
-                log.error("{} audit record(s) were dropped: the store refused writes while more than {} were kept", dropped, MAX_KEPT);
+                log.error(
+                        "{} audit record(s) were dropped: the store refused writes while more than {} were kept",
+                        dropped,
+                        MAX_KEPT);
                 dropped = 0;
             }
         }

@@ -6,15 +6,14 @@ import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.settings.AuditLog;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SandboxStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Containers labelled {@code roboco.sandbox=1} that belong to <em>other</em> instance ids: the leftovers of a
@@ -38,7 +37,13 @@ public final class ForeignOrphans {
     private final Duration aliveWindow;
     private final Clock clock;
 
-    public ForeignOrphans(ContainerRuntime runtime, SandboxStore store, AuditLog audit, String instance, Duration aliveWindow, Clock clock) {
+    public ForeignOrphans(
+            ContainerRuntime runtime,
+            SandboxStore store,
+            AuditLog audit,
+            String instance,
+            Duration aliveWindow,
+            Clock clock) {
         this.runtime = runtime;
         this.store = store;
         this.audit = audit;
@@ -47,16 +52,26 @@ public final class ForeignOrphans {
         this.clock = clock;
     }
 
-    public enum InstanceState { ALIVE, GONE, UNKNOWN }
+    public enum InstanceState {
+        ALIVE,
+        GONE,
+        UNKNOWN
+    }
 
     /**
      * One foreign container and what the run did with it.
      *
      * @param action {@code would remove}, {@code removed}, {@code kept: …} or {@code remove failed: …}
      */
-    public record Found(String containerId, String containerName, String instance, InstanceState instanceState,
-                        long ageSeconds, String service, String agent, String action) {
-    }
+    public record Found(
+            String containerId,
+            String containerName,
+            String instance,
+            InstanceState instanceState,
+            long ageSeconds,
+            String service,
+            String agent,
+            String action) {}
 
     /** Lists (and unless {@code dryRun}, removes) foreign sandbox containers older than {@code olderThan}. */
     public List<Found> run(Duration olderThan, boolean dryRun, boolean force) {
@@ -77,15 +92,23 @@ public final class ForeignOrphans {
             if (state == InstanceState.ALIVE) {
                 action = "kept: instance " + owner + " is alive (heartbeat " + beats.get(owner) + ")";
             } else if (state == InstanceState.UNKNOWN && !force) {
-                action = dryRun ? "would remove only when forced: instance " + owner + " has no heartbeat in this store"
+                action = dryRun
+                        ? "would remove only when forced: instance " + owner + " has no heartbeat in this store"
                         : "kept: instance " + owner + " has no heartbeat in this store; force to remove";
             } else if (dryRun) {
                 action = "would remove";
             } else {
                 action = remove(c, owner, state, age);
             }
-            out.add(new Found(c.id(), c.name(), owner, state, age, c.labels().getOrDefault(SandboxLabels.SERVICE, ""),
-                    c.labels().getOrDefault(SandboxLabels.AGENT, ""), action));
+            out.add(new Found(
+                    c.id(),
+                    c.name(),
+                    owner,
+                    state,
+                    age,
+                    c.labels().getOrDefault(SandboxLabels.SERVICE, ""),
+                    c.labels().getOrDefault(SandboxLabels.AGENT, ""),
+                    action));
         }
         return out;
     }
@@ -95,9 +118,16 @@ public final class ForeignOrphans {
             runtime.remove(c.id());
             log.info("removed foreign sandbox container {} of instance {} ({}; age {}s)", c.name(), owner, state, age);
             try {
-                audit.append(new AuditRecord(clock.instant(), c.labels().getOrDefault(SandboxLabels.AGENT, ""),
-                        c.labels().getOrDefault(SandboxLabels.PROJECT, ""), VERB, "removed", c.name() + " of instance " + owner
-                        + " (" + state.name().toLowerCase() + ", age " + age + "s) removed", List.of(), 0));
+                audit.append(new AuditRecord(
+                        clock.instant(),
+                        c.labels().getOrDefault(SandboxLabels.AGENT, ""),
+                        c.labels().getOrDefault(SandboxLabels.PROJECT, ""),
+                        VERB,
+                        "removed",
+                        c.name() + " of instance " + owner + " (" + state.name().toLowerCase() + ", age " + age
+                                + "s) removed",
+                        List.of(),
+                        0));
             } catch (RuntimeException e) {
                 log.warn("could not write the audit record of a foreign removal: {}", e.getMessage());
             }

@@ -7,7 +7,6 @@ import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +33,12 @@ public final class GuardChain {
     private final OrchestratorHandle handle;
     private final Guards allowlist;
 
-    GuardChain(RoleManifest roles, SettingsStore store, boolean flagEffective, OrchestratorHandle handle, Guards allowlist) {
+    GuardChain(
+            RoleManifest roles,
+            SettingsStore store,
+            boolean flagEffective,
+            OrchestratorHandle handle,
+            Guards allowlist) {
         this.roles = roles;
         this.store = store;
         this.flagEffective = flagEffective;
@@ -45,20 +49,16 @@ public final class GuardChain {
     /** What steps 0-3 found: the agent and its project, or the refusal. */
     public sealed interface Verdict {
         /** Passed; for an engaged operation the agent is known, has a task, and its project opted in. */
-        record Passed(Optional<Agent> agent, Optional<Project> project) implements Verdict {
-        }
+        record Passed(Optional<Agent> agent, Optional<Project> project) implements Verdict {}
 
-        record Refused(SandboxDecision.Refused refusal) implements Verdict {
-        }
+        record Refused(SandboxDecision.Refused refusal) implements Verdict {}
     }
 
     /** What steps 4-5 found: the validated request, or the refusal. */
     public sealed interface Checked {
-        record Admitted(SandboxRequest request) implements Checked {
-        }
+        record Admitted(SandboxRequest request) implements Checked {}
 
-        record Refused(SandboxDecision.Refused refusal) implements Checked {
-        }
+        record Refused(SandboxDecision.Refused refusal) implements Checked {}
     }
 
     /** Steps 0-3 for agent {@code slug} (read from the store). */
@@ -78,11 +78,15 @@ public final class GuardChain {
             return refused(flagRefusal(), "flag_off");
         }
         if (agent.isEmpty()) {
-            return refused("agent '" + Names.printable(slug) + "' is not known to the orchestrator; it must be spawned and given work"
-                    + " first", "no_task");
+            return refused(
+                    "agent '" + Names.printable(slug)
+                            + "' is not known to the orchestrator; it must be spawned and given work" + " first",
+                    "no_task");
         }
         if (!agent.get().hasActiveTask()) {
-            return refused("agent '" + Names.printable(slug) + "' has no active, project-bound task; call give_me_work first", "no_task");
+            return refused(
+                    "agent '" + Names.printable(slug) + "' has no active, project-bound task; call give_me_work first",
+                    "no_task");
         }
         String projectId = agent.get().project();
         Optional<Project> project = store.findProject(projectId);
@@ -113,8 +117,11 @@ public final class GuardChain {
         }
         OrchestratorHandle.State state = handle.state();
         if (state != OrchestratorHandle.State.RUNNING) {
-            return new Checked.Refused(new SandboxDecision.Refused("the orchestrator is " + state.name().toLowerCase()
-                    + "; try again in a few seconds", true, "unavailable", List.of()));
+            return new Checked.Refused(new SandboxDecision.Refused(
+                    "the orchestrator is " + state.name().toLowerCase() + "; try again in a few seconds",
+                    true,
+                    "unavailable",
+                    List.of()));
         }
         return new Checked.Admitted(((SandboxRequest.Validation.Valid) validation).request());
     }
@@ -137,7 +144,8 @@ public final class GuardChain {
 
     private static Optional<String> optedIn(String projectId, Optional<Project> project) {
         if (project.isEmpty() || !project.get().optedIn()) {
-            return Optional.of("project '" + Names.printable(projectId) + "' has no sandbox_services; an operator can opt it in on the"
+            return Optional.of("project '" + Names.printable(projectId)
+                    + "' has no sandbox_services; an operator can opt it in on the"
                     + " project's Sandbox settings card");
         }
         return Optional.empty();

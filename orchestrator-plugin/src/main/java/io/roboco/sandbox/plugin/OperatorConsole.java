@@ -2,15 +2,17 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.provision.ImageChoice;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
-import io.roboco.sandbox.settings.SandboxQuery;
-import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.ProjectForm;
-
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.template.TemplateInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,20 +28,20 @@ public interface OperatorConsole {
     EngineRegistry registry();
 
     /** A sandbox's caps when its project sets none (pages show them as each limit's default). */
-    default io.roboco.sandbox.runtime.Limits limitDefaults() {
-        return io.roboco.sandbox.runtime.Limits.sandboxDefaults();
+    default Limits limitDefaults() {
+        return Limits.sandboxDefaults();
     }
 
     /** The most a project's limits may be (the operator's {@code ROBOCO_SANDBOX_MAX_*}). */
-    default io.roboco.sandbox.runtime.Limits limitMaximums() {
-        return io.roboco.sandbox.runtime.Limits.operatorMaximums();
+    default Limits limitMaximums() {
+        return Limits.operatorMaximums();
     }
 
     /**
      * The image a project's sandboxes of {@code engine} run at {@code major} (empty: the server's configured default
      * image), with the major it runs; empty when the engine or major is unknown.
      */
-    default Optional<io.roboco.sandbox.provision.ImageChoice> image(String engine, String major) {
+    default Optional<ImageChoice> image(String engine, String major) {
         return Optional.empty();
     }
 
@@ -47,7 +49,7 @@ public interface OperatorConsole {
      * The templates of project {@code project}: those saved from its sandboxes and the one its seed names, by name
      * (metadata only; empty when the plugin keeps no templates).
      */
-    default List<io.roboco.sandbox.template.TemplateInfo> templates(String project) {
+    default List<TemplateInfo> templates(String project) {
         return List.of();
     }
 
@@ -72,13 +74,13 @@ public interface OperatorConsole {
     List<SandboxRecord> expiredSandboxes(String owner);
 
     /** The resolved server limits and the capacity gauge, for the pages. */
-    Limits limits();
+    LifecycleLimits limits();
 
     /**
      * @param capacityMax null when no capacity is configured
      */
-    record Limits(Duration ttlDefault, Duration ttlMax, int maxPerOwner, int capacityUsed, Integer capacityMax) {
-    }
+    record LifecycleLimits(
+            Duration ttlDefault, Duration ttlMax, int maxPerOwner, int capacityUsed, Integer capacityMax) {}
 
     /** Every agent the store knows, for the audit filter. */
     List<String> agentSlugs();

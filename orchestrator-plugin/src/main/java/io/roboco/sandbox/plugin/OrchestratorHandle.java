@@ -8,7 +8,12 @@ package io.roboco.sandbox.plugin;
 public interface OrchestratorHandle {
     State state();
 
-    enum State { STARTING, RUNNING, STOPPING, RESTARTING }
+    enum State {
+        STARTING,
+        RUNNING,
+        STOPPING,
+        RESTARTING
+    }
 
     static OrchestratorHandle running() {
         return () -> State.RUNNING;

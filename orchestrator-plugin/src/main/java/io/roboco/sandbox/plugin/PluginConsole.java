@@ -1,14 +1,24 @@
 package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.lifecycle.Lifetimes;
+import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.provision.ImageChoice;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.ProjectForm;
-
+import io.roboco.sandbox.settings.SandboxQuery;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.template.TemplateInfo;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,12 +32,12 @@ final class PluginConsole implements OperatorConsole {
     }
 
     @Override
-    public io.roboco.sandbox.runtime.Limits limitDefaults() {
+    public Limits limitDefaults() {
         return plugin.manager().provisioner().settings().limits();
     }
 
     @Override
-    public io.roboco.sandbox.runtime.Limits limitMaximums() {
+    public Limits limitMaximums() {
         return plugin.manager().provisioner().settings().maxLimits();
     }
 
@@ -38,20 +48,23 @@ final class PluginConsole implements OperatorConsole {
 
     @Override
     public ProjectForm.Check checkProject(String id, Map<String, Object> body) {
-        return ProjectForm.check(id, body, plugin.registry(), plugin.manager().provisioner().settings(), plugin.templates());
+        return ProjectForm.check(
+                id, body, plugin.registry(), plugin.manager().provisioner().settings(), plugin.templates());
     }
 
     @Override
-    public Optional<io.roboco.sandbox.provision.ImageChoice> image(String engine, String major) {
+    public Optional<ImageChoice> image(String engine, String major) {
         try {
-            return plugin.registry().find(engine).map(e -> plugin.manager().provisioner().settings().choose(e, major));
-        } catch (io.roboco.sandbox.engine.UnknownNameException e) {
+            return plugin.registry()
+                    .find(engine)
+                    .map(e -> plugin.manager().provisioner().settings().choose(e, major));
+        } catch (UnknownNameException e) {
             return Optional.empty();
         }
     }
 
     @Override
-    public List<io.roboco.sandbox.template.TemplateInfo> templates(String project) {
+    public List<TemplateInfo> templates(String project) {
         return plugin.templates().list(project);
     }
 
@@ -81,32 +94,40 @@ final class PluginConsole implements OperatorConsole {
     }
 
     @Override
-    public io.roboco.sandbox.settings.AuditPage auditPage(io.roboco.sandbox.settings.AuditQuery query) {
+    public AuditPage auditPage(AuditQuery query) {
         return plugin.store().page(query);
     }
 
     @Override
-    public List<io.roboco.sandbox.settings.SandboxRecord> sandboxRecords(io.roboco.sandbox.settings.SandboxQuery query) {
+    public List<SandboxRecord> sandboxRecords(SandboxQuery query) {
         return plugin.sandboxes().map(s -> s.list(query)).orElse(List.of());
     }
 
     @Override
-    public List<io.roboco.sandbox.settings.SandboxRecord> expiredSandboxes(String owner) {
+    public List<SandboxRecord> expiredSandboxes(String owner) {
         return plugin.sandboxes().map(s -> s.expired(owner)).orElse(List.of());
     }
 
     @Override
-    public Limits limits() {
-        return plugin.sandboxes().map(s -> {
-            io.roboco.sandbox.lifecycle.SandboxBook book = s.book();
-            return new Limits(book.lifetimes().ttlDefault(), book.lifetimes().ttlMax(), book.perOwner(), book.capacity().used(),
-                    book.capacity().limited() ? book.capacity().max() : null);
-        }).orElse(new Limits(io.roboco.sandbox.lifecycle.Lifetimes.DEFAULT_TTL, io.roboco.sandbox.lifecycle.Lifetimes.DEFAULT_MAX, 0, 0, null));
+    public LifecycleLimits limits() {
+        return plugin.sandboxes()
+                .map(s -> {
+                    SandboxBook book = s.book();
+                    return new LifecycleLimits(
+                            book.lifetimes().ttlDefault(),
+                            book.lifetimes().ttlMax(),
+                            book.perOwner(),
+                            book.capacity().used(),
+                            book.capacity().limited() ? book.capacity().max() : null);
+                })
+                .orElse(new LifecycleLimits(Lifetimes.DEFAULT_TTL, Lifetimes.DEFAULT_MAX, 0, 0, null));
     }
 
     @Override
-    public io.roboco.sandbox.settings.SandboxRecord extend(String id, java.time.Duration ttl) {
-        return plugin.sandboxes().orElseThrow(() -> new Sandboxes.NotFound("this plugin keeps no sandbox records")).extend(id, ttl);
+    public SandboxRecord extend(String id, Duration ttl) {
+        return plugin.sandboxes()
+                .orElseThrow(() -> new Sandboxes.NotFound("this plugin keeps no sandbox records"))
+                .extend(id, ttl);
     }
 
     @Override

@@ -7,7 +7,6 @@ import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.SettingsStore;
-
 import java.time.Clock;
 import java.time.Instant;
 
@@ -18,8 +17,18 @@ import java.time.Instant;
  * @param state      the plugin's own state: STARTING until built, RUNNING, STOPPING once closing
  * @param started    when the build began
  */
-public record PluginContext(SandboxPlugin plugin, String instanceId, Clock clock, ContainerRuntime runtime, SettingsStore store,
-                            EngineRegistry engines, ProvisionSettings provisioning, PoolSizes poolSizes, Capacity capacity,
-                            OwnedContainers containers, Sandboxes sandboxes, SandboxEvents events, OrchestratorHandle state,
-                            Instant started) {
-}
+public record PluginContext(
+        SandboxPlugin plugin,
+        String instanceId,
+        Clock clock,
+        ContainerRuntime runtime,
+        SettingsStore store,
+        EngineRegistry engines,
+        ProvisionSettings provisioning,
+        PoolSizes poolSizes,
+        Capacity capacity,
+        OwnedContainers containers,
+        Sandboxes sandboxes,
+        SandboxEvents events,
+        OrchestratorHandle state,
+        Instant started) {}

@@ -2,7 +2,6 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.readopt.CredentialVault;
-
 import java.util.List;
 
 /**
@@ -19,10 +18,18 @@ import java.util.List;
  * @param extensions         what the builder's extensions started, closed first, newest first
  * @param owned              what the builder made itself (runtime, store), closed last
  */
-record PluginWiring(SandboxBook book, CredentialVault vault, SandboxEvents events, String releaseOnCloseVerb, boolean keepsSandboxes,
-                    boolean announces, Runnable stopping, List<AutoCloseable> extensions, List<AutoCloseable> owned) {
+record PluginWiring(
+        SandboxBook book,
+        CredentialVault vault,
+        SandboxEvents events,
+        String releaseOnCloseVerb,
+        boolean keepsSandboxes,
+        boolean announces,
+        Runnable stopping,
+        List<AutoCloseable> extensions,
+        List<AutoCloseable> owned) {
 
     static PluginWiring none() {
-        return new PluginWiring(null, null, SandboxEvents.none(), null, false, false, () -> { }, List.of(), List.of());
+        return new PluginWiring(null, null, SandboxEvents.none(), null, false, false, () -> {}, List.of(), List.of());
     }
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.manager.Admission;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +16,14 @@ public sealed interface SandboxDecision {
      * @param expiredPrevious the agent's previous sandbox, when it had expired and this is a fresh set; else null
      * @param path            {@code hit}, {@code pool} or {@code cold}
      */
-    record Granted(List<Grant> sandboxes, boolean cacheHit, String sandboxId, Instant expires, String expiredPrevious,
-                   String path) implements SandboxDecision {
+    record Granted(
+            List<Grant> sandboxes,
+            boolean cacheHit,
+            String sandboxId,
+            Instant expires,
+            String expiredPrevious,
+            String path)
+            implements SandboxDecision {
         public Granted(List<Grant> sandboxes, boolean cacheHit) {
             this(sandboxes, cacheHit, "", null, null, cacheHit ? "hit" : "cold");
         }
@@ -61,7 +66,12 @@ public sealed interface SandboxDecision {
      * @param limits      the container's caps: {@code memory}, {@code data_size} (the data tmpfs), {@code cpus}
      *                    (empty when not known)
      */
-    record Grant(String service, Map<String, String> env, String featuresKey, List<String> features, Map<String, Object> limits) {
+    record Grant(
+            String service,
+            Map<String, String> env,
+            String featuresKey,
+            List<String> features,
+            Map<String, Object> limits) {
         public Grant {
             limits = limits == null ? Map.of() : Map.copyOf(limits);
         }
@@ -73,7 +83,8 @@ public sealed interface SandboxDecision {
 
         @Override
         public String toString() {
-            return "Grant[" + service + ", envKeys=" + env.keySet() + ", " + featuresKey + "=" + features + ", limits=" + limits + "]";
+            return "Grant[" + service + ", envKeys=" + env.keySet() + ", " + featuresKey + "=" + features + ", limits="
+                    + limits + "]";
         }
     }
 }

@@ -29,19 +29,15 @@ public interface SandboxEvents {
         static final None INSTANCE = new None();
 
         @Override
-        public void granted(String path, Duration took) {
-        }
+        public void granted(String path, Duration took) {}
 
         @Override
-        public void refused(String code) {
-        }
+        public void refused(String code) {}
 
         @Override
-        public void invalidState(String code) {
-        }
+        public void invalidState(String code) {}
 
         @Override
-        public void janitorRemoved(String cause, int containers) {
-        }
+        public void janitorRemoved(String cause, int containers) {}
     }
 }

@@ -8,29 +8,40 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.guard.RoleManifest;
 import io.roboco.sandbox.guard.Verbs;
+import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
-import io.roboco.sandbox.readopt.CredentialVault;
-import io.roboco.sandbox.readopt.SealingAdmission;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.readopt.CredentialVault;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.ProjectForm;
+import io.roboco.sandbox.settings.SandboxRecord;
+import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The embeddable front door: {@code request_sandbox} (guard chain, then the manager) and
@@ -51,22 +62,34 @@ public final class SandboxPlugin implements AutoCloseable {
     private final GuardChain chain;
     private final TemplateSaving templateSaving;
     /** The template an agent's live verb set was made from, when it was (per-call templates). */
-    private final Map<String, String> templateOf = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> templateOf = new ConcurrentHashMap<>();
+
     private final SandboxEvents events;
     private final Sandboxes sandboxes;
     private final CredentialVault vault;
     private final PluginWiring wiring;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /** A plugin without sandbox records (no TTL, quota or named sandboxes); {@link #builder()} wires the whole product. */
-    public SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
-                         OrchestratorHandle handle, Clock clock) {
+    public SandboxPlugin(
+            EngineRegistry registry,
+            SandboxManager manager,
+            SettingsStore store,
+            boolean flagEffective,
+            OrchestratorHandle handle,
+            Clock clock) {
         this(registry, manager, store, flagEffective, handle, clock, PluginWiring.none());
     }
 
     /** With what the builder wired around the core ({@link PluginWiring}): records, sealing, events, and closing. */
-    SandboxPlugin(EngineRegistry registry, SandboxManager manager, SettingsStore store, boolean flagEffective,
-                  OrchestratorHandle handle, Clock clock, PluginWiring wiring) {
+    SandboxPlugin(
+            EngineRegistry registry,
+            SandboxManager manager,
+            SettingsStore store,
+            boolean flagEffective,
+            OrchestratorHandle handle,
+            Clock clock,
+            PluginWiring wiring) {
         this.wiring = wiring;
         this.events = wiring.events();
         this.vault = wiring.vault();
@@ -78,7 +101,11 @@ public final class SandboxPlugin implements AutoCloseable {
         this.flagEffective = flagEffective;
         this.clock = clock;
         this.templateSaving = new TemplateSaving(manager, clock);
-        this.chain = new GuardChain(RoleManifest.defaults(), store, flagEffective, handle,
+        this.chain = new GuardChain(
+                RoleManifest.defaults(),
+                store,
+                flagEffective,
+                handle,
                 new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates));
         this.sandboxes = wiring.book() == null ? null : new Sandboxes(this, wiring.book());
     }
@@ -98,14 +125,20 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /** The verb, for a caller that has already looked the agent up in this plugin's store (no second read). */
-    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
-                                         Map<String, List<String>> extensions) throws InterruptedException {
+    public SandboxDecision requestSandbox(
+            String slug, Optional<Agent> agent, List<String> services, Map<String, List<String>> extensions)
+            throws InterruptedException {
         return requestSandbox(slug, agent, services, extensions, null);
     }
 
     /** The verb with labels for the agent's sandbox record (already validated; null keeps the record's labels). */
-    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
-                                         Map<String, List<String>> extensions, Map<String, String> labels) throws InterruptedException {
+    public SandboxDecision requestSandbox(
+            String slug,
+            Optional<Agent> agent,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> labels)
+            throws InterruptedException {
         return requestSandbox(slug, agent, services, extensions, labels, null);
     }
 
@@ -113,8 +146,13 @@ public final class SandboxPlugin implements AutoCloseable {
      * The verb with a per-call {@code template} (null: the project's seed): a new sandbox starts from that template of
      * the project's own. A live sandbox made otherwise is not re-made: the call is refused, saying to release it first.
      */
-    public SandboxDecision requestSandbox(String slug, Optional<Agent> agent, List<String> services,
-                                         Map<String, List<String>> extensions, Map<String, String> labels, String template)
+    public SandboxDecision requestSandbox(
+            String slug,
+            Optional<Agent> agent,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> labels,
+            String template)
             throws InterruptedException {
         long start = System.nanoTime();
         List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
@@ -126,17 +164,28 @@ public final class SandboxPlugin implements AutoCloseable {
         long decided = System.nanoTime();
         tell(decision, decided - start);
         List<String> audited = decision instanceof SandboxDecision.Granted g
-                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList() : asked;
+                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList()
+                : asked;
         audit(slug, projectId, REQUEST_VERB, decision, audited, start);
         if (log.isDebugEnabled()) {
-            log.debug("request_sandbox {}: agent lookup {} us, guards+ensure {} us, audit {} us", slug, (looked - start) / 1000,
-                    (decided - looked) / 1000, (System.nanoTime() - decided) / 1000);
+            log.debug(
+                    "request_sandbox {}: agent lookup {} us, guards+ensure {} us, audit {} us",
+                    slug,
+                    (looked - start) / 1000,
+                    (decided - looked) / 1000,
+                    (System.nanoTime() - decided) / 1000);
         }
         return decision;
     }
 
-    private SandboxDecision decide(String slug, Optional<Agent> agent, List<String> asked, Map<String, List<String>> perCall,
-                                   Map<String, String> labels, String template) throws InterruptedException {
+    private SandboxDecision decide(
+            String slug,
+            Optional<Agent> agent,
+            List<String> asked,
+            Map<String, List<String>> perCall,
+            Map<String, String> labels,
+            String template)
+            throws InterruptedException {
         GuardChain.Verdict verdict = chain.admit(slug, agent, AgentOperation.REQUEST);
         if (verdict instanceof GuardChain.Verdict.Refused refused) {
             return refused.refusal();
@@ -145,8 +194,10 @@ public final class SandboxPlugin implements AutoCloseable {
         if (template != null) {
             Optional<String> why = TemplateSeeds.refusal(template, project.get(), templates());
             if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
-                why = Optional.of("your sandbox " + manager.find(slug).get().id() + " is live and was not made from template '" + template
-                        + "'; a template seeds a new sandbox: call release_sandbox first, then request_sandbox(template=\"" + template + "\")");
+                why = Optional.of("your sandbox " + manager.find(slug).get().id()
+                        + " is live and was not made from template '" + template
+                        + "'; a template seeds a new sandbox: call release_sandbox first, then request_sandbox(template=\""
+                        + template + "\")");
             }
             if (why.isPresent()) {
                 return new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of());
@@ -179,11 +230,18 @@ public final class SandboxPlugin implements AutoCloseable {
      * Deletes template {@code name} of {@code project} (its dump and metadata), audited under
      * {@value #DELETE_TEMPLATE_VERB} with {@code by} as the actor; false when there was none.
      */
-    public boolean deleteTemplate(String project, String name, String by) throws java.io.IOException {
+    public boolean deleteTemplate(String project, String name, String by) throws IOException {
         long start = System.nanoTime();
         boolean deleted = templates().delete(project, name);
         if (deleted) {
-            record(by, project, DELETE_TEMPLATE_VERB, "deleted", "template '" + name + "' deleted", List.of("postgres"), start);
+            record(
+                    by,
+                    project,
+                    DELETE_TEMPLATE_VERB,
+                    "deleted",
+                    "template '" + name + "' deleted",
+                    List.of("postgres"),
+                    start);
         }
         return deleted;
     }
@@ -193,12 +251,18 @@ public final class SandboxPlugin implements AutoCloseable {
      * the operator's way of sharing a template, since each project sees only its own. Audited under
      * {@value #COPY_TEMPLATE_VERB} in the receiving project; the caps are the receiving project's.
      */
-    public io.roboco.sandbox.template.TemplateInfo copyTemplate(String from, String name, String to, String as, boolean replace,
-                                                                 String by) throws Exception {
+    public TemplateInfo copyTemplate(String from, String name, String to, String as, boolean replace, String by)
+            throws Exception {
         long start = System.nanoTime();
-        io.roboco.sandbox.template.TemplateInfo copied = templates().copy(from, name, to, as, replace);
-        record(by, to, COPY_TEMPLATE_VERB, "granted", "template '" + name + "' of project '" + from + "' copied as '" + copied.name()
-                + "'", List.of("postgres"), start);
+        TemplateInfo copied = templates().copy(from, name, to, as, replace);
+        record(
+                by,
+                to,
+                COPY_TEMPLATE_VERB,
+                "granted",
+                "template '" + name + "' of project '" + from + "' copied as '" + copied.name() + "'",
+                List.of("postgres"),
+                start);
         return copied;
     }
 
@@ -212,7 +276,7 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /** Where templates are kept ({@link TemplateStore#none()} when the plugin keeps none). */
-    public io.roboco.sandbox.template.TemplateStore templates() {
+    public TemplateStore templates() {
         return manager.provisioner().templates();
     }
 
@@ -231,10 +295,14 @@ public final class SandboxPlugin implements AutoCloseable {
      * {@link #saveTemplate(String, String, boolean)} on the sandbox of {@code record} (see {@link Sandboxes#saveTemplate}): a
      * verb set's is its owner's set; a named sandbox's the services {@code held} answers for it.
      */
-    DataOutcome saveTemplate(io.roboco.sandbox.settings.SandboxRecord record, String name, boolean replace,
-                             java.util.function.Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+    DataOutcome saveTemplate(
+            SandboxRecord record,
+            String name,
+            boolean replace,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
         long start = System.nanoTime();
-        DataOutcome outcome = record.kind() == io.roboco.sandbox.settings.SandboxRecord.Kind.DEFAULT
+        DataOutcome outcome = record.kind() == SandboxRecord.Kind.DEFAULT
                 ? templateSaving.save(record.owner(), record.project(), name, replace)
                 : templateSaving.saveNamed(record.id(), record.project(), name, replace, held);
         return auditSave(record.owner(), record.project(), name, outcome, start);
@@ -258,10 +326,15 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /** The decision for a manager outcome (shared with named sandboxes' creation). */
-    static SandboxDecision decision(EnsureOutcome outcome, java.util.function.Function<ServiceInstance, SandboxDecision.Grant> grant) {
+    static SandboxDecision decision(EnsureOutcome outcome, Function<ServiceInstance, SandboxDecision.Grant> grant) {
         if (outcome instanceof EnsureOutcome.Ready ready) {
-            return new SandboxDecision.Granted(ready.services().stream().map(grant).toList(), ready.cacheHit(), ready.sandboxId(),
-                    ready.expires(), ready.expiredPrevious(), ready.path().wire());
+            return new SandboxDecision.Granted(
+                    ready.services().stream().map(grant).toList(),
+                    ready.cacheHit(),
+                    ready.sandboxId(),
+                    ready.expires(),
+                    ready.expiredPrevious(),
+                    ready.path().wire());
         }
         if (outcome instanceof EnsureOutcome.Denied denied) {
             return denial(denied.denial());
@@ -270,8 +343,9 @@ public final class SandboxPlugin implements AutoCloseable {
         return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning");
     }
 
-    static SandboxDecision denial(io.roboco.sandbox.manager.Admission.Decision.Denied d) {
-        return d.refusal() ? new SandboxDecision.Refused(d.reason(), d.retryable(), d.code(), d.ownerSandboxes())
+    static SandboxDecision denial(Admission.Decision.Denied d) {
+        return d.refusal()
+                ? new SandboxDecision.Refused(d.reason(), d.retryable(), d.code(), d.ownerSandboxes())
                 : new SandboxDecision.InvalidState(d.reason(), d.retryable(), d.code());
     }
 
@@ -325,17 +399,22 @@ public final class SandboxPlugin implements AutoCloseable {
      * owner's set while it is that one; a named sandbox's on the services {@code held} answers for it. Audited under its
      * owner, naming the sandbox.
      */
-    DataOutcome dataOperation(io.roboco.sandbox.settings.SandboxRecord record, String verb, String name,
-                              java.util.function.Function<String, Optional<Map<String, ServiceInstance>>> held) throws InterruptedException {
+    DataOutcome dataOperation(
+            SandboxRecord record,
+            String verb,
+            String name,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
         long start = System.nanoTime();
-        DataOutcome outcome = record.kind() == io.roboco.sandbox.settings.SandboxRecord.Kind.DEFAULT
+        DataOutcome outcome = record.kind() == SandboxRecord.Kind.DEFAULT
                 ? data.run(record.owner(), record.id(), verb, name)
                 : data.runNamed(record.id(), verb, name, held);
         auditData(record.owner(), record.project(), verb, name, " on sandbox " + record.id(), outcome, start);
         return outcome;
     }
 
-    private void auditData(String owner, String project, String verb, String name, String where, DataOutcome outcome, long start) {
+    private void auditData(
+            String owner, String project, String verb, String name, String where, DataOutcome outcome, long start) {
         if (outcome instanceof DataOutcome.Done) {
             record(owner, project, verb, "granted", verb + " '" + name + "'" + where, List.of("postgres"), start);
         } else if (outcome instanceof DataOutcome.Refused r) {
@@ -349,12 +428,20 @@ public final class SandboxPlugin implements AutoCloseable {
     public int releaseSandbox(String slug, String verb) {
         long start = System.nanoTime();
         String project = projectOf(slug);
-        Set<String> services = manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
+        Set<String> services =
+                manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
         try {
             int removed = manager.release(slug);
             data.forget(slug);
             templateOf.remove(slug);
-            record(slug, project, verb, "released", removed + " container(s) removed", List.copyOf(new TreeSet<>(services)), start);
+            record(
+                    slug,
+                    project,
+                    verb,
+                    "released",
+                    removed + " container(s) removed",
+                    List.copyOf(new TreeSet<>(services)),
+                    start);
             return removed;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -362,7 +449,14 @@ public final class SandboxPlugin implements AutoCloseable {
             return 0;
         } catch (RuntimeException e) {
             log.warn("release of agent {}'s sandbox failed: {}", slug, e.getMessage());
-            record(slug, project, verb, "invalid_state", "release failed: " + e.getMessage(), List.copyOf(services), start);
+            record(
+                    slug,
+                    project,
+                    verb,
+                    "invalid_state",
+                    "release failed: " + e.getMessage(),
+                    List.copyOf(services),
+                    start);
             return 0;
         }
     }
@@ -372,7 +466,8 @@ public final class SandboxPlugin implements AutoCloseable {
         try {
             return store.findAgent(slug).map(Agent::project).orElse("");
         } catch (RuntimeException e) {
-            log.warn("could not read agent {} while releasing its sandbox (releasing anyway): {}", slug, e.getMessage());
+            log.warn(
+                    "could not read agent {} while releasing its sandbox (releasing anyway): {}", slug, e.getMessage());
             return "";
         }
     }
@@ -425,14 +520,17 @@ public final class SandboxPlugin implements AutoCloseable {
         wiring.stopping().run();
         boolean keep = wiring.keepsSandboxes();
         if (wiring.announces()) {
-            log.info(keep ? "stopping: new requests are refused as retryable; {} live sandbox(es) are kept for the next start to re-adopt"
-                    : "stopping: new requests are refused as retryable; {} live sandbox(es) will be released", manager.live().size());
+            log.info(
+                    keep
+                            ? "stopping: new requests are refused as retryable; {} live sandbox(es) are kept for the next start to re-adopt"
+                            : "stopping: new requests are refused as retryable; {} live sandbox(es) will be released",
+                    manager.live().size());
         }
-        List<AutoCloseable> extensions = new java.util.ArrayList<>(wiring.extensions());
-        java.util.Collections.reverse(extensions);
+        List<AutoCloseable> extensions = new ArrayList<>(wiring.extensions());
+        Collections.reverse(extensions);
         extensions.forEach(extension -> quietly("close " + extension, extension));
         quietly("wait for provisioning under way", this::drain);
-        manager.pool().ifPresent(pool -> quietly("remove warm pool", pool));   // nothing idle outlives a stop
+        manager.pool().ifPresent(pool -> quietly("remove warm pool", pool)); // nothing idle outlives a stop
         String verb = wiring.releaseOnCloseVerb();
         if (!keep && verb != null) {
             for (AgentSandbox sandbox : manager.live()) {
@@ -441,12 +539,16 @@ public final class SandboxPlugin implements AutoCloseable {
         }
         quietly("remove containers still starting", manager::removeUnsettled);
         if (wiring.announces()) {
-            log.info(keep ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true), idle warm pool removed"
-                    : "stopped: sandboxes released, warm pool removed", manager.live().size());
+            log.info(
+                    keep
+                            ? "stopped: {} sandbox(es) kept for re-adoption (ROBOCO_SANDBOX_READOPT=true), idle warm pool removed"
+                            : "stopped: sandboxes released, warm pool removed",
+                    manager.live().size());
         }
         manager.close();
         audit.flush();
-        wiring.owned().forEach(resource -> quietly("close " + resource.getClass().getSimpleName(), resource));
+        wiring.owned()
+                .forEach(resource -> quietly("close " + resource.getClass().getSimpleName(), resource));
     }
 
     /** How long {@link #close} waits for provisioning calls under way before removing what they started. */
@@ -455,7 +557,10 @@ public final class SandboxPlugin implements AutoCloseable {
     private void drain() throws InterruptedException {
         int left = manager.drain(DRAIN_TIMEOUT);
         if (left > 0) {
-            log.warn("{} provisioning call(s) still under way after {} s; their containers are removed", left, DRAIN_TIMEOUT.toSeconds());
+            log.warn(
+                    "{} provisioning call(s) still under way after {} s; their containers are removed",
+                    left,
+                    DRAIN_TIMEOUT.toSeconds());
         }
     }
 
@@ -471,20 +576,24 @@ public final class SandboxPlugin implements AutoCloseable {
 
     SandboxDecision.Grant grant(ServiceInstance instance) {
         Engine engine = registry.require(instance.service());
-        return new SandboxDecision.Grant(instance.service(), engine.env(instance.endpoint(), instance.credentials()),
-                engine.featuresKey(), List.copyOf(new TreeSet<>(instance.features())), limits(instance.limits()));
+        return new SandboxDecision.Grant(
+                instance.service(),
+                engine.env(instance.endpoint(), instance.credentials()),
+                engine.featuresKey(),
+                List.copyOf(new TreeSet<>(instance.features())),
+                limits(instance.limits()));
     }
 
     /** A container's caps as the evidence shows them: {@code {"memory":"512m","data_size":"256m","cpus":1}}; empty when not known. */
-    static java.util.Map<String, Object> limits(io.roboco.sandbox.runtime.Limits limits) {
+    static Map<String, Object> limits(Limits limits) {
         if (limits == null) {
-            return java.util.Map.of();
+            return Map.of();
         }
-        return io.roboco.sandbox.settings.ProjectForm.limitsJson(
-                new io.roboco.sandbox.settings.ServiceLimits(limits.memoryBytes(), limits.tmpfsBytes(), limits.nanoCpus()));
+        return ProjectForm.limitsJson(new ServiceLimits(limits.memoryBytes(), limits.tmpfsBytes(), limits.nanoCpus()));
     }
 
-    private void audit(String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {
+    private void audit(
+            String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {
         if (decision instanceof SandboxDecision.Granted g) {
             String how = g.cacheHit() ? "cache hit" : "provisioned (" + g.path() + ")";
             if (g.sandboxId() != null && !g.sandboxId().isEmpty()) {
@@ -502,7 +611,14 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /** Appends an audit record; never throws (a store fault is logged). {@code start} is a System.nanoTime. */
-    void record(String slug, String project, String verb, String decision, String reason, List<String> services, long start) {
+    void record(
+            String slug,
+            String project,
+            String verb,
+            String decision,
+            String reason,
+            List<String> services,
+            long start) {
         long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
         audit.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
     }

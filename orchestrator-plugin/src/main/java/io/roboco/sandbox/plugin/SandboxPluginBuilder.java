@@ -9,10 +9,10 @@ import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.pool.WarmPool;
-import io.roboco.sandbox.readopt.Restarts;
-import io.roboco.sandbox.readopt.SealingAdmission;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.readopt.Restarts;
+import io.roboco.sandbox.readopt.SealingAdmission;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
@@ -21,9 +21,9 @@ import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.roboco.sandbox.template.DirectoryTemplateStore;
+import io.roboco.sandbox.template.TemplateLimits;
+import io.roboco.sandbox.template.TemplateStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,6 +35,8 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The front door for a JVM orchestrator that embeds the plugin: {@code SandboxPlugin.builder().instanceId("orch-1").build()}.
@@ -74,7 +76,7 @@ public final class SandboxPluginBuilder {
     private OrchestratorHandle handle = OrchestratorHandle.running();
     private Clock clock = Clock.systemUTC();
     private SecretSource secrets = SecretSource.secure();
-    private io.roboco.sandbox.template.TemplateStore templates = io.roboco.sandbox.template.TemplateStore.none();
+    private TemplateStore templates = TemplateStore.none();
     private final Map<String, Map<String, String>> majorImages = new TreeMap<>();
     private Limits maxLimits;
     private PoolSizes pool = PoolSizes.none();
@@ -89,10 +91,10 @@ public final class SandboxPluginBuilder {
 
     /** Live sandboxes per owner unless {@link #maxSandboxesPerOwner} says otherwise. */
     public static final int DEFAULT_MAX_PER_OWNER = 3;
+
     private static final Logger log = LoggerFactory.getLogger(SandboxPluginBuilder.class);
 
-    SandboxPluginBuilder() {
-    }
+    SandboxPluginBuilder() {}
 
     /**
      * Required: this orchestrator's stable id, on the {@code roboco.sandbox.instance} label of every container it
@@ -124,7 +126,8 @@ public final class SandboxPluginBuilder {
     /** The image one engine runs instead of its production default (e.g. {@code "postgres", "postgres:17-alpine"}). */
     public SandboxPluginBuilder image(String engine, String image) {
         if (image == null || image.isBlank()) {
-            throw new IllegalArgumentException("image for engine '" + engine + "' is blank; name an image, e.g. postgres:16-alpine");
+            throw new IllegalArgumentException(
+                    "image for engine '" + engine + "' is blank; name an image, e.g. postgres:16-alpine");
         }
         images.put(Objects.requireNonNull(engine, "engine"), image.trim());
         return this;
@@ -169,18 +172,18 @@ public final class SandboxPluginBuilder {
      * Keeps saved templates as files in {@code directory} ({@code <name>.sql} + {@code <name>.json}); without it the
      * plugin keeps none (a template seed is refused naming none known).
      */
-    public SandboxPluginBuilder templateDirectory(java.nio.file.Path directory) {
-        return templateDirectory(directory, io.roboco.sandbox.template.TemplateLimits.defaults());
+    public SandboxPluginBuilder templateDirectory(Path directory) {
+        return templateDirectory(directory, TemplateLimits.defaults());
     }
 
     /** {@link #templateDirectory(java.nio.file.Path)} with each project's templates capped by {@code limits}. */
-    public SandboxPluginBuilder templateDirectory(java.nio.file.Path directory, io.roboco.sandbox.template.TemplateLimits limits) {
-        return templates(new io.roboco.sandbox.template.DirectoryTemplateStore(Objects.requireNonNull(directory, "directory"),
-                Objects.requireNonNull(limits, "limits")));
+    public SandboxPluginBuilder templateDirectory(Path directory, TemplateLimits limits) {
+        return templates(new DirectoryTemplateStore(
+                Objects.requireNonNull(directory, "directory"), Objects.requireNonNull(limits, "limits")));
     }
 
     /** Keeps saved templates in {@code store} (an embedding orchestrator's own). */
-    public SandboxPluginBuilder templates(io.roboco.sandbox.template.TemplateStore store) {
+    public SandboxPluginBuilder templates(TemplateStore store) {
         this.templates = Objects.requireNonNull(store, "templates");
         return this;
     }
@@ -193,7 +196,8 @@ public final class SandboxPluginBuilder {
 
     /** Images per Postgres-style major, engine to major to image (a project's {@code sandbox_major} picks one). */
     public SandboxPluginBuilder majorImages(Map<String, Map<String, String>> byEngine) {
-        byEngine.forEach((engine, majors) -> majorImages.put(Objects.requireNonNull(engine, "engine"), Map.copyOf(majors)));
+        byEngine.forEach(
+                (engine, majors) -> majorImages.put(Objects.requireNonNull(engine, "engine"), Map.copyOf(majors)));
         return this;
     }
 
@@ -218,7 +222,8 @@ public final class SandboxPluginBuilder {
     /** Live sandboxes one owner may hold (default {@value #DEFAULT_MAX_PER_OWNER}). */
     public SandboxPluginBuilder maxSandboxesPerOwner(int max) {
         if (max < 1) {
-            throw new IllegalArgumentException("maxSandboxesPerOwner(" + max + "): an owner must be allowed at least 1 sandbox");
+            throw new IllegalArgumentException(
+                    "maxSandboxesPerOwner(" + max + "): an owner must be allowed at least 1 sandbox");
         }
         this.maxPerOwner = max;
         return this;
@@ -279,8 +284,9 @@ public final class SandboxPluginBuilder {
      */
     public SandboxPlugin build() {
         if (instanceId == null || instanceId.isBlank()) {
-            throw new IllegalStateException("SandboxPlugin.builder() needs instanceId(...): a stable id of this orchestrator,"
-                    + " put on every container it starts, e.g. instanceId(\"orchestrator-1\")");
+            throw new IllegalStateException(
+                    "SandboxPlugin.builder() needs instanceId(...): a stable id of this orchestrator,"
+                            + " put on every container it starts, e.g. instanceId(\"orchestrator-1\")");
         }
         images.keySet().forEach(engines::require);
         majorImages.keySet().forEach(engines::require);
@@ -296,12 +302,16 @@ public final class SandboxPluginBuilder {
         if (store == null) {
             owned.add(settingsStore);
         }
-        boolean flag = featureFlag != null ? featureFlag
+        boolean flag = featureFlag != null
+                ? featureFlag
                 : settingsStore.storedFlag(FlagStore.SANDBOX_DB_ENABLED).orElse(false);
         ServiceProvisioner provisioner = new ServiceProvisioner(containerRuntime, settings, secrets, clock, templates);
         // Every container this plugin keeps (in flight, pending, pooled, claimed, held, recorded) counts.
-        Capacity capacity = new Capacity(capacityOf(containerRuntime, settings), () -> provisioner.ledger().ownedIds().size());
-        SandboxBook book = new SandboxBook(settingsStore, instanceId, lifetimes, maxPerOwner, capacity, clock, provisioner.ledger());
+        Capacity capacity = new Capacity(
+                capacityOf(containerRuntime, settings),
+                () -> provisioner.ledger().ownedIds().size());
+        SandboxBook book = new SandboxBook(
+                settingsStore, instanceId, lifetimes, maxPerOwner, capacity, clock, provisioner.ledger());
         WarmPool warmPool = pool.enabled() ? new WarmPool(engines, provisioner, pool) : null;
         if (warmPool != null) {
             warmPool.limitedBy(() -> capacity.tryReserve(1).map(hold -> (Runnable) hold));
@@ -311,11 +321,38 @@ public final class SandboxPluginBuilder {
         SandboxManager manager = new SandboxManager(engines, provisioner, clock, warmPool, admission);
         PluginState state = new PluginState(handle);
         List<AutoCloseable> startedExtensions = new CopyOnWriteArrayList<>();
-        SandboxPlugin plugin = new SandboxPlugin(engines, manager, settingsStore, flag, state, clock, new PluginWiring(book,
-                restarts.vault(), events, closeVerb, restarts.keeping(), announceStop,
-                () -> state.moveTo(OrchestratorHandle.State.STOPPING), startedExtensions, owned));
-        PluginContext context = new PluginContext(plugin, instanceId, clock, containerRuntime, settingsStore, engines, settings, pool,
-                capacity, provisioner.ledger(), plugin.sandboxes().orElseThrow(), events, state, started);
+        SandboxPlugin plugin = new SandboxPlugin(
+                engines,
+                manager,
+                settingsStore,
+                flag,
+                state,
+                clock,
+                new PluginWiring(
+                        book,
+                        restarts.vault(),
+                        events,
+                        closeVerb,
+                        restarts.keeping(),
+                        announceStop,
+                        () -> state.moveTo(OrchestratorHandle.State.STOPPING),
+                        startedExtensions,
+                        owned));
+        PluginContext context = new PluginContext(
+                plugin,
+                instanceId,
+                clock,
+                containerRuntime,
+                settingsStore,
+                engines,
+                settings,
+                pool,
+                capacity,
+                provisioner.ledger(),
+                plugin.sandboxes().orElseThrow(),
+                events,
+                state,
+                started);
         try {
             startExtensions(PluginExtension.Stage.FRONT_DOOR, context, startedExtensions);
             // Still STARTING: requests are refused as retryable until every record is re-adopted or closed.
@@ -324,8 +361,12 @@ public final class SandboxPluginBuilder {
             if (warmPool != null) {
                 warmPool.start();
                 int seeded = pool.seeded() > 0 ? primeSeededPools(plugin, settingsStore) : 0;
-                log.info("warm pool filling in the background: {} ready container(s) per engine{}", pool.sizes(), pool.seeded() > 0
-                        ? ", " + pool.seeded() + " per seeded project (" + seeded + " seeded pool(s) now)" : "");
+                log.info(
+                        "warm pool filling in the background: {} ready container(s) per engine{}",
+                        pool.sizes(),
+                        pool.seeded() > 0
+                                ? ", " + pool.seeded() + " per seeded project (" + seeded + " seeded pool(s) now)"
+                                : "");
             }
         } catch (RuntimeException | Error e) {
             plugin.close();
@@ -336,7 +377,9 @@ public final class SandboxPluginBuilder {
     }
 
     private ProvisionSettings provisionSettings() {
-        ProvisionSettings settings = ProvisionSettings.defaults(instanceId).withImages(images).withMajorImages(majorImages)
+        ProvisionSettings settings = ProvisionSettings.defaults(instanceId)
+                .withImages(images)
+                .withMajorImages(majorImages)
                 .withNetwork(network);
         if (maxLimits != null) {
             settings = settings.withMaxLimits(maxLimits);
@@ -354,7 +397,8 @@ public final class SandboxPluginBuilder {
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new IllegalStateException("extension " + extension.getClass().getSimpleName() + " did not start: " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "extension " + extension.getClass().getSimpleName() + " did not start: " + e.getMessage(), e);
             }
         }
     }
@@ -373,13 +417,19 @@ public final class SandboxPluginBuilder {
             memory = 0;
         }
         if (memory <= 0 || perContainer <= 0) {
-            log.warn("capacity: the container runtime did not say how much memory its host has; allowing {} sandbox containers"
-                    + " (set ROBOCO_SANDBOX_MAX_CONTAINERS to choose)", FALLBACK_CAPACITY);
+            log.warn(
+                    "capacity: the container runtime did not say how much memory its host has; allowing {} sandbox containers"
+                            + " (set ROBOCO_SANDBOX_MAX_CONTAINERS to choose)",
+                    FALLBACK_CAPACITY);
             return FALLBACK_CAPACITY;
         }
         int derived = (int) Math.max(1, Math.min(100_000, memory / 4 * 3 / perContainer));
-        log.info("capacity: {} sandbox containers, derived from the Docker host's memory ({} MiB x 3/4 / {} MiB per container);"
-                + " set ROBOCO_SANDBOX_MAX_CONTAINERS to choose", derived, memory >> 20, perContainer >> 20);
+        log.info(
+                "capacity: {} sandbox containers, derived from the Docker host's memory ({} MiB x 3/4 / {} MiB per container);"
+                        + " set ROBOCO_SANDBOX_MAX_CONTAINERS to choose",
+                derived,
+                memory >> 20,
+                perContainer >> 20);
         return derived;
     }
 
@@ -387,11 +437,15 @@ public final class SandboxPluginBuilder {
     private static int primeSeededPools(SandboxPlugin plugin, SettingsStore store) {
         try {
             List<Project> projects = store.allProjects();
-            plugin.manager().pool().ifPresent(p -> p.retainSeededProjects(   // re-adopted for a deleted project
-                    projects.stream().map(Project::id).collect(Collectors.toSet())));
+            plugin.manager()
+                    .pool()
+                    .ifPresent(p -> p.retainSeededProjects( // re-adopted for a deleted project
+                            projects.stream().map(Project::id).collect(Collectors.toSet())));
             return projects.stream().mapToInt(plugin::primeSeededPools).sum();
         } catch (RuntimeException e) {
-            log.warn("seeded warm pools not primed at start ({}); each is made at its project's first request", e.getMessage());
+            log.warn(
+                    "seeded warm pools not primed at start ({}); each is made at its project's first request",
+                    e.getMessage());
             return 0;
         }
     }

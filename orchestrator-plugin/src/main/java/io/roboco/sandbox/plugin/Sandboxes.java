@@ -6,6 +6,7 @@ import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -15,17 +16,17 @@ import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sandboxes as records, besides the verb: create a named one (its credentials answered once, and held in memory
@@ -50,8 +51,15 @@ public final class Sandboxes {
     }
 
     /** A named sandbox to create, its shapes already validated (see the HTTP route). */
-    public record CreateRequest(String owner, String project, List<String> services, Map<String, List<String>> extensions,
-                                String name, Duration ttl, Map<String, String> labels, String template) {
+    public record CreateRequest(
+            String owner,
+            String project,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            String name,
+            Duration ttl,
+            Map<String, String> labels,
+            String template) {
         public CreateRequest {
             services = services == null ? List.of() : List.copyOf(services);
             extensions = extensions == null ? Map.of() : Map.copyOf(extensions);
@@ -60,8 +68,14 @@ public final class Sandboxes {
         }
 
         /** A request on the project's own seed (no per-call template). */
-        public CreateRequest(String owner, String project, List<String> services, Map<String, List<String>> extensions,
-                             String name, Duration ttl, Map<String, String> labels) {
+        public CreateRequest(
+                String owner,
+                String project,
+                List<String> services,
+                Map<String, List<String>> extensions,
+                String name,
+                Duration ttl,
+                Map<String, String> labels) {
             this(owner, project, services, extensions, name, ttl, labels, null);
         }
     }
@@ -69,12 +83,10 @@ public final class Sandboxes {
     /** What a create did. */
     public sealed interface CreateOutcome {
         /** The credentials are in {@code services} and nowhere else, ever. */
-        record Created(SandboxRecord record, List<SandboxDecision.Grant> services) implements CreateOutcome {
-        }
+        record Created(SandboxRecord record, List<SandboxDecision.Grant> services) implements CreateOutcome {}
 
         /** Refused (a guard, a quota, a name in use) or invalid_state (capacity, provisioning); nothing was left behind. */
-        record NotCreated(SandboxDecision decision) implements CreateOutcome {
-        }
+        record NotCreated(SandboxDecision decision) implements CreateOutcome {}
     }
 
     /** The operator's create (trusted with any owner): the guard chain's steps for the operator, then the sandbox's. */
@@ -93,16 +105,22 @@ public final class Sandboxes {
         long start = System.nanoTime();
         requireNamed(r);
         GuardChain.Verdict verdict = plugin.guards().admit(r.owner(), AgentOperation.CREATE_NAMED);
-        if (verdict instanceof GuardChain.Verdict.Passed passed && !passed.project().map(Project::id).orElse("").equals(r.project())) {
-            verdict = new GuardChain.Verdict.Refused(new SandboxDecision.Refused("agent '" + r.owner() + "' works on project '"
-                    + passed.project().map(Project::id).orElse("") + "', not '" + r.project() + "'", false, "not_allowed", List.of()));
+        if (verdict instanceof GuardChain.Verdict.Passed passed
+                && !passed.project().map(Project::id).orElse("").equals(r.project())) {
+            verdict = new GuardChain.Verdict.Refused(new SandboxDecision.Refused(
+                    "agent '" + r.owner() + "' works on project '"
+                            + passed.project().map(Project::id).orElse("") + "', not '" + r.project() + "'",
+                    false,
+                    "not_allowed",
+                    List.of()));
         }
         return create(r, verdict, start);
     }
 
     private static void requireNamed(CreateRequest r) {
         if (SandboxRecord.DEFAULT_NAME.equals(r.name())) {
-            throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME + "': that is the name of an agent's request_sandbox set");
+            throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME
+                    + "': that is the name of an agent's request_sandbox set");
         }
     }
 
@@ -126,8 +144,9 @@ public final class Sandboxes {
         Project project = found.get();
         Lifetimes.Resolved ttl = book.lifetimes().resolve(project);
         if (r.ttl() != null && r.ttl().compareTo(ttl.ttlMax()) > 0) {
-            throw new BadRequest("'ttl' " + DurationText.format(r.ttl()) + " exceeds the longest a sandbox of project " + project.id()
-                    + " may live, " + DurationText.format(ttl.ttlMax()) + " (sandbox_ttl_max / ROBOCO_SANDBOX_TTL_MAX)");
+            throw new BadRequest("'ttl' " + DurationText.format(r.ttl()) + " exceeds the longest a sandbox of project "
+                    + project.id() + " may live, " + DurationText.format(ttl.ttlMax())
+                    + " (sandbox_ttl_max / ROBOCO_SANDBOX_TTL_MAX)");
         }
         List<String> services = request.asked();
         Admission.Decision decision = book.reserveNamed(r.owner(), project, services, r.name(), r.labels(), r.ttl());
@@ -138,15 +157,16 @@ public final class Sandboxes {
         AtomicReference<SandboxRecord> adopted = new AtomicReference<>();
         Map<String, ServiceInstance> started;
         try {
-            started = plugin.manager().provisionDetached(request, io.roboco.sandbox.manager.SandboxManager.NAMED_KEY + admitted.sandboxId(),
-                    set -> {
+            started = plugin.manager()
+                    .provisionDetached(request, SandboxManager.NAMED_KEY + admitted.sandboxId(), set -> {
                         SandboxRecord record = book.adoptNamed(admitted, set);
                         adopted.set(record);
                         plugin.vault().ifPresent(v -> v.sealSet(record.id(), record.owner(), set.values()));
                     });
         } catch (ProvisionException e) {
             book.abandonNamed(admitted);
-            return notCreated(r, new SandboxDecision.InvalidState(e.getMessage(), e.retryable(), "provisioning"), start);
+            return notCreated(
+                    r, new SandboxDecision.InvalidState(e.getMessage(), e.retryable(), "provisioning"), start);
         } catch (InterruptedException | RuntimeException e) {
             if (adopted.get() == null) {
                 book.abandonNamed(admitted);
@@ -154,10 +174,20 @@ public final class Sandboxes {
             throw e;
         }
         SandboxRecord record = adopted.get();
-        List<SandboxDecision.Grant> grants = services.stream().map(started::get).map(plugin::grant).toList();
-        plugin.tell(new SandboxDecision.Granted(grants, false, record.id(), record.expires(), null, "cold"), System.nanoTime() - start);
-        plugin.record(r.owner(), project.id(), CREATE_VERB, "granted", "sandbox " + record.id()
-                + (record.name().isEmpty() ? "" : " '" + record.name() + "'") + " created, expires " + record.expires(), services, start);
+        List<SandboxDecision.Grant> grants =
+                services.stream().map(started::get).map(plugin::grant).toList();
+        plugin.tell(
+                new SandboxDecision.Granted(grants, false, record.id(), record.expires(), null, "cold"),
+                System.nanoTime() - start);
+        plugin.record(
+                r.owner(),
+                project.id(),
+                CREATE_VERB,
+                "granted",
+                "sandbox " + record.id() + (record.name().isEmpty() ? "" : " '" + record.name() + "'")
+                        + " created, expires " + record.expires(),
+                services,
+                start);
         return new CreateOutcome.Created(record, grants);
     }
 
@@ -167,20 +197,37 @@ public final class Sandboxes {
      */
     public int endNamedOf(String owner, String verb) throws InterruptedException {
         int ended = 0;
-        for (SandboxRecord record : book.list(new SandboxQuery(owner, null, Map.of(), EnumSet.of(SandboxState.LIVE), book.instance(),
+        for (SandboxRecord record : book.list(new SandboxQuery(
+                owner,
+                null,
+                Map.of(),
+                EnumSet.of(SandboxState.LIVE),
+                book.instance(),
                 book.clock().instant()))) {
             long start = System.nanoTime();
             if (record.kind() == SandboxRecord.Kind.NAMED && end(record, verb, false)) {
                 ended += record.containers().size();
-                plugin.record(owner, record.project(), verb, "deleted", "sandbox " + record.id() + " ended with its agent; "
-                        + record.containers().size() + " container(s) removed", record.services(), start);
+                plugin.record(
+                        owner,
+                        record.project(),
+                        verb,
+                        "deleted",
+                        "sandbox " + record.id() + " ended with its agent; "
+                                + record.containers().size() + " container(s) removed",
+                        record.services(),
+                        start);
             }
         }
         return ended;
     }
 
     /** What a delete found. */
-    public enum Deletion { DELETED, ALREADY_DELETED, NOT_FOUND, OTHER_INSTANCE }
+    public enum Deletion {
+        DELETED,
+        ALREADY_DELETED,
+        NOT_FOUND,
+        OTHER_INSTANCE
+    }
 
     /** Removes a sandbox's containers and marks it deleted; a verb set is dropped from the cache too (its next call gets a new one). */
     public Deletion delete(String id, String why) throws InterruptedException {
@@ -198,8 +245,15 @@ public final class Sandboxes {
         }
         boolean done = end(record, why, false);
         if (done) {
-            plugin.record(record.owner(), record.project(), DELETE_VERB, "deleted", "sandbox " + record.id() + " deleted ("
-                    + why + "); " + record.containers().size() + " container(s) removed", record.services(), start);
+            plugin.record(
+                    record.owner(),
+                    record.project(),
+                    DELETE_VERB,
+                    "deleted",
+                    "sandbox " + record.id() + " deleted (" + why + "); "
+                            + record.containers().size() + " container(s) removed",
+                    record.services(),
+                    start);
         }
         return done ? Deletion.DELETED : Deletion.ALREADY_DELETED;
     }
@@ -210,13 +264,15 @@ public final class Sandboxes {
         SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
         Instant now = book.clock().instant();
         if (record.state(now) != SandboxState.LIVE) {
-            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since " + (record.deleted() != null
-                    ? record.deleted() : record.expires()) + "); it cannot be extended. Create a new one");
+            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since "
+                    + (record.deleted() != null ? record.deleted() : record.expires())
+                    + "); it cannot be extended. Create a new one");
         }
         Instant expires = now.plus(ttl);
         if (expires.isAfter(record.maxExpires())) {
             Duration most = Duration.between(now, record.maxExpires());
-            throw new BadRequest("'ttl' " + DurationText.format(ttl) + " would end past this sandbox's max lifetime (until "
+            throw new BadRequest("'ttl' " + DurationText.format(ttl)
+                    + " would end past this sandbox's max lifetime (until "
                     + record.maxExpires() + ", sandbox_ttl_max / ROBOCO_SANDBOX_TTL_MAX from its creation); at most "
                     + DurationText.format(Duration.ofSeconds(Math.max(1, most.toSeconds()))) + " is left");
         }
@@ -228,8 +284,14 @@ public final class Sandboxes {
             book.updated(next);
             plugin.manager().reexpire(record.owner(), id, expires);
         }
-        plugin.record(record.owner(), record.project(), EXTEND_VERB, "extended", "sandbox " + id + " now expires " + expires,
-                record.services(), start);
+        plugin.record(
+                record.owner(),
+                record.project(),
+                EXTEND_VERB,
+                "extended",
+                "sandbox " + id + " now expires " + expires,
+                record.services(),
+                start);
         return next;
     }
 
@@ -241,8 +303,9 @@ public final class Sandboxes {
         SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
         Instant now = book.clock().instant();
         if (record.state(now) != SandboxState.LIVE) {
-            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since " + (record.deleted() != null
-                    ? record.deleted() : record.expires()) + "); " + verb + " works on a live sandbox");
+            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + " (since "
+                    + (record.deleted() != null ? record.deleted() : record.expires()) + "); " + verb
+                    + " works on a live sandbox");
         }
         return plugin.dataOperation(record, verb, name, this::heldServices);
     }
@@ -251,15 +314,16 @@ public final class Sandboxes {
      * Saves the Postgres database of live sandbox {@code id} as template {@code name} (see {@link SandboxPlugin#saveTemplate});
      * only this instance's own sandboxes: another instance's is a {@link Conflict}, an unknown id {@link NotFound}.
      */
-    public io.roboco.sandbox.data.DataOutcome saveTemplate(String id, String name, boolean replace) throws InterruptedException {
+    public DataOutcome saveTemplate(String id, String name, boolean replace) throws InterruptedException {
         SandboxRecord record = book.find(id).orElseThrow(() -> new NotFound("no sandbox '" + id + "'"));
         if (!record.instance().equals(book.instance())) {
-            throw new Conflict("sandbox " + id + " belongs to instance " + record.instance() + "; only this server's own sandboxes can"
-                    + " become its templates");
+            throw new Conflict("sandbox " + id + " belongs to instance " + record.instance()
+                    + "; only this server's own sandboxes can" + " become its templates");
         }
         Instant now = book.clock().instant();
         if (record.state(now) != SandboxState.LIVE) {
-            throw new Conflict("sandbox " + id + " is " + record.state(now).wire() + "; save_template works on a live sandbox");
+            throw new Conflict(
+                    "sandbox " + id + " is " + record.state(now).wire() + "; save_template works on a live sandbox");
         }
         return plugin.saveTemplate(record, name, replace, this::heldServices);
     }
@@ -270,8 +334,11 @@ public final class Sandboxes {
      * again. Empty otherwise.
      */
     public Optional<List<SandboxDecision.Grant>> heldGrants(String id) {
-        return heldServices(id).map(services -> services.values().stream()
-                .sorted(java.util.Comparator.comparing(ServiceInstance::service)).map(plugin::grant).toList());
+        return heldServices(id)
+                .map(services -> services.values().stream()
+                        .sorted(Comparator.comparing(ServiceInstance::service))
+                        .map(plugin::grant)
+                        .toList());
     }
 
     /**
@@ -287,7 +354,10 @@ public final class Sandboxes {
         }
         SandboxRecord r = live.get();
         return r.kind() == SandboxRecord.Kind.DEFAULT
-                ? plugin.manager().find(r.owner()).filter(set -> r.id().equals(set.id())).map(set -> set.services())
+                ? plugin.manager()
+                        .find(r.owner())
+                        .filter(set -> r.id().equals(set.id()))
+                        .map(set -> set.services())
                 : book.namedServices(id);
     }
 
@@ -301,7 +371,13 @@ public final class Sandboxes {
 
     /** This instance's expired sandboxes (optionally one owner's), oldest first. */
     public List<SandboxRecord> expired(String owner) {
-        return book.list(new SandboxQuery(owner, null, Map.of(), EnumSet.of(SandboxState.EXPIRED), book.instance(), book.clock().instant()));
+        return book.list(new SandboxQuery(
+                owner,
+                null,
+                Map.of(),
+                EnumSet.of(SandboxState.EXPIRED),
+                book.instance(),
+                book.clock().instant()));
     }
 
     /**
@@ -315,10 +391,21 @@ public final class Sandboxes {
             if (end(record, "expired", true)) {
                 removed.add(record.id());
                 plugin.events().janitorRemoved("expired", record.containers().size());
-                plugin.record(record.owner(), record.project(), verb, "expired", "sandbox " + record.id() + " expired at "
-                        + record.expires() + "; " + record.containers().size() + " container(s) removed", record.services(), start);
-                log.info("sandbox {} of owner {} expired at {}; {} container(s) removed", record.id(), record.owner(),
-                        record.expires(), record.containers().size());
+                plugin.record(
+                        record.owner(),
+                        record.project(),
+                        verb,
+                        "expired",
+                        "sandbox " + record.id() + " expired at " + record.expires() + "; "
+                                + record.containers().size() + " container(s) removed",
+                        record.services(),
+                        start);
+                log.info(
+                        "sandbox {} of owner {} expired at {}; {} container(s) removed",
+                        record.id(),
+                        record.owner(),
+                        record.expires(),
+                        record.containers().size());
             }
         }
         return removed;
@@ -333,15 +420,21 @@ public final class Sandboxes {
         Instant now = book.clock().instant();
         boolean ended;
         if (record.kind() == SandboxRecord.Kind.DEFAULT) {
-            ended = plugin.manager().endIf(record.owner(), record.id(),
-                    () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired), onlyIfExpired);
+            ended = plugin.manager()
+                    .endIf(
+                            record.owner(),
+                            record.id(),
+                            () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired),
+                            onlyIfExpired);
             if (ended) {
                 book.forgetVerbSet(record.id());
             }
         } else {
             // Under the sandbox's data lock: a checkpoint or rewind under way finishes first, and none starts after.
-            ended = plugin.manager().underLock(SandboxData.lockKey(record.id()),
-                    () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired));
+            ended = plugin.manager()
+                    .underLock(
+                            SandboxData.lockKey(record.id()),
+                            () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired));
         }
         if (ended) {
             plugin.manager().removeContainers(record.containerIds());
@@ -352,9 +445,17 @@ public final class Sandboxes {
 
     private CreateOutcome notCreated(CreateRequest r, SandboxDecision decision, long start) {
         plugin.tell(decision, System.nanoTime() - start);
-        String reason = decision instanceof SandboxDecision.Refused f ? f.reason() : ((SandboxDecision.InvalidState) decision).reason();
-        plugin.record(r.owner(), r.project(), CREATE_VERB, decision instanceof SandboxDecision.Refused ? "refused" : "invalid_state",
-                reason, r.services(), start);
+        String reason = decision instanceof SandboxDecision.Refused f
+                ? f.reason()
+                : ((SandboxDecision.InvalidState) decision).reason();
+        plugin.record(
+                r.owner(),
+                r.project(),
+                CREATE_VERB,
+                decision instanceof SandboxDecision.Refused ? "refused" : "invalid_state",
+                reason,
+                r.services(),
+                start);
         return new CreateOutcome.NotCreated(decision);
     }
 

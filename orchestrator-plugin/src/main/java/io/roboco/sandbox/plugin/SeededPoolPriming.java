@@ -7,12 +7,11 @@ import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.Project;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts a seeded project's seeded pools when the project is saved and when the server starts, instead of at its
@@ -40,23 +39,35 @@ final class SeededPoolPriming {
         }
         try {
             if (project.seeds().isEmpty()) {
-                pool.get().retainSeeded(project.id(), List.of());   // its seed was removed: its pools go
+                pool.get().retainSeeded(project.id(), List.of()); // its seed was removed: its pools go
                 return 0;
             }
             ServiceProvisioner provisioner = manager.provisioner();
-            SandboxRequest.Validation validation = SandboxRequest.validate(registry, provisioner.settings(), provisioner.templates(),
-                    ServiceProvisioner.POOL_OWNER, project, project.services(), Map.of());
+            SandboxRequest.Validation validation = SandboxRequest.validate(
+                    registry,
+                    provisioner.settings(),
+                    provisioner.templates(),
+                    ServiceProvisioner.POOL_OWNER,
+                    project,
+                    project.services(),
+                    Map.of());
             if (!(validation instanceof SandboxRequest.Validation.Valid valid)) {
-                return 0;   // the request itself will be refused, naming why
+                return 0; // the request itself will be refused, naming why
             }
-            pool.get().retainSeeded(project.id(), valid.request().plans());   // another major, a service dropped: the old pools go
+            pool.get()
+                    .retainSeeded(
+                            project.id(),
+                            valid.request().plans()); // another major, a service dropped: the old pools go
             int primed = 0;
             for (ServicePlan plan : valid.request().plans()) {
                 primed += pool.get().prime(plan, project.id()) ? 1 : 0;
             }
             return primed;
         } catch (RuntimeException e) {
-            log.warn("seeded warm pool of project {} not primed ({}); its first request makes it", project.id(), e.getMessage());
+            log.warn(
+                    "seeded warm pool of project {} not primed ({}); its first request makes it",
+                    project.id(),
+                    e.getMessage());
             return 0;
         }
     }

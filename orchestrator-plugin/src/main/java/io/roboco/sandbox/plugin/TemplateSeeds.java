@@ -5,7 +5,6 @@ import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
-
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -17,17 +16,17 @@ import java.util.TreeMap;
  * only those; the major check is the guard chain's, as for a project seed.
  */
 final class TemplateSeeds {
-    private TemplateSeeds() {
-    }
+    private TemplateSeeds() {}
 
     /** Why {@code name} cannot seed a new sandbox of {@code project} per call; empty when it can. */
     static Optional<String> refusal(String name, Project project, TemplateStore store) {
         if (!TemplateInfo.validName(name)) {
-            return Optional.of("template must be a template name (" + TemplateInfo.NAME_RULE + "); got '" + Printable.of(name) + "'");
+            return Optional.of("template must be a template name (" + TemplateInfo.NAME_RULE + "); got '"
+                    + Printable.of(name) + "'");
         }
         if (!project.services().contains("postgres")) {
-            return Optional.of("a template restores into postgres, which is not in project '" + project.id() + "''s sandbox_services "
-                    + project.services());
+            return Optional.of("a template restores into postgres, which is not in project '" + project.id()
+                    + "''s sandbox_services " + project.services());
         }
         if (store.find(project.id(), name).isEmpty()) {
             return Optional.of("project '" + project.id() + "' has no template '" + name + "'; its templates: "
@@ -41,7 +40,8 @@ final class TemplateSeeds {
      * seeded pool); the project as it is when its own seed is that template already (its seeded pool serves it).
      */
     static Project seededWith(Project project, String name) {
-        if (project.seedFor("postgres") instanceof Seed.Template own && own.name().equals(name)) {
+        if (project.seedFor("postgres") instanceof Seed.Template own
+                && own.name().equals(name)) {
             return project;
         }
         Map<String, Seed> seeds = new TreeMap<>(project.seeds());

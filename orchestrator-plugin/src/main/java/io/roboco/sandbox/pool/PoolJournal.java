@@ -16,11 +16,9 @@ public interface PoolJournal {
     /** Remembers nothing. */
     PoolJournal NONE = new PoolJournal() {
         @Override
-        public void pooled(String poolKey, ServiceInstance idle) {
-        }
+        public void pooled(String poolKey, ServiceInstance idle) {}
 
         @Override
-        public void left(String containerId) {
-        }
+        public void left(String containerId) {}
     };
 }

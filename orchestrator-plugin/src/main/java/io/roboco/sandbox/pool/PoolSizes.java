@@ -29,7 +29,8 @@ public record PoolSizes(Map<String, Integer> sizes, int seeded) {
         sizes = Map.copyOf(new TreeMap<>(sizes));
         sizes.forEach((key, size) -> {
             if (size == null || size < 0 || size > MAX_PER_ENGINE) {
-                throw new IllegalArgumentException("warm pool size for " + key + " must be 0-" + MAX_PER_ENGINE + ", was " + size);
+                throw new IllegalArgumentException(
+                        "warm pool size for " + key + " must be 0-" + MAX_PER_ENGINE + ", was " + size);
             }
         });
     }

@@ -1,8 +1,8 @@
 package io.roboco.sandbox.pool;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServicePlan;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -69,9 +69,10 @@ record SeedRecipe(String project, ServicePlan plan, String digest) {
 
     /** The same recipe making containers with only the features {@code next} also asks for. */
     SeedRecipe narrowedTo(ServicePlan next) {
-        Set<io.roboco.sandbox.engine.AllowedFeature> common = new TreeSet<>(plan.features());
+        Set<AllowedFeature> common = new TreeSet<>(plan.features());
         common.retainAll(next.features());
-        return new SeedRecipe(project, new ServicePlan(plan.engine(), plan.image(), common, plan.seed(), plan.limits()), digest);
+        return new SeedRecipe(
+                project, new ServicePlan(plan.engine(), plan.image(), common, plan.seed(), plan.limits()), digest);
     }
 
     /**

@@ -1,15 +1,16 @@
 package io.roboco.sandbox.pool;
 
 import io.roboco.sandbox.provision.ServicePlan;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which seeded pools the warm pool keeps ({@link PoolSizes#seeded} ready containers each): one per project and image,
@@ -34,6 +35,7 @@ final class SeededPools {
      * (nanoTime) a failed one is parked.
      */
     private final Map<String, SeedRecipe> recipes = new ConcurrentHashMap<>();
+
     private final Map<String, String> slots = new ConcurrentHashMap<>();
     private final Map<String, Long> parkedUntil = new ConcurrentHashMap<>();
 
@@ -57,7 +59,7 @@ final class SeededPools {
         synchronized (recipes) {
             String current = slots.get(wanted.slot());
             SeedRecipe recipe = recipes.get(key);
-            if (key.equals(current) && recipe == null) {   // re-adopted after a restart: this claim says what it makes
+            if (key.equals(current) && recipe == null) { // re-adopted after a restart: this claim says what it makes
                 recipes.put(key, wanted);
                 dropReadyWithout(key, wanted.features());
                 recipe = wanted;
@@ -105,10 +107,10 @@ final class SeededPools {
      * Discards every seeded pool of {@code project} (every project's, when null) whose key is not in {@code keep}: its
      * seed was removed, its image (major) changed, or the project is gone. Returns how many pools went.
      */
-    int retain(String project, java.util.function.Predicate<String> keep) {
+    int retain(String project, Predicate<String> keep) {
         int gone = 0;
         synchronized (recipes) {
-            for (String key : java.util.List.copyOf(slots.values())) {
+            for (String key : List.copyOf(slots.values())) {
                 if ((project == null || SeedRecipe.projectOf(key).equals(project)) && !keep.test(key)) {
                     discard(key);
                     gone++;
@@ -145,8 +147,12 @@ final class SeededPools {
         recipes.put(recipe.key(), recipe);
         slots.put(recipe.slot(), recipe.key());
         shelves.open(recipe.key(), size);
-        log.info("seeded warm pool {} for project {} ({}): keeping {} ready container(s)", recipe.digest(), recipe.project(),
-                recipe.plan().image().describe(), size);
+        log.info(
+                "seeded warm pool {} for project {} ({}): keeping {} ready container(s)",
+                recipe.digest(),
+                recipe.project(),
+                recipe.plan().image().describe(),
+                size);
     }
 
     /** The pool goes: nothing more is started for it and its ready containers are removed (a start under way removes its own). */
@@ -160,8 +166,10 @@ final class SeededPools {
             pooled.closeSession();
             remove.accept(pooled.instance().containerId());
         }
-        log.info("seeded warm pool {} discarded (the project's seed or image changed, or it has none now): {} ready container(s) removed",
-                key, removed);
+        log.info(
+                "seeded warm pool {} discarded (the project's seed or image changed, or it has none now): {} ready container(s) removed",
+                key,
+                removed);
     }
 
     private void dropReadyWithout(String key, Set<String> features) {

@@ -2,7 +2,6 @@ package io.roboco.sandbox.pool;
 
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.provision.ServiceInstance;
-
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;

@@ -8,11 +8,11 @@ import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +23,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-image pools (one per engine major a size names, see {@link PoolSizes}) of started, ready containers that hold no agent credential. A claim takes one and
@@ -58,13 +61,15 @@ public final class WarmPool implements AutoCloseable {
     private final ScheduledExecutorService refiller;
     /** Per pool key ({@link ImageChoice#poolKey}) of a configured size: what that pool keeps. */
     private final Map<String, ImageChoice> choices = new ConcurrentHashMap<>();
+
     private final Shelves shelves = new Shelves();
     private final SeededPools seeded;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Asked before each start: a release action when a container may start (capacity), or empty when not now. */
-    private volatile java.util.function.Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> { });
+    private volatile Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> {});
     /** Pool keys whose first fill has been logged. */
     private final Set<String> filled = ConcurrentHashMap.newKeySet();
+
     private volatile PoolJournal journal = PoolJournal.NONE;
 
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
@@ -83,7 +88,11 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /** With an injected refill executor (tests); the pool shuts it down on {@link #close}. */
-    public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes, ScheduledExecutorService refiller) {
+    public WarmPool(
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            PoolSizes sizes,
+            ScheduledExecutorService refiller) {
         this.registry = registry;
         this.provisioner = provisioner;
         this.sizes = sizes;
@@ -104,7 +113,7 @@ public final class WarmPool implements AutoCloseable {
      * Refills only with a permit from {@code next} (the server's capacity: pool containers count towards it);
      * without one the start is retried later. Set before {@link #start}.
      */
-    public WarmPool limitedBy(java.util.function.Supplier<Optional<Runnable>> next) {
+    public WarmPool limitedBy(Supplier<Optional<Runnable>> next) {
         this.permits = next;
         return this;
     }
@@ -135,8 +144,9 @@ public final class WarmPool implements AutoCloseable {
      */
     public Optional<ServiceInstance> claim(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
-        if (!plan.limitsOr(provisioner.settings().limits()).equals(provisioner.settings().limits())) {
-            return Optional.empty();   // pool containers run the default caps; a project with its own limits starts cold
+        if (!plan.limitsOr(provisioner.settings().limits())
+                .equals(provisioner.settings().limits())) {
+            return Optional.empty(); // pool containers run the default caps; a project with its own limits starts cold
         }
         if (closed.get()) {
             return Optional.empty();
@@ -149,7 +159,10 @@ public final class WarmPool implements AutoCloseable {
                 taken = shelves.take(seededKey, plan.featureNames());
                 key = seededKey;
             }
-            refill(seededKey != null ? seededKey : SeedRecipe.of(project, plan).key());   // a pool made just now begins to fill
+            refill(
+                    seededKey != null
+                            ? seededKey
+                            : SeedRecipe.of(project, plan).key()); // a pool made just now begins to fill
         }
         if (taken == null) {
             key = plan.image().poolKey();
@@ -161,14 +174,19 @@ public final class WarmPool implements AutoCloseable {
         ServiceInstance pooled = taken.instance();
         journal.left(pooled.containerId());
         try {
-            return Optional.of(taken.seeded() ? provisioner.claimSeeded(plan, pooled, taken.session(), agent)
-                    : provisioner.claim(plan, pooled, taken.session(), agent));
+            return Optional.of(
+                    taken.seeded()
+                            ? provisioner.claimSeeded(plan, pooled, taken.session(), agent)
+                            : provisioner.claim(plan, pooled, taken.session(), agent));
         } catch (ProvisionException e) {
             if (!e.retryable()) {
                 throw e;
             }
-            log.warn("warm-pool {} container {} could not be claimed ({}); starting one cold instead", engine.name(),
-                    pooled.containerName(), e.getMessage());
+            log.warn(
+                    "warm-pool {} container {} could not be claimed ({}); starting one cold instead",
+                    engine.name(),
+                    pooled.containerName(),
+                    e.getMessage());
             return Optional.empty();
         } finally {
             refill(key);
@@ -182,8 +200,11 @@ public final class WarmPool implements AutoCloseable {
      * ahead, a project with its own limits).
      */
     public boolean prime(ServicePlan plan, String project) {
-        if (closed.get() || plan.seed() == null || sizes.seeded() == 0
-                || !plan.limitsOr(provisioner.settings().limits()).equals(provisioner.settings().limits())) {
+        if (closed.get()
+                || plan.seed() == null
+                || sizes.seeded() == 0
+                || !plan.limitsOr(provisioner.settings().limits())
+                        .equals(provisioner.settings().limits())) {
             return false;
         }
         String key = seeded.keyFor(plan, project);
@@ -200,20 +221,22 @@ public final class WarmPool implements AutoCloseable {
      * project saved without its seed, or on another major, stops holding ready containers (and capacity) for it.
      * Returns how many pools went.
      */
-    public int retainSeeded(String project, java.util.Collection<ServicePlan> current) {
-        java.util.Set<String> keep = new java.util.HashSet<>();
-        current.stream().filter(p -> p.seed() != null).forEach(p -> keep.add(SeedRecipe.of(project, p).key()));
-        return seeded.retain(java.util.Objects.requireNonNull(project, "project"), keep::contains);
+    public int retainSeeded(String project, Collection<ServicePlan> current) {
+        Set<String> keep = new HashSet<>();
+        current.stream()
+                .filter(p -> p.seed() != null)
+                .forEach(p -> keep.add(SeedRecipe.of(project, p).key()));
+        return seeded.retain(Objects.requireNonNull(project, "project"), keep::contains);
     }
 
     /** Discards the seeded pools of every project not in {@code projects} (at start: projects deleted meanwhile). */
-    public int retainSeededProjects(java.util.Set<String> projects) {
+    public int retainSeededProjects(Set<String> projects) {
         return seeded.retain(null, key -> projects.contains(SeedRecipe.projectOf(key)));
     }
 
     /** Ready, unclaimed seeded containers of {@code project}'s pools right now. */
     public int idleSeeded(String project) {
-        return seeded.idle(java.util.Objects.requireNonNull(project, "project"));
+        return seeded.idle(Objects.requireNonNull(project, "project"));
     }
 
     /** Ready, unclaimed seeded containers of every project right now. */
@@ -227,7 +250,8 @@ public final class WarmPool implements AutoCloseable {
         if (engine == null) {
             return 0;
         }
-        return shelves.size(provisioner.settings().choose(engine, PoolSizes.majorOf(key)).poolKey());
+        return shelves.size(
+                provisioner.settings().choose(engine, PoolSizes.majorOf(key)).poolKey());
     }
 
     public PoolSizes sizes() {
@@ -258,7 +282,8 @@ public final class WarmPool implements AutoCloseable {
     public boolean adopt(String poolKey, ServiceInstance pooled) {
         String plain = pooled.service() + "@" + pooled.image();
         boolean seededKey = SeedRecipe.isSeededKey(poolKey);
-        if (closed.get() || !(seededKey ? poolKey.startsWith(plain + "#") && seeded.adopt(poolKey) : poolKey.equals(plain))) {
+        if (closed.get()
+                || !(seededKey ? poolKey.startsWith(plain + "#") && seeded.adopt(poolKey) : poolKey.equals(plain))) {
             return false;
         }
         ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(poolKey);
@@ -267,8 +292,12 @@ public final class WarmPool implements AutoCloseable {
         }
         Engine engine = registry.require(pooled.service());
         provisioner.ledger().enter(pooled.containerId(), ContainerLedger.Reason.POOLED, poolKey);
-        ready.addLast(new Shelves.Pooled(pooled, seededKey ? provisioner.openSeededClaimSession(engine, pooled)
-                : provisioner.openClaimSession(engine, pooled), seededKey));
+        ready.addLast(new Shelves.Pooled(
+                pooled,
+                seededKey
+                        ? provisioner.openSeededClaimSession(engine, pooled)
+                        : provisioner.openClaimSession(engine, pooled),
+                seededKey));
         return true;
     }
 
@@ -288,7 +317,9 @@ public final class WarmPool implements AutoCloseable {
         refiller.shutdown();
         try {
             if (!refiller.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("warm pool refill still starting a container after {} s; interrupting it", CLOSE_WAIT.toSeconds());
+                log.warn(
+                        "warm pool refill still starting a container after {} s; interrupting it",
+                        CLOSE_WAIT.toSeconds());
                 refiller.shutdownNow();
                 refiller.awaitTermination(5, TimeUnit.SECONDS);
             }
@@ -318,8 +349,11 @@ public final class WarmPool implements AutoCloseable {
         }
         int target = shelves.target(key);
         AtomicInteger inProgress = shelves.starting(key);
-        if (target == 0 || inProgress == null || shelves.size(key) + inProgress.get() >= target
-                || seeded.parked(key) || !inProgress.compareAndSet(0, 1)) {
+        if (target == 0
+                || inProgress == null
+                || shelves.size(key) + inProgress.get() >= target
+                || seeded.parked(key)
+                || !inProgress.compareAndSet(0, 1)) {
             return;
         }
         submit(() -> startOne(key), Duration.ZERO, inProgress);
@@ -336,23 +370,35 @@ public final class WarmPool implements AutoCloseable {
         Engine engine = registry.require(choice.engine());
         Optional<Runnable> permit = permits.get();
         if (permit.isEmpty()) {
-            log.debug("warm pool: no capacity for another {} container; retrying in {} s", choice.describe(), RETRY_AFTER_FAILURE.toSeconds());
+            log.debug(
+                    "warm pool: no capacity for another {} container; retrying in {} s",
+                    choice.describe(),
+                    RETRY_AFTER_FAILURE.toSeconds());
             submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
             return;
         }
         ServiceInstance instance;
         try {
-            instance = recipe != null ? provisioner.startSeededPooled(recipe.plan(), recipe.label()) : provisioner.startPooled(engine, choice);
+            instance = recipe != null
+                    ? provisioner.startSeededPooled(recipe.plan(), recipe.label())
+                    : provisioner.startPooled(engine, choice);
         } catch (ProvisionException | RuntimeException e) {
             permit.get().run();
             if (recipe != null) {
                 seeded.park(key);
                 inProgress.set(0);
-                log.warn("seeded warm pool for project {} could not make a container ({}); its sandboxes start cold, and the pool "
-                        + "tries again on a request after {} s", recipe.project(), e.getMessage(), SeededPools.RETRY_AFTER.toSeconds());
+                log.warn(
+                        "seeded warm pool for project {} could not make a container ({}); its sandboxes start cold, and the pool "
+                                + "tries again on a request after {} s",
+                        recipe.project(),
+                        e.getMessage(),
+                        SeededPools.RETRY_AFTER.toSeconds());
                 return;
             }
-            log.warn("warm pool could not start a {} container ({}); retrying in {} s", choice.describe(), e.getMessage(),
+            log.warn(
+                    "warm pool could not start a {} container ({}); retrying in {} s",
+                    choice.describe(),
+                    e.getMessage(),
                     RETRY_AFTER_FAILURE.toSeconds());
             submit(() -> startOne(key), RETRY_AFTER_FAILURE, inProgress);
             return;
@@ -361,11 +407,11 @@ public final class WarmPool implements AutoCloseable {
         permit.get().run();
         ConcurrentLinkedDeque<Shelves.Pooled> ready = shelves.ready(key);
         if (closed.get() || ready == null || (recipe != null && seeded.recipe(key) == null)) {
-            provisioner.removeQuietly(instance.containerId());   // closing, or the seeded pool was discarded meanwhile
+            provisioner.removeQuietly(instance.containerId()); // closing, or the seeded pool was discarded meanwhile
             inProgress.set(0);
             return;
         }
-        journal.pooled(key, instance);   // before it can be claimed: the claim's left() then always follows it
+        journal.pooled(key, instance); // before it can be claimed: the claim's left() then always follows it
         if (recipe == null) {
             ready.addLast(new Shelves.Pooled(instance, provisioner.openClaimSession(engine, instance), false));
         } else {
@@ -373,22 +419,28 @@ public final class WarmPool implements AutoCloseable {
         }
         inProgress.set(0);
         if (ready.size() >= shelves.target(key) && filled.add(key)) {
-            log.info("warm pool {}{} filled: {} ready container(s)", choice.describe(),
-                    recipe == null ? "" : " seeded for project " + recipe.project(), ready.size());
+            log.info(
+                    "warm pool {}{} filled: {} ready container(s)",
+                    choice.describe(),
+                    recipe == null ? "" : " seeded for project " + recipe.project(),
+                    ready.size());
         }
         refill(key);
     }
 
     private void submit(Runnable task, Duration delay, AtomicInteger inProgress) {
         try {
-            refiller.schedule(() -> {
-                try {
-                    task.run();
-                } catch (Throwable t) {
-                    inProgress.set(0);
-                    log.error("unexpected exception while refilling the warm pool", t);
-                }
-            }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            refiller.schedule(
+                    () -> {
+                        try {
+                            task.run();
+                        } catch (Throwable t) {
+                            inProgress.set(0);
+                            log.error("unexpected exception while refilling the warm pool", t);
+                        }
+                    },
+                    delay.toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             inProgress.set(0); // closing
         }

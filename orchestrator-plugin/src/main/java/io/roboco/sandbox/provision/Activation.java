@@ -4,7 +4,7 @@ import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
-
+import io.roboco.sandbox.engine.ProbeTarget;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -19,12 +19,13 @@ final class Activation {
     }
 
     /** The plan's seed (none: nothing), after the features, as the agent of {@code target}: a failure is the caller's to diagnose. */
-    void seed(ServicePlan plan, io.roboco.sandbox.engine.ProbeTarget target, String containerId) throws Exception {
+    void seed(ServicePlan plan, ProbeTarget target, String containerId) throws Exception {
         seeding.apply(plan, target, containers.exec(containerId));
     }
 
     /** Every feature, in name order, during a start or a claim: a failure is the caller's to diagnose. */
-    void all(Engine engine, String containerId, Credentials credentials, String image, Set<AllowedFeature> features) throws Exception {
+    void all(Engine engine, String containerId, Credentials credentials, String image, Set<AllowedFeature> features)
+            throws Exception {
         for (AllowedFeature feature : new TreeSet<>(features)) {
             engine.activate(feature, containers.exec(containerId), credentials, image);
         }
@@ -40,12 +41,17 @@ final class Activation {
         }
         for (AllowedFeature feature : missing) {
             try {
-                engine.activate(feature, containers.exec(instance.containerId()), instance.credentials(), instance.image());
+                engine.activate(
+                        feature, containers.exec(instance.containerId()), instance.credentials(), instance.image());
             } catch (FeatureUnavailableException e) {
                 throw new ProvisionException(e.getMessage(), false, null);
             } catch (Exception e) {
-                throw new ProvisionException(engine.name() + " feature '" + feature + "' could not be activated for "
-                        + instance.containerName() + ": " + Redaction.of(String.valueOf(e.getMessage()), instance.credentials()), true, null);
+                throw new ProvisionException(
+                        engine.name() + " feature '" + feature + "' could not be activated for "
+                                + instance.containerName() + ": "
+                                + Redaction.of(String.valueOf(e.getMessage()), instance.credentials()),
+                        true,
+                        null);
             }
         }
         return instance.withFeatures(plan.featureNames());

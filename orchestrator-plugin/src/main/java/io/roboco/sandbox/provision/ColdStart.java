@@ -15,7 +15,6 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
-
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -23,6 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A fresh container from an image to ready: new credentials, a free port (host mode), the ownership labels, its
@@ -36,9 +37,14 @@ import java.util.function.IntSupplier;
  */
 final class ColdStart {
     /** A container that was started and became ready; still in flight. */
-    record Started(StartedContainer container, String image, Endpoint endpoint, Credentials credentials,
-                   ProbeTarget target, Instant created, long startedAt) {
-    }
+    record Started(
+            StartedContainer container,
+            String image,
+            Endpoint endpoint,
+            Credentials credentials,
+            ProbeTarget target,
+            Instant created,
+            long startedAt) {}
 
     private final ContainerRuntime runtime;
     private final ProvisionSettings settings;
@@ -49,20 +55,34 @@ final class ColdStart {
     private final StartDiagnosis diagnosis;
     /** Starts in all for one container whose port was taken between the pick and the bind. */
     static final int PORT_ATTEMPTS = 3;
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ColdStart.class);
+
+    private static final Logger log = LoggerFactory.getLogger(ColdStart.class);
 
     private final IntSupplier ports;
     /** Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served. */
     private final Semaphore starts;
 
-    ColdStart(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock, ContainerLedger ledger,
-              Containers containers, StartDiagnosis diagnosis) {
+    ColdStart(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Containers containers,
+            StartDiagnosis diagnosis) {
         this(runtime, settings, secrets, clock, ledger, containers, diagnosis, new PortAllocator()::next);
     }
 
     /** With the source of host-mode ports (tests hand out a taken one first). */
-    ColdStart(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock, ContainerLedger ledger,
-              Containers containers, StartDiagnosis diagnosis, IntSupplier ports) {
+    ColdStart(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Containers containers,
+            StartDiagnosis diagnosis,
+            IntSupplier ports) {
         this.ports = ports;
         this.runtime = runtime;
         this.settings = settings;
@@ -75,18 +95,27 @@ final class ColdStart {
     }
 
     /** Starts {@code engine} on {@code choice}'s image with {@code limits} for {@code agent} (or the pool) and waits until it is ready. */
-    Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool) throws ProvisionException {
+    Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool)
+            throws ProvisionException {
         return startReady(engine, choice, limits, agent, project, pool, Map.of());
     }
 
     /** {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean)} with {@code moreLabels} on the container. */
-    Started startReady(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool,
-                       Map<String, String> moreLabels) throws ProvisionException {
+    Started startReady(
+            Engine engine,
+            ImageChoice choice,
+            Limits limits,
+            String agent,
+            String project,
+            boolean pool,
+            Map<String, String> moreLabels)
+            throws ProvisionException {
         try {
             starts.acquire();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
+            throw new ProvisionException(
+                    StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
         }
         try {
             for (int attempt = 1; ; attempt++) {
@@ -96,12 +125,20 @@ final class ColdStart {
                 } catch (PortTaken taken) {
                     if (attempt == PORT_ATTEMPTS) {
                         ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
-                        throw new ProvisionException("every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
-                                + " container bound it (Address already in use): " + failed.getMessage(), failed.retryable(), failed);
+                        throw new ProvisionException(
+                                "every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
+                                        + " container bound it (Address already in use): " + failed.getMessage(),
+                                failed.retryable(),
+                                failed);
                     }
                     containers.removeQuietly(taken.started.container().id());
-                    log.info("{}: port {} was taken by another process before the container bound it; starting again on a new"
-                            + " port (attempt {} of {})", StartDiagnosis.what(engine, agent), next.port, attempt + 1, PORT_ATTEMPTS);
+                    log.info(
+                            "{}: port {} was taken by another process before the container bound it; starting again on a new"
+                                    + " port (attempt {} of {})",
+                            StartDiagnosis.what(engine, agent),
+                            next.port,
+                            attempt + 1,
+                            PORT_ATTEMPTS);
                 }
             }
         } finally {
@@ -110,22 +147,33 @@ final class ColdStart {
     }
 
     /** One try at starting a container: its credentials, port, name and run request. */
-    private record Attempt(RunRequest request, String image, Credentials credentials, String name, int port, Instant created,
-                           boolean hostMode) {
-    }
+    private record Attempt(
+            RunRequest request,
+            String image,
+            Credentials credentials,
+            String name,
+            int port,
+            Instant created,
+            boolean hostMode) {}
 
-    private Attempt attempt(Engine engine, ImageChoice choice, Limits limits, String agent, String project, boolean pool,
-                            Map<String, String> moreLabels) {
+    private Attempt attempt(
+            Engine engine,
+            ImageChoice choice,
+            Limits limits,
+            String agent,
+            String project,
+            boolean pool,
+            Map<String, String> moreLabels) {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
         int port = hostMode ? ports.getAsInt() : engine.defaultPort();
         String name = containerName(pool ? "pool" : agent, engine.name());
-        ContainerSpec spec = engine.containerSpec(new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port,
-                limits.memoryBytes()));
+        ContainerSpec spec = engine.containerSpec(
+                new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port, limits.memoryBytes()));
         Instant created = clock.instant();
-        Map<String, String> labels = new LinkedHashMap<>(
-                SandboxLabels.forService(settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
+        Map<String, String> labels = new LinkedHashMap<>(SandboxLabels.forService(
+                settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
         if (!choice.major().isEmpty()) {
             labels.put(SandboxLabels.MAJOR, choice.major());
         }
@@ -133,7 +181,8 @@ final class ColdStart {
             labels.put(SandboxLabels.POOL, "1");
         }
         labels.putAll(moreLabels);
-        RunRequest request = new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        RunRequest request =
+                new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
         return new Attempt(request, image, credentials, name, port, created, hostMode);
     }
 
@@ -142,18 +191,22 @@ final class ColdStart {
         try {
             container = runtime.start(attempt.request);
         } catch (ContainerRuntimeException e) {
-            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
+            throw new ProvisionException(
+                    StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
         }
         long startedAt = System.nanoTime();
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
         Endpoint endpoint = new Endpoint(attempt.hostMode ? "127.0.0.1" : attempt.name, attempt.port);
         ProbeTarget target = containers.target(container.id(), endpoint, attempt.credentials);
-        Started started = new Started(container, attempt.image, endpoint, attempt.credentials, target, attempt.created, startedAt);
+        Started started = new Started(
+                container, attempt.image, endpoint, attempt.credentials, target, attempt.created, startedAt);
         try {
             Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
             return started;
         } catch (Readiness.NotReadyException e) {
-            if (attempt.hostMode && e.reason() == Readiness.NotReadyException.Cause.EXITED && addressInUse(e.logTail())) {
+            if (attempt.hostMode
+                    && e.reason() == Readiness.NotReadyException.Cause.EXITED
+                    && addressInUse(e.logTail())) {
                 throw new PortTaken(started, e);
             }
             throw diagnosis.failed(engine, agent, started, e);
@@ -192,6 +245,7 @@ final class ColdStart {
         if (safeAgent.length() > 40) {
             safeAgent = safeAgent.substring(0, 40);
         }
-        return "roboco-sbx-" + safeAgent + "-" + service + "-" + secrets.identifier().substring(0, 6);
+        return "roboco-sbx-" + safeAgent + "-" + service + "-"
+                + secrets.identifier().substring(0, 6);
     }
 }

@@ -3,14 +3,18 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Optional;
 
 /**
  * The provisioner's hands on one container through the runtime: the narrow views an engine gets (a probe target, an
@@ -40,27 +44,35 @@ final class Containers {
      * and an exec into it (how an engine reaches the container's own server before trusting its port).
      */
     ProbeTarget target(String containerId, Endpoint endpoint, Credentials credentials) {
-        return new ProbeTarget(endpoint, credentials, () -> runtime.isRunning(containerId),
-                () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials), exec(containerId));
+        return new ProbeTarget(
+                endpoint,
+                credentials,
+                () -> runtime.isRunning(containerId),
+                () -> Redaction.of(runtime.logTail(containerId, LOG_TAIL_LINES), credentials),
+                exec(containerId));
     }
 
     /** Execs in the container through the runtime, streams included (a template's dump and restore). */
     ContainerExec exec(String containerId) {
         return new ContainerExec() {
             @Override
-            public io.roboco.sandbox.engine.ExecResult exec(java.util.List<String> command, java.util.Map<String, String> env) {
+            public ExecResult exec(List<String> command, Map<String, String> env) {
                 return runtime.exec(containerId, command, env);
             }
 
             @Override
-            public io.roboco.sandbox.engine.ExecResult exec(java.util.List<String> command, java.util.Map<String, String> env,
-                                                             java.io.InputStream stdin, java.io.OutputStream stdout) {
+            public ExecResult exec(
+                    List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
                 return runtime.exec(containerId, command, env, stdin, stdout);
             }
 
             @Override
-            public io.roboco.sandbox.engine.ExecResult execAs(String user, java.util.List<String> command, java.util.Map<String, String> env,
-                                                               java.io.InputStream stdin, java.io.OutputStream stdout) {
+            public ExecResult execAs(
+                    String user,
+                    List<String> command,
+                    Map<String, String> env,
+                    InputStream stdin,
+                    OutputStream stdout) {
                 return runtime.execAs(containerId, user, command, env, stdin, stdout);
             }
         };
@@ -82,9 +94,15 @@ final class Containers {
             }
             ContainerState container = found.get();
             if (!ours(container)) {
-                log.warn("container {} ({}) is not one of this instance's sandbox containers (it lacks the labels {}=1 and {}={}); not"
-                        + " removed. Whatever named it (a store row, a request) was altered or came from elsewhere: check the"
-                        + " settings store", containerId, container.name(), SandboxLabels.SANDBOX, SandboxLabels.INSTANCE, instanceId);
+                log.warn(
+                        "container {} ({}) is not one of this instance's sandbox containers (it lacks the labels {}=1 and {}={}); not"
+                                + " removed. Whatever named it (a store row, a request) was altered or came from elsewhere: check the"
+                                + " settings store",
+                        containerId,
+                        container.name(),
+                        SandboxLabels.SANDBOX,
+                        SandboxLabels.INSTANCE,
+                        instanceId);
                 return;
             }
             runtime.remove(container.id());
@@ -107,6 +125,7 @@ final class Containers {
 
     /** Made by this instance: Docker labels cannot be changed after creation, so they are proof enough. */
     private boolean ours(ContainerState container) {
-        return "1".equals(container.labels().get(SandboxLabels.SANDBOX)) && instanceId.equals(container.labels().get(SandboxLabels.INSTANCE));
+        return "1".equals(container.labels().get(SandboxLabels.SANDBOX))
+                && instanceId.equals(container.labels().get(SandboxLabels.INSTANCE));
     }
 }

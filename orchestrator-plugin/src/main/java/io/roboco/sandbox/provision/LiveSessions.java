@@ -3,7 +3,6 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.ProbeTarget;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -35,13 +34,17 @@ final class LiveSessions {
     /** Opens the instance's session in the background (a login with the agent's credential). */
     void openLater(Engine engine, ServiceInstance instance) {
         ProbeTarget target = ProbeTarget.of(instance.endpoint(), instance.credentials());
-        replace(instance.containerId(), CompletableFuture.supplyAsync(() -> {
-            try {
-                return engine.openLiveSession(target);
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        }, background));
+        replace(
+                instance.containerId(),
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return engine.openLiveSession(target);
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        background));
     }
 
     /** The session held for this container, waiting while it is still being opened; null when there is none. */

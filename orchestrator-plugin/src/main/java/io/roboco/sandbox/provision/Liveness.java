@@ -3,10 +3,9 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.time.Duration;
 
 /**
  * Whether a handed-out sandbox still works: one check on the session its agent credential holds open
@@ -51,7 +50,10 @@ final class Liveness {
             }
             return true;
         } catch (Exception e) {
-            log.info("{} sandbox {} failed its liveness check: {}", instance.service(), instance.containerName(),
+            log.info(
+                    "{} sandbox {} failed its liveness check: {}",
+                    instance.service(),
+                    instance.containerName(),
                     Redaction.of(String.valueOf(e.getMessage()), instance.credentials()));
             return false;
         }

@@ -2,19 +2,18 @@ package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
-import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.util.Set;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A ready warm-pool container made one agent's: credentials made at claim time ({@link Engine#claimCredentials}), the
@@ -31,7 +30,13 @@ final class PoolClaim {
     private final Activation activation;
     private final Liveness liveness;
 
-    PoolClaim(SecretSource secrets, Clock clock, ContainerLedger ledger, Containers containers, Activation activation, Liveness liveness) {
+    PoolClaim(
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Containers containers,
+            Activation activation,
+            Liveness liveness) {
         this.secrets = secrets;
         this.clock = clock;
         this.ledger = ledger;
@@ -46,8 +51,11 @@ final class PoolClaim {
             ProbeTarget target = ProbeTarget.of(pooled.endpoint(), pooled.credentials());
             return seeded ? seeding(engine).openClaimSession(target) : engine.openClaimSession(target);
         } catch (Exception e) {
-            log.info("{} pool container {}: claim session not opened ({}); its claim will log in itself", engine.name(),
-                    pooled.containerName(), Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
+            log.info(
+                    "{} pool container {}: claim session not opened ({}); its claim will log in itself",
+                    engine.name(),
+                    pooled.containerName(),
+                    Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
             return null;
         }
     }
@@ -62,7 +70,8 @@ final class PoolClaim {
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
-        Credentials credentials = seeded ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
+        Credentials credentials = seeded
+                ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
                 : engine.claimCredentials(pooled.credentials(), secrets);
         try {
             ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
@@ -88,23 +97,42 @@ final class PoolClaim {
             if (!seeded) {
                 activation.seed(plan, target, id);
             }
-            ServiceInstance instance = new ServiceInstance(engine.name(), pooled.image(), id, pooled.containerName(),
-                    pooled.endpoint(), credentials, plan.featureNames(), clock.instant(), pooled.major(), pooled.limits(), true);
+            ServiceInstance instance = new ServiceInstance(
+                    engine.name(),
+                    pooled.image(),
+                    id,
+                    pooled.containerName(),
+                    pooled.endpoint(),
+                    credentials,
+                    plan.featureNames(),
+                    clock.instant(),
+                    pooled.major(),
+                    pooled.limits(),
+                    true);
             liveness.openLater(engine, instance);
-            log.debug("{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms", engine.name(),
-                    pooled.containerName(), agent, (prepared - t0) / 1_000_000, (System.nanoTime() - prepared) / 1_000_000);
+            log.debug(
+                    "{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms",
+                    engine.name(),
+                    pooled.containerName(),
+                    agent,
+                    (prepared - t0) / 1_000_000,
+                    (System.nanoTime() - prepared) / 1_000_000);
             return instance;
         } catch (FeatureUnavailableException e) {
             containers.remove(id);
             throw new ProvisionException(e.getMessage() + "; container removed", false, null);
         } catch (Exception | Error e) {
             containers.remove(id);
-            throw new ProvisionException(StartDiagnosis.what(engine, agent) + " claim of a warm-pool container failed: "
-                    + Redaction.of(String.valueOf(e.getMessage()), credentials) + "; container removed", true, null);
+            throw new ProvisionException(
+                    StartDiagnosis.what(engine, agent) + " claim of a warm-pool container failed: "
+                            + Redaction.of(String.valueOf(e.getMessage()), credentials) + "; container removed",
+                    true,
+                    null);
         }
     }
 
     private static PoolSeeding seeding(Engine engine) {
-        return engine.poolSeeding().orElseThrow(() -> new IllegalStateException(engine.name() + " cannot seed warm-pool containers"));
+        return engine.poolSeeding()
+                .orElseThrow(() -> new IllegalStateException(engine.name() + " cannot seed warm-pool containers"));
     }
 }

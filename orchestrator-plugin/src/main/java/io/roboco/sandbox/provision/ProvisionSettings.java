@@ -5,7 +5,6 @@ import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,13 +31,21 @@ import java.util.TreeMap;
  *                    together all share the CPU and all finish last; admitted a few at a time, the first are
  *                    ready in a second and the storm of readiness probes does not starve the daemon.
  */
-public record ProvisionSettings(String instanceId, Map<String, String> images, Map<String, Map<String, String>> majorImages,
-                                NetworkMode network, Limits limits, Limits maxLimits, Duration readyTimeout, Duration pollGap,
-                                int concurrentStarts) {
+public record ProvisionSettings(
+        String instanceId,
+        Map<String, String> images,
+        Map<String, Map<String, String>> majorImages,
+        NetworkMode network,
+        Limits limits,
+        Limits maxLimits,
+        Duration readyTimeout,
+        Duration pollGap,
+        int concurrentStarts) {
     public ProvisionSettings {
         Objects.requireNonNull(instanceId, "instanceId");
         if (!instanceId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
-            throw new IllegalArgumentException("instance id '" + instanceId + "' must be 1-64 letters, digits, '.', '_' or '-'");
+            throw new IllegalArgumentException(
+                    "instance id '" + instanceId + "' must be 1-64 letters, digits, '.', '_' or '-'");
         }
         images = Map.copyOf(images);
         Map<String, Map<String, String>> majors = new TreeMap<>();
@@ -62,8 +69,16 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
     }
 
     public static ProvisionSettings defaults(String instanceId) {
-        return new ProvisionSettings(instanceId, Map.of(), Map.of(), NetworkMode.host(), Limits.sandboxDefaults(), Limits.operatorMaximums(),
-                Duration.ofSeconds(30), Duration.ofMillis(25), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+        return new ProvisionSettings(
+                instanceId,
+                Map.of(),
+                Map.of(),
+                NetworkMode.host(),
+                Limits.sandboxDefaults(),
+                Limits.operatorMaximums(),
+                Duration.ofSeconds(30),
+                Duration.ofMillis(25),
+                Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
     /** The server's configured default image of {@code engine}. */
@@ -80,11 +95,14 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
     public ImageChoice choose(Engine engine, String major) {
         String fallback = imageFor(engine);
         if (major == null || major.isEmpty()) {
-            return new ImageChoice(engine.name(), "", engine.majorOf(fallback).orElse(""), fallback, engine.imageFeatures(fallback));
+            return new ImageChoice(
+                    engine.name(), "", engine.majorOf(fallback).orElse(""), fallback, engine.imageFeatures(fallback));
         }
         if (!engine.majors().contains(major)) {
             throw new UnknownNameException(engine.name() + " has no major '" + Printable.of(major) + "'; known: "
-                    + (engine.majors().isEmpty() ? "none (the server's configured image is the only one)" : String.join(", ", engine.majors())));
+                    + (engine.majors().isEmpty()
+                            ? "none (the server's configured image is the only one)"
+                            : String.join(", ", engine.majors())));
         }
         String image = majorImages.getOrDefault(engine.name(), Map.of()).get(major);
         if (image == null) {
@@ -105,28 +123,58 @@ public record ProvisionSettings(String instanceId, Map<String, String> images, M
     }
 
     public ProvisionSettings withImages(Map<String, String> newImages) {
-        return new ProvisionSettings(instanceId, newImages, majorImages, network, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(
+                instanceId,
+                newImages,
+                majorImages,
+                network,
+                limits,
+                maxLimits,
+                readyTimeout,
+                pollGap,
+                concurrentStarts);
     }
 
     /** Images per engine and major, e.g. {@code {postgres={17=roboco-sandbox/postgres:17}}}. */
     public ProvisionSettings withMajorImages(Map<String, Map<String, String>> newMajorImages) {
-        return new ProvisionSettings(instanceId, images, newMajorImages, network, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(
+                instanceId,
+                images,
+                newMajorImages,
+                network,
+                limits,
+                maxLimits,
+                readyTimeout,
+                pollGap,
+                concurrentStarts);
     }
 
     public ProvisionSettings withNetwork(NetworkMode newNetwork) {
-        return new ProvisionSettings(instanceId, images, majorImages, newNetwork, limits, maxLimits, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(
+                instanceId,
+                images,
+                majorImages,
+                newNetwork,
+                limits,
+                maxLimits,
+                readyTimeout,
+                pollGap,
+                concurrentStarts);
     }
 
     public ProvisionSettings withConcurrentStarts(int starts) {
-        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maxLimits, readyTimeout, pollGap, starts);
+        return new ProvisionSettings(
+                instanceId, images, majorImages, network, limits, maxLimits, readyTimeout, pollGap, starts);
     }
 
     /** The operator's maximums a project's {@code sandbox_limits} may reach (default {@link Limits#operatorMaximums()}). */
     public ProvisionSettings withMaxLimits(Limits maximums) {
-        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maximums, readyTimeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(
+                instanceId, images, majorImages, network, limits, maximums, readyTimeout, pollGap, concurrentStarts);
     }
 
     public ProvisionSettings withReadyTimeout(Duration timeout) {
-        return new ProvisionSettings(instanceId, images, majorImages, network, limits, maxLimits, timeout, pollGap, concurrentStarts);
+        return new ProvisionSettings(
+                instanceId, images, majorImages, network, limits, maxLimits, timeout, pollGap, concurrentStarts);
     }
 }

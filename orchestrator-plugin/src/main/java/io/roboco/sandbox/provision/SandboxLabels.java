@@ -25,10 +25,10 @@ public final class SandboxLabels {
      */
     public static final String POOL_SEED = "roboco.sandbox.pool.seed";
 
-    private SandboxLabels() {
-    }
+    private SandboxLabels() {}
 
-    public static Map<String, String> forService(String instance, String agent, String project, String service, long createdEpochSeconds) {
+    public static Map<String, String> forService(
+            String instance, String agent, String project, String service, long createdEpochSeconds) {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(SANDBOX, "1");
         labels.put(AGENT, agent);

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.provision;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -18,7 +19,7 @@ public sealed interface Seed {
 
         @Override
         public String describe() {
-            return "sql (" + script.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + " bytes)";
+            return "sql (" + script.getBytes(StandardCharsets.UTF_8).length + " bytes)";
         }
     }
 
@@ -76,7 +77,10 @@ public sealed interface Seed {
 
         @Override
         public String describe() {
-            return "clone of $" + urlEnv + (maxRowsPerTable == null ? " (schema only)" : " (at most " + maxRowsPerTable + " rows per table)");
+            return "clone of $" + urlEnv
+                    + (maxRowsPerTable == null
+                            ? " (schema only)"
+                            : " (at most " + maxRowsPerTable + " rows per table)");
         }
     }
 }

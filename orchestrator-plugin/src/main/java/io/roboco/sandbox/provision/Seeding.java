@@ -7,11 +7,10 @@ import io.roboco.sandbox.engine.postgres.PostgresTemplates;
 import io.roboco.sandbox.engine.postgres.SeedException;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.sql.SQLException;
-
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -60,15 +59,18 @@ final class Seeding {
     private void restore(Seed.Template template, ProbeTarget target, ContainerExec exec) throws SeedException {
         String name = template.name();
         String project = template.project();
-        TemplateInfo info = templates.find(project, name).orElseThrow(() -> new SeedException("project '" + project
-                + "' has no template '" + name + "' (its templates: " + templates.knownNames(project) + ")"));
+        TemplateInfo info = templates
+                .find(project, name)
+                .orElseThrow(() -> new SeedException("project '" + project + "' has no template '" + name
+                        + "' (its templates: " + templates.knownNames(project) + ")"));
         int major;
         try {
             major = PostgresTemplates.serverMajor(target);
         } catch (SQLException e) {
-            throw new SeedException("template '" + name + "': the sandbox's server version could not be read: " + e.getMessage());
+            throw new SeedException(
+                    "template '" + name + "': the sandbox's server version could not be read: " + e.getMessage());
         }
-        java.util.Optional<String> refusal = info.refusalFor(Integer.toString(major), "this sandbox");
+        Optional<String> refusal = info.refusalFor(Integer.toString(major), "this sandbox");
         if (refusal.isPresent()) {
             throw new SeedException(refusal.get());
         }

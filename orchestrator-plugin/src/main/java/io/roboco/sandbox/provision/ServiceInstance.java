@@ -1,12 +1,11 @@
 package io.roboco.sandbox.provision;
 
-import io.roboco.sandbox.runtime.Limits;
-
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
-
+import io.roboco.sandbox.runtime.Limits;
 import java.time.Instant;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One running, ready sandbox service: the container, where it answers, its credentials, the features
@@ -14,42 +13,97 @@ import java.util.Set;
  * (null when not known), and whether it was claimed from the warm pool. Held in the plugin's memory; its
  * credentials reach the store only sealed (re-adoption after a restart).
  */
-public record ServiceInstance(String service, String image, String containerId, String containerName,
-                              Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major,
-                              Limits limits, boolean fromPool) {
+public record ServiceInstance(
+        String service,
+        String image,
+        String containerId,
+        String containerName,
+        Endpoint endpoint,
+        Credentials credentials,
+        Set<String> features,
+        Instant created,
+        String major,
+        Limits limits,
+        boolean fromPool) {
     public ServiceInstance {
         features = Set.copyOf(features);
         major = major == null ? "" : major;
     }
 
     /** An instance started for its owner (not claimed from the warm pool). */
-    public ServiceInstance(String service, String image, String containerId, String containerName,
-                           Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major,
-                           Limits limits) {
-        this(service, image, containerId, containerName, endpoint, credentials, features, created, major, limits, false);
+    public ServiceInstance(
+            String service,
+            String image,
+            String containerId,
+            String containerName,
+            Endpoint endpoint,
+            Credentials credentials,
+            Set<String> features,
+            Instant created,
+            String major,
+            Limits limits) {
+        this(
+                service,
+                image,
+                containerId,
+                containerName,
+                endpoint,
+                credentials,
+                features,
+                created,
+                major,
+                limits,
+                false);
     }
 
     /** An instance whose container caps are not known (null {@link #limits()}). */
-    public ServiceInstance(String service, String image, String containerId, String containerName,
-                           Endpoint endpoint, Credentials credentials, Set<String> features, Instant created, String major) {
+    public ServiceInstance(
+            String service,
+            String image,
+            String containerId,
+            String containerName,
+            Endpoint endpoint,
+            Credentials credentials,
+            Set<String> features,
+            Instant created,
+            String major) {
         this(service, image, containerId, containerName, endpoint, credentials, features, created, major, null);
     }
 
     /** An instance whose major is not known. */
-    public ServiceInstance(String service, String image, String containerId, String containerName,
-                           Endpoint endpoint, Credentials credentials, Set<String> features, Instant created) {
+    public ServiceInstance(
+            String service,
+            String image,
+            String containerId,
+            String containerName,
+            Endpoint endpoint,
+            Credentials credentials,
+            Set<String> features,
+            Instant created) {
         this(service, image, containerId, containerName, endpoint, credentials, features, created, "");
     }
 
     public ServiceInstance withFeatures(Set<String> more) {
-        java.util.Set<String> all = new java.util.TreeSet<>(features);
+        Set<String> all = new TreeSet<>(features);
         all.addAll(more);
-        return new ServiceInstance(service, image, containerId, containerName, endpoint, credentials, all, created, major, limits, fromPool);
+        return new ServiceInstance(
+                service,
+                image,
+                containerId,
+                containerName,
+                endpoint,
+                credentials,
+                all,
+                created,
+                major,
+                limits,
+                fromPool);
     }
 
     @Override
     public String toString() {
-        return "ServiceInstance[" + service + (major.isEmpty() ? "" : " " + major) + " " + containerName + " (" + containerId
-                + ") at " + endpoint + ", features=" + features + (fromPool ? ", from the pool" : "") + "]";
+        return "ServiceInstance[" + service + (major.isEmpty() ? "" : " " + major) + " " + containerName + " ("
+                + containerId + ") at " + endpoint + ", features=" + features + (fromPool ? ", from the pool" : "")
+                + "]";
     }
 }

@@ -1,10 +1,8 @@
 package io.roboco.sandbox.provision;
 
-import io.roboco.sandbox.runtime.Limits;
-
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.Engine;
-
+import io.roboco.sandbox.runtime.Limits;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,20 +1,23 @@
 package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
-import io.roboco.sandbox.engine.PoolSeeding;
-import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.PoolSeeding;
+import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.template.TemplateStore;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.time.Clock;
-import java.util.Set;
 
 /**
  * Turns "postgres for agent dev-3 in project shop, with pg_trgm" into one running, ready, isolated
@@ -55,8 +58,12 @@ public final class ServiceProvisioner {
     }
 
     /** With the ledger this process keeps its containers in (the manager, the pool and the janitor share it). */
-    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
-                              ContainerLedger ledger) {
+    public ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger) {
         this(runtime, settings, secrets, clock, ledger, System::getenv);
     }
 
@@ -64,27 +71,45 @@ public final class ServiceProvisioner {
      * @param environment where a clone seed's source URL is read ({@code sandbox_seed.clone.url_env}); the server's
      *                    process environment in production
      */
-    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
-                              java.util.function.Function<String, String> environment) {
+    public ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            Function<String, String> environment) {
         this(runtime, settings, secrets, clock, new ContainerLedger(clock), environment);
     }
 
     /** With both the ledger and the environment clone seeds read their source URLs from. */
-    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
-                              ContainerLedger ledger, java.util.function.Function<String, String> environment) {
-        this(runtime, settings, secrets, clock, ledger, environment, io.roboco.sandbox.template.TemplateStore.none());
+    public ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Function<String, String> environment) {
+        this(runtime, settings, secrets, clock, ledger, environment, TemplateStore.none());
     }
 
     /** With the templates {@code {"template": …}} seeds are read from (none: no template seed can restore). */
-    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
-                              io.roboco.sandbox.template.TemplateStore templates) {
+    public ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            TemplateStore templates) {
         this(runtime, settings, secrets, clock, new ContainerLedger(clock), System::getenv, templates);
     }
 
     /** Every collaborator named: the ledger, the clone seeds' environment and the templates. */
-    public ServiceProvisioner(ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock,
-                              ContainerLedger ledger, java.util.function.Function<String, String> environment,
-                              io.roboco.sandbox.template.TemplateStore templates) {
+    public ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Function<String, String> environment,
+            TemplateStore templates) {
         this.runtime = runtime;
         this.settings = settings;
         this.secrets = secrets;
@@ -100,7 +125,7 @@ public final class ServiceProvisioner {
     }
 
     /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} when it was given none). */
-    public io.roboco.sandbox.template.TemplateStore templates() {
+    public TemplateStore templates() {
         return seeding.templates();
     }
 
@@ -132,12 +157,28 @@ public final class ServiceProvisioner {
             long prepared = System.nanoTime();
             activation.all(engine, s.container().id(), s.credentials(), s.image(), plan.features());
             activation.seed(plan, s.target(), s.container().id());
-            ServiceInstance instance = new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(),
-                    s.endpoint(), s.credentials(), plan.featureNames(), s.created(), plan.image().major(), limits);
+            ServiceInstance instance = new ServiceInstance(
+                    engine.name(),
+                    s.image(),
+                    s.container().id(),
+                    s.container().name(),
+                    s.endpoint(),
+                    s.credentials(),
+                    plan.featureNames(),
+                    s.created(),
+                    plan.image().major(),
+                    limits);
             liveness.openLater(engine, instance);
             if (log.isDebugEnabled()) {
-                log.debug("{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms", engine.name(), agent,
-                        ms(t0, s.startedAt()), ms(s.startedAt(), ready), ms(ready, prepared), ms(prepared, System.nanoTime()), ms(t0, System.nanoTime()));
+                log.debug(
+                        "{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms",
+                        engine.name(),
+                        agent,
+                        ms(t0, s.startedAt()),
+                        ms(s.startedAt(), ready),
+                        ms(ready, prepared),
+                        ms(prepared, System.nanoTime()),
+                        ms(t0, System.nanoTime()));
             }
             return instance;
         } catch (Exception | Error e) {
@@ -158,9 +199,22 @@ public final class ServiceProvisioner {
     public ServiceInstance startPooled(Engine engine, ImageChoice choice) throws ProvisionException {
         long t0 = System.nanoTime();
         ColdStart.Started s = coldStart.startReady(engine, choice, settings.limits(), POOL_OWNER, POOL_OWNER, true);
-        log.debug("{} pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
-        return new ServiceInstance(engine.name(), s.image(), s.container().id(), s.container().name(), s.endpoint(),
-                s.credentials(), Set.of(), s.created(), choice.major(), settings.limits());
+        log.debug(
+                "{} pool container {} ready in {} ms",
+                engine.name(),
+                s.container().name(),
+                ms(t0, System.nanoTime()));
+        return new ServiceInstance(
+                engine.name(),
+                s.image(),
+                s.container().id(),
+                s.container().name(),
+                s.endpoint(),
+                s.credentials(),
+                Set.of(),
+                s.created(),
+                choice.major(),
+                settings.limits());
     }
 
     /**
@@ -172,11 +226,18 @@ public final class ServiceProvisioner {
      */
     public ServiceInstance startSeededPooled(ServicePlan plan, String seedLabel) throws ProvisionException {
         Engine engine = plan.engine();
-        PoolSeeding seeding = engine.poolSeeding().orElseThrow(() ->
-                new ProvisionException(engine.name() + " cannot seed warm-pool containers", false, null));
+        PoolSeeding seeding = engine.poolSeeding()
+                .orElseThrow(
+                        () -> new ProvisionException(engine.name() + " cannot seed warm-pool containers", false, null));
         long t0 = System.nanoTime();
-        ColdStart.Started s = coldStart.startReady(engine, plan.image(), settings.limits(), POOL_OWNER, POOL_OWNER, true,
-                java.util.Map.of(SandboxLabels.POOL_SEED, seedLabel));
+        ColdStart.Started s = coldStart.startReady(
+                engine,
+                plan.image(),
+                settings.limits(),
+                POOL_OWNER,
+                POOL_OWNER,
+                true,
+                Map.of(SandboxLabels.POOL_SEED, seedLabel));
         String id = s.container().id();
         Credentials seeder = seeding.seeder(s.credentials(), secrets);
         ProbeTarget target = containers.target(id, s.endpoint(), seeder);
@@ -188,9 +249,22 @@ public final class ServiceProvisioner {
         } catch (Exception | Error e) {
             throw diagnosis.failed(engine, POOL_OWNER, s, e);
         }
-        log.debug("{} seeded pool container {} ready in {} ms", engine.name(), s.container().name(), ms(t0, System.nanoTime()));
-        return new ServiceInstance(engine.name(), s.image(), id, s.container().name(), s.endpoint(), seeder, plan.featureNames(),
-                s.created(), plan.image().major(), settings.limits());
+        log.debug(
+                "{} seeded pool container {} ready in {} ms",
+                engine.name(),
+                s.container().name(),
+                ms(t0, System.nanoTime()));
+        return new ServiceInstance(
+                engine.name(),
+                s.image(),
+                id,
+                s.container().name(),
+                s.endpoint(),
+                seeder,
+                plan.featureNames(),
+                s.created(),
+                plan.image().major(),
+                settings.limits());
     }
 
     /** Seeds pool containers with {@code step} instead of the plan's seed (tests with fakes: no database to seed). */
@@ -262,7 +336,10 @@ public final class ServiceProvisioner {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            log.info("{} pool container {} does not answer: {}", pooled.service(), pooled.containerName(),
+            log.info(
+                    "{} pool container {} does not answer: {}",
+                    pooled.service(),
+                    pooled.containerName(),
                     Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
             return false;
         }
@@ -277,7 +354,7 @@ public final class ServiceProvisioner {
     }
 
     /** An exec into the instance's container through the runtime, streams included (a template's dump). */
-    public io.roboco.sandbox.engine.ContainerExec execIn(ServiceInstance instance) {
+    public ContainerExec execIn(ServiceInstance instance) {
         return containers.exec(instance.containerId());
     }
 

@@ -4,9 +4,9 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Readiness;
+import io.roboco.sandbox.engine.postgres.SeedException;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
-
 import java.time.Duration;
 
 /**
@@ -33,24 +33,35 @@ final class StartDiagnosis {
             String state = runtime.inspect(id).map(ContainerState::describe).orElse("container gone");
             String tail = Redaction.of(runtime.logTail(id, Containers.LOG_TAIL_LINES), credentials);
             containers.removeQuietly(id);
-            return new ProvisionException(what(engine, agent) + " not ready in " + readyTimeout.toSeconds() + "s ("
-                    + state + "; " + Redaction.of(failure.getMessage(), credentials) + "); last log lines: " + oneLine(tail)
-                    + "; container removed", true, null);
+            return new ProvisionException(
+                    what(engine, agent) + " not ready in " + readyTimeout.toSeconds() + "s ("
+                            + state + "; " + Redaction.of(failure.getMessage(), credentials) + "); last log lines: "
+                            + oneLine(tail)
+                            + "; container removed",
+                    true,
+                    null);
         }
         containers.removeQuietly(id);
-        if (failure instanceof io.roboco.sandbox.engine.postgres.SeedException) {
-            return new ProvisionException(what(engine, agent) + ": the project's seed failed: "
-                    + Redaction.of(failure.getMessage(), credentials) + "; container removed", true, null);
+        if (failure instanceof SeedException) {
+            return new ProvisionException(
+                    what(engine, agent) + ": the project's seed failed: "
+                            + Redaction.of(failure.getMessage(), credentials) + "; container removed",
+                    true,
+                    null);
         }
         if (failure instanceof FeatureUnavailableException) {
             return new ProvisionException(failure.getMessage() + "; container removed", false, null);
         }
         if (failure instanceof InterruptedException) {
             Thread.currentThread().interrupt();
-            return new ProvisionException(what(engine, agent) + " interrupted while starting; container removed", true, null);
+            return new ProvisionException(
+                    what(engine, agent) + " interrupted while starting; container removed", true, null);
         }
-        return new ProvisionException(what(engine, agent) + " setup failed: "
-                + Redaction.of(String.valueOf(failure.getMessage()), credentials) + "; container removed", true, null);
+        return new ProvisionException(
+                what(engine, agent) + " setup failed: "
+                        + Redaction.of(String.valueOf(failure.getMessage()), credentials) + "; container removed",
+                true,
+                null);
     }
 
     static String what(Engine engine, String agent) {

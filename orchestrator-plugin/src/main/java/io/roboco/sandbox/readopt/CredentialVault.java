@@ -8,15 +8,14 @@ import io.roboco.sandbox.secrets.RowBinding;
 import io.roboco.sandbox.secrets.UnsealException;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SealedCredentialStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This instance's sandbox credentials at rest: each container's credentials sealed ({@link CredentialCipher}, bound to
@@ -75,7 +74,9 @@ public final class CredentialVault {
         try {
             store.deleteSealed(sandboxId, containerId);
         } catch (RuntimeException e) {
-            log.warn("could not delete the sealed credential of container {} ({}); a restart treats it as dead", containerId,
+            log.warn(
+                    "could not delete the sealed credential of container {} ({}); a restart treats it as dead",
+                    containerId,
                     e.getMessage());
         }
     }
@@ -88,8 +89,17 @@ public final class CredentialVault {
     /** The container as it was sealed, its credentials opened; fails when the row does not open (wrong key, altered, moved). */
     public ServiceInstance open(SealedContainer row) throws UnsealException {
         Credentials credentials = cipher.open(row.sealed(), binding(row.sandboxId(), row.owner(), row.containerId()));
-        ServiceInstance instance = new ServiceInstance(row.service(), row.image(), row.containerId(), row.containerName(),
-                new Endpoint(row.host(), row.port()), credentials, Set.copyOf(row.features()), row.created(), row.major(), row.limits(),
+        ServiceInstance instance = new ServiceInstance(
+                row.service(),
+                row.image(),
+                row.containerId(),
+                row.containerName(),
+                new Endpoint(row.host(), row.port()),
+                credentials,
+                Set.copyOf(row.features()),
+                row.created(),
+                row.major(),
+                row.limits(),
                 row.fromPool());
         written.put(row.containerId(), instance.features());
         return instance;
@@ -106,8 +116,21 @@ public final class CredentialVault {
 
     private SealedContainer row(String sandboxId, String owner, ServiceInstance i) {
         String sealed = cipher.seal(i.credentials(), binding(sandboxId, owner, i.containerId()));
-        return new SealedContainer(sandboxId, i.containerId(), owner, instance, i.service(), i.containerName(), i.image(), i.major(),
-                i.endpoint().host(), i.endpoint().port(), List.copyOf(new TreeSet<>(i.features())), i.limits(), i.fromPool(), i.created(),
+        return new SealedContainer(
+                sandboxId,
+                i.containerId(),
+                owner,
+                instance,
+                i.service(),
+                i.containerName(),
+                i.image(),
+                i.major(),
+                i.endpoint().host(),
+                i.endpoint().port(),
+                List.copyOf(new TreeSet<>(i.features())),
+                i.limits(),
+                i.fromPool(),
+                i.created(),
                 sealed);
     }
 
@@ -116,8 +139,12 @@ public final class CredentialVault {
             store.saveSealed(row);
             written.put(row.containerId(), Set.copyOf(row.features()));
         } catch (RuntimeException e) {
-            log.warn("could not store the sealed credential of {} container {} of {} ({}); it cannot be re-adopted after a restart",
-                    row.service(), row.containerName(), row.owner(), e.getMessage());
+            log.warn(
+                    "could not store the sealed credential of {} container {} of {} ({}); it cannot be re-adopted after a restart",
+                    row.service(),
+                    row.containerName(),
+                    row.owner(),
+                    e.getMessage());
         }
     }
 }

@@ -6,13 +6,12 @@ import io.roboco.sandbox.secrets.KeyFile;
 import io.roboco.sandbox.secrets.UnsealException;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SealedCredentialStore;
-
-import javax.crypto.SecretKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import javax.crypto.SecretKey;
 
 /**
  * {@code rotate-key}: every sealed row of one instance re-sealed under a new key, then the new key moved over the key
@@ -23,16 +22,14 @@ import java.util.List;
  */
 public final class KeyRotation {
 
-    private KeyRotation() {
-    }
+    private KeyRotation() {}
 
     /**
      * @param resealed   rows now sealed under the new key
      * @param unopenable rows neither key opens (altered, or sealed under a key already lost): left as they are, their
      *                   sandboxes are treated as dead at the next start
      */
-    public record Result(String oldKeyId, String newKeyId, int resealed, int alreadyNew, int unopenable) {
-    }
+    public record Result(String oldKeyId, String newKeyId, int resealed, int alreadyNew, int unopenable) {}
 
     /** Why a rotation did not start: a sentence naming the file and what to do. */
     public static final class RotationException extends Exception {
@@ -43,8 +40,9 @@ public final class KeyRotation {
 
     public static Result rotate(SealedCredentialStore store, String instance, Path file) throws RotationException {
         if (!Files.exists(file)) {
-            throw new RotationException("the key file " + file + " does not exist; there is nothing to rotate (the server generates it"
-                    + " at its first start; check ROBOCO_SANDBOX_SECRET_KEY_FILE and ROBOCO_SANDBOX_STATE_DIR)");
+            throw new RotationException(
+                    "the key file " + file + " does not exist; there is nothing to rotate (the server generates it"
+                            + " at its first start; check ROBOCO_SANDBOX_SECRET_KEY_FILE and ROBOCO_SANDBOX_STATE_DIR)");
         }
         KeyFile.Loaded current = KeyFile.load(file, false);
         if (current instanceof KeyFile.Loaded.Unusable u) {
@@ -57,8 +55,8 @@ public final class KeyRotation {
             KeyFile.Loaded pending = KeyFile.load(nextFile, false);
             next = pending instanceof KeyFile.Loaded.Key k ? k.key() : KeyFile.generate(nextFile);
         } catch (IOException e) {
-            throw new RotationException("the new key could not be written to " + nextFile + ": " + e.getClass().getSimpleName()
-                    + "; check that the directory is writable");
+            throw new RotationException("the new key could not be written to " + nextFile + ": "
+                    + e.getClass().getSimpleName() + "; check that the directory is writable");
         }
         CredentialCipher cipher = new CredentialCipher(next, List.of(old));
         int resealed = 0;
@@ -72,7 +70,8 @@ public final class KeyRotation {
             try {
                 var binding = CredentialVault.binding(row.sandboxId(), row.owner(), row.containerId());
                 Credentials credentials = cipher.open(row.sealed(), binding);
-                if (store.resealIf(row.sandboxId(), row.containerId(), row.sealed(), cipher.seal(credentials, binding))) {
+                if (store.resealIf(
+                        row.sandboxId(), row.containerId(), row.sealed(), cipher.seal(credentials, binding))) {
                     resealed++;
                 }
             } catch (UnsealException e) {
@@ -82,8 +81,9 @@ public final class KeyRotation {
         try {
             Files.move(nextFile, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            throw new RotationException("every row is re-sealed under the new key in " + nextFile + ", but it could not replace " + file
-                    + " (" + e.getClass().getSimpleName() + "); run rotate-key again to finish (the server opens both meanwhile)");
+            throw new RotationException("every row is re-sealed under the new key in " + nextFile
+                    + ", but it could not replace " + file + " (" + e.getClass().getSimpleName()
+                    + "); run rotate-key again to finish (the server opens both meanwhile)");
         }
         return new Result(KeyFile.fingerprint(old), KeyFile.fingerprint(next), resealed, alreadyNew, unopenable);
     }

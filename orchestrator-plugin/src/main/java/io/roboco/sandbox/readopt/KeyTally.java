@@ -3,7 +3,6 @@ package io.roboco.sandbox.readopt;
 import io.roboco.sandbox.secrets.CredentialCipher;
 import io.roboco.sandbox.secrets.UnsealException;
 import io.roboco.sandbox.settings.SealedContainer;
-
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -41,27 +40,33 @@ final class KeyTally {
 
     /** The message, or null when every row opened; {@code total} is how many sealed rows the instance had. */
     synchronized String warning(int total) {
-        String consequence = "their sandboxes are treated as dead: records closed, containers removed, and each agent's next"
-                + " request_sandbox provisions a fresh set";
+        String consequence =
+                "their sandboxes are treated as dead: records closed, containers removed, and each agent's next"
+                        + " request_sandbox provisions a fresh set";
         if (!key.usable()) {
-            return "ROBOCO_SANDBOX_SECRET_KEY_FILE: " + key.unusable() + ". " + (total == 0 ? "" : total
-                    + " sealed credential(s) of instance " + instance + " cannot be opened, so " + consequence + ". ")
+            return "ROBOCO_SANDBOX_SECRET_KEY_FILE: " + key.unusable() + ". "
+                    + (total == 0
+                            ? ""
+                            : total + " sealed credential(s) of instance " + instance + " cannot be opened, so "
+                                    + consequence + ". ")
                     + "Until the key file is fixed, sandboxes are not sealed and a shutdown releases them (as with"
                     + " ROBOCO_SANDBOX_READOPT=false)";
         }
         if (foreign > 0) {
             String why = key.generated()
-                    ? "the key file " + key.file() + " did not exist, so a new key (" + cipher.keyId() + ") was generated"
+                    ? "the key file " + key.file() + " did not exist, so a new key (" + cipher.keyId()
+                            + ") was generated"
                     : "the key file " + key.file() + " holds key " + cipher.keyId();
-            return foreign + " sealed credential(s) of instance " + instance + " were sealed under key(s) " + foreignKeys + ", but "
-                    + why + ": they cannot be opened, so " + consequence + ". Keep the key file with the state directory (back it"
+            return foreign + " sealed credential(s) of instance " + instance + " were sealed under key(s) "
+                    + foreignKeys + ", but "
+                    + why + ": they cannot be opened, so " + consequence
+                    + ". Keep the key file with the state directory (back it"
                     + " up with it) so that restarts keep sandboxes (ROBOCO_SANDBOX_SECRET_KEY_FILE)";
         }
         if (altered > 0) {
-            return altered + " sealed credential(s) of instance " + instance + " failed their integrity check (altered, or copied"
-                    + " from another row), so " + consequence;
+            return altered + " sealed credential(s) of instance " + instance
+                    + " failed their integrity check (altered, or copied" + " from another row), so " + consequence;
         }
         return null;
     }
-
 }

@@ -17,9 +17,6 @@ import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +34,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Re-adoption at start, before the first verb is served: every sandbox record of this instance is checked as the
@@ -53,6 +52,7 @@ public final class Readoption {
     private static final Logger log = LoggerFactory.getLogger(Readoption.class);
     /** The verb of re-adoption's audit records. */
     public static final String AUDIT_VERB = "server_restart";
+
     private static final int CHECK_THREADS = 8;
 
     private final SettingsStore store;
@@ -72,8 +72,17 @@ public final class Readoption {
      * @param vault null when the key is unusable ({@code key} says why): then nothing opens and every sealed sandbox is dead
      * @param pool  null when no warm pool is configured (idle pool containers found are removed)
      */
-    public Readoption(SettingsStore store, CredentialVault vault, KeyStatus key, EngineRegistry registry, ServiceProvisioner provisioner,
-                      SandboxManager manager, SandboxBook book, WarmPool pool, Clock clock, Consumer<AuditRecord> audit) {
+    public Readoption(
+            SettingsStore store,
+            CredentialVault vault,
+            KeyStatus key,
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            SandboxManager manager,
+            SandboxBook book,
+            WarmPool pool,
+            Clock clock,
+            Consumer<AuditRecord> audit) {
         this.store = store;
         this.vault = vault;
         this.key = key;
@@ -90,15 +99,12 @@ public final class Readoption {
 
     /** What one record's check found. */
     private sealed interface Verdict {
-        record Live(Map<String, ServiceInstance> services) implements Verdict {
-        }
+        record Live(Map<String, ServiceInstance> services) implements Verdict {}
 
         /** A named sandbox without sealed rows (made before they were kept, or their write failed): kept unchecked. */
-        record Unchecked() implements Verdict {
-        }
+        record Unchecked() implements Verdict {}
 
-        record Dead(String reason) implements Verdict {
-        }
+        record Dead(String reason) implements Verdict {}
     }
 
     public ReadoptionReport run() throws InterruptedException {
@@ -107,7 +113,8 @@ public final class Readoption {
         List<SandboxRecord> records = store.sandboxes(SandboxQuery.undeletedOf(instance, now));
         List<SealedContainer> rows = store.sealedOf(instance);
         Map<String, List<SealedContainer>> bySandbox = new LinkedHashMap<>();
-        rows.forEach(r -> bySandbox.computeIfAbsent(r.sandboxId(), k -> new ArrayList<>()).add(r));
+        rows.forEach(r ->
+                bySandbox.computeIfAbsent(r.sandboxId(), k -> new ArrayList<>()).add(r));
         guard(records, rows);
         KeyTally keys = new KeyTally(key, vault == null ? null : vault.cipher(), instance);
 
@@ -129,7 +136,8 @@ public final class Readoption {
                 rowsOf.put(r, own == null ? List.of() : own);
                 verdicts.put(r, checks.submit(() -> check(r, rowsOf.get(r), now, keys)));
             }
-            List<SealedContainer> poolRows = Optional.ofNullable(bySandbox.remove(SealedContainer.POOL)).orElse(List.of());
+            List<SealedContainer> poolRows =
+                    Optional.ofNullable(bySandbox.remove(SealedContainer.POOL)).orElse(List.of());
             Map<SealedContainer, Future<Optional<ServiceInstance>>> poolChecks = new LinkedHashMap<>();
             for (SealedContainer row : poolRows) {
                 poolChecks.put(row, checks.submit(() -> checkPooled(row, keys)));
@@ -139,12 +147,15 @@ public final class Readoption {
             for (Map.Entry<SandboxRecord, Future<Verdict>> v : verdicts.entrySet()) {
                 SandboxRecord r = v.getKey();
                 Verdict verdict = await(v.getValue(), r);
-                if (verdict instanceof Verdict.Live live && r.kind() == SandboxRecord.Kind.DEFAULT && !adoptedOwners.add(r.owner())) {
+                if (verdict instanceof Verdict.Live live
+                        && r.kind() == SandboxRecord.Kind.DEFAULT
+                        && !adoptedOwners.add(r.owner())) {
                     verdict = new Verdict.Dead("agent " + r.owner() + " has another live set, re-adopted instead");
                 }
                 if (verdict instanceof Verdict.Live live) {
                     if (r.kind() == SandboxRecord.Kind.DEFAULT) {
-                        manager.adopt(new AgentSandbox(r.owner(), r.project(), live.services(), r.created(), r.id(), r.expires()));
+                        manager.adopt(new AgentSandbox(
+                                r.owner(), r.project(), live.services(), r.created(), r.id(), r.expires()));
                         book.adoptVerbSet(r);
                         readopted++;
                         readoptedContainers += live.services().size();
@@ -152,8 +163,12 @@ public final class Readoption {
                         book.takeOnNamed(r, live.services());
                         namedKept++;
                     }
-                    record(r, "readopted", "sandbox " + r.id() + " re-adopted after a restart: " + live.services().size()
-                            + " container(s) live, same credentials", t0);
+                    record(
+                            r,
+                            "readopted",
+                            "sandbox " + r.id() + " re-adopted after a restart: "
+                                    + live.services().size() + " container(s) live, same credentials",
+                            t0);
                 } else if (verdict instanceof Verdict.Unchecked) {
                     book.takeOnNamed(r);
                     namedKept++;
@@ -161,7 +176,11 @@ public final class Readoption {
                     String reason = ((Verdict.Dead) verdict).reason();
                     removed += close(r, rowsOf.get(r), reason, now);
                     closed.add(r.id() + " (" + r.owner() + "): " + reason);
-                    record(r, "closed", "sandbox " + r.id() + " closed at restart: " + reason + "; the next request provisions a fresh set",
+                    record(
+                            r,
+                            "closed",
+                            "sandbox " + r.id() + " closed at restart: " + reason
+                                    + "; the next request provisions a fresh set",
                             t0);
                 }
             }
@@ -192,8 +211,15 @@ public final class Readoption {
                 }
             }
             String keyWarning = keys.warning(rows.size());
-            ReadoptionReport report = new ReadoptionReport(readopted, readoptedContainers, namedKept, closed, poolReadopted, removed,
-                    keyWarning, Duration.ofNanos(System.nanoTime() - t0));
+            ReadoptionReport report = new ReadoptionReport(
+                    readopted,
+                    readoptedContainers,
+                    namedKept,
+                    closed,
+                    poolReadopted,
+                    removed,
+                    keyWarning,
+                    Duration.ofNanos(System.nanoTime() - t0));
             if (keyWarning != null) {
                 log.warn(keyWarning);
             }
@@ -213,7 +239,8 @@ public final class Readoption {
             return new Verdict.Dead("it expired at " + r.expires() + " while the server was down");
         }
         if (rows.isEmpty()) {
-            return r.kind() == SandboxRecord.Kind.NAMED ? new Verdict.Unchecked()
+            return r.kind() == SandboxRecord.Kind.NAMED
+                    ? new Verdict.Unchecked()
                     : new Verdict.Dead("no sealed credentials were stored for it");
         }
         if (vault == null) {
@@ -224,7 +251,8 @@ public final class Readoption {
         }
         Map<String, SealedContainer> byContainer = new TreeMap<>();
         rows.forEach(row -> byContainer.put(row.containerId(), row));
-        // Every row is opened (each one that does not open is counted for the key message), then each container checked.
+        // Every row is opened (each one that does not open is counted for the key message), then each container
+        // checked.
         Map<String, ServiceInstance> services = new TreeMap<>();
         String dead = null;
         for (ContainerRef c : r.containers()) {
@@ -242,7 +270,10 @@ public final class Readoption {
                 services.put(instance.service(), instance);
             } catch (UnsealException e) {
                 keys.failed(row, e);
-                dead = dead != null ? dead : "the sealed credential of its " + row.service() + " container does not open (" + e.getMessage() + ")";
+                dead = dead != null
+                        ? dead
+                        : "the sealed credential of its " + row.service() + " container does not open ("
+                                + e.getMessage() + ")";
             }
         }
         if (dead != null) {
@@ -250,8 +281,8 @@ public final class Readoption {
         }
         for (ServiceInstance instance : services.values()) {
             if (!provisioner.isLive(registry.require(instance.service()), instance)) {
-                return new Verdict.Dead("its " + instance.service() + " container is not live (gone, stopped, or its stored credential no"
-                        + " longer logs in)");
+                return new Verdict.Dead("its " + instance.service()
+                        + " container is not live (gone, stopped, or its stored credential no" + " longer logs in)");
             }
         }
         return new Verdict.Live(services);
@@ -282,7 +313,10 @@ public final class Readoption {
         try {
             store.markDeleted(r.id(), now, "closed at restart: " + reason, false);
         } catch (RuntimeException e) {
-            log.warn("could not close the record of sandbox {} ({}); its containers are removed anyway", r.id(), e.getMessage());
+            log.warn(
+                    "could not close the record of sandbox {} ({}); its containers are removed anyway",
+                    r.id(),
+                    e.getMessage());
         }
         Set<String> ids = new TreeSet<>(r.containerIds());
         rows.forEach(row -> ids.add(row.containerId()));
@@ -290,8 +324,12 @@ public final class Readoption {
         if (vault != null) {
             vault.forgetSet(ids);
         }
-        log.info("sandbox {} of {} closed at restart: {}; {} container(s) removed, its next request provisions a fresh set", r.id(),
-                r.owner(), reason, ids.size());
+        log.info(
+                "sandbox {} of {} closed at restart: {}; {} container(s) removed, its next request provisions a fresh set",
+                r.id(),
+                r.owner(),
+                reason,
+                ids.size());
         return ids.size();
     }
 
@@ -316,7 +354,14 @@ public final class Readoption {
     }
 
     private void record(SandboxRecord r, String decision, String reason, long t0) {
-        audit.accept(new AuditRecord(clock.instant(), r.owner(), r.project(), AUDIT_VERB, decision, reason, r.services(),
+        audit.accept(new AuditRecord(
+                clock.instant(),
+                r.owner(),
+                r.project(),
+                AUDIT_VERB,
+                decision,
+                reason,
+                r.services(),
                 Duration.ofNanos(System.nanoTime() - t0).toMillis()));
     }
 
@@ -328,7 +373,8 @@ public final class Readoption {
         }
     }
 
-    private static Optional<ServiceInstance> awaitPool(Future<Optional<ServiceInstance>> check) throws InterruptedException {
+    private static Optional<ServiceInstance> awaitPool(Future<Optional<ServiceInstance>> check)
+            throws InterruptedException {
         try {
             return check.get();
         } catch (ExecutionException e) {

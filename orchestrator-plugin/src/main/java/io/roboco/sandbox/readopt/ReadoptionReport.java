@@ -13,15 +13,23 @@ import java.util.List;
  * @param removed         containers removed that no live sandbox or pool took (dead sets, pool extras, strays)
  * @param keyWarning      the loud message about the key, or null when the key opened what it had to
  */
-public record ReadoptionReport(int readopted, int readoptedContainers, int namedKept, List<String> closed, int poolReadopted,
-                               int removed, String keyWarning, Duration took) {
+public record ReadoptionReport(
+        int readopted,
+        int readoptedContainers,
+        int namedKept,
+        List<String> closed,
+        int poolReadopted,
+        int removed,
+        String keyWarning,
+        Duration took) {
     public ReadoptionReport {
         closed = List.copyOf(closed);
     }
 
     /** One line for the log. */
     public String summary() {
-        return readopted + " sandbox(es) re-adopted (" + readoptedContainers + " container(s)), " + namedKept + " named kept, "
+        return readopted + " sandbox(es) re-adopted (" + readoptedContainers + " container(s)), " + namedKept
+                + " named kept, "
                 + closed.size() + " closed, " + poolReadopted + " pool container(s) re-adopted, " + removed
                 + " container(s) removed, in " + took.toMillis() + " ms";
     }

@@ -8,12 +8,11 @@ import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Re-adoption put to work at start (the server's {@code ROBOCO_SANDBOX_READOPT}, the builder's
@@ -42,7 +41,8 @@ public final class Restarts {
     }
 
     /** With {@code keyFile} null re-adoption is off; otherwise the key is read from it (or generated into it). */
-    public static Restarts prepare(Path keyFile, SettingsStore store, String instance, SandboxBook book, WarmPool pool) {
+    public static Restarts prepare(
+            Path keyFile, SettingsStore store, String instance, SandboxBook book, WarmPool pool) {
         if (keyFile == null) {
             int ended = book.reconcileAtStart();
             int poolRows = 0;
@@ -51,8 +51,10 @@ public final class Restarts {
                     poolRows++;
                 }
             }
-            log.info("re-adoption is off (ROBOCO_SANDBOX_READOPT=false): {} sandbox(es) a previous process handed out are forgotten"
-                    + "{}; the janitor removes their containers past the grace window, and a shutdown releases every sandbox", ended,
+            log.info(
+                    "re-adoption is off (ROBOCO_SANDBOX_READOPT=false): {} sandbox(es) a previous process handed out are forgotten"
+                            + "{}; the janitor removes their containers past the grace window, and a shutdown releases every sandbox",
+                    ended,
                     poolRows == 0 ? "" : " (and " + poolRows + " idle pool container(s))");
             return new Restarts(false, null, null, store, book);
         }
@@ -65,7 +67,10 @@ public final class Restarts {
         if (pool != null) {
             pool.journalTo(new SealedPool(vault));
         }
-        log.info("re-adoption is on: sandbox credentials are sealed (AES-256-GCM) under key {} from {}{}", opened.cipher().keyId(), keyFile,
+        log.info(
+                "re-adoption is on: sandbox credentials are sealed (AES-256-GCM) under key {} from {}{}",
+                opened.cipher().keyId(),
+                keyFile,
                 opened.status().generated() ? " (generated now, mode 0600; keep it with the state directory)" : "");
         return new Restarts(true, opened.status(), vault, store, book);
     }
@@ -80,19 +85,28 @@ public final class Restarts {
     }
 
     /** Re-adopts (or closes) what a previous process of this instance left; nothing with re-adoption off. */
-    public void readopt(EngineRegistry registry, ServiceProvisioner provisioner, SandboxManager manager, WarmPool pool, Clock clock,
-                 Consumer<AuditRecord> audit) {
+    public void readopt(
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            SandboxManager manager,
+            WarmPool pool,
+            Clock clock,
+            Consumer<AuditRecord> audit) {
         if (!readopt) {
             return;
         }
         try {
-            ReadoptionReport report = new Readoption(store, vault, key, registry, provisioner, manager, book, pool, clock, audit).run();
+            ReadoptionReport report =
+                    new Readoption(store, vault, key, registry, provisioner, manager, book, pool, clock, audit).run();
             if (!keeping()) {
-                log.warn("re-adoption: no usable key, so this run seals nothing and a shutdown releases every sandbox; fix {} (see"
-                        + " docs/operations.md, 'The key file')", key.file());
+                log.warn(
+                        "re-adoption: no usable key, so this run seals nothing and a shutdown releases every sandbox; fix {} (see"
+                                + " docs/operations.md, 'The key file')",
+                        key.file());
             }
             if (report.readopted() > 0) {
-                log.info("re-adopted {} sandbox(es): their agents' next request_sandbox is a cache hit with the same credentials",
+                log.info(
+                        "re-adopted {} sandbox(es): their agents' next request_sandbox is a cache hit with the same credentials",
                         report.readopted());
             }
         } catch (InterruptedException e) {

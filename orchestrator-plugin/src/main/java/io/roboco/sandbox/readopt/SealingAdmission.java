@@ -3,7 +3,6 @@ package io.roboco.sandbox.readopt;
 import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxRequest;
-
 import java.util.Map;
 
 /**

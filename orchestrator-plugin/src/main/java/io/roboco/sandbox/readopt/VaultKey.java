@@ -2,11 +2,10 @@ package io.roboco.sandbox.readopt;
 
 import io.roboco.sandbox.secrets.CredentialCipher;
 import io.roboco.sandbox.secrets.KeyFile;
-
-import javax.crypto.SecretKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import javax.crypto.SecretKey;
 
 /**
  * The key file at start: read, or generated when it is missing (mode 0600); unusable (unreadable, not a 256-bit key,
@@ -17,12 +16,10 @@ public final class VaultKey {
     /** The suffix of the key a rotation writes first, before it re-seals rows and moves it over the key file. */
     public static final String NEXT_SUFFIX = ".next";
 
-    private VaultKey() {
-    }
+    private VaultKey() {}
 
     /** The key's status and, when usable, the cipher to seal and open with (null otherwise). */
-    public record Opened(KeyStatus status, CredentialCipher cipher) {
-    }
+    public record Opened(KeyStatus status, CredentialCipher cipher) {}
 
     public static Opened open(Path file) {
         KeyFile.Loaded loaded = KeyFile.load(file, true);

@@ -13,8 +13,7 @@ public final class DurationText {
     private static final Pattern SHAPE = Pattern.compile("([0-9]{1,9})(ms|s|m|h|d)");
     public static final String RULE = "a whole number and a unit, e.g. 90s, 30m, 4h, 30d";
 
-    private DurationText() {
-    }
+    private DurationText() {}
 
     /** The duration, or empty when {@code text} is not one (or is zero). */
     public static Optional<Duration> parse(String text) {
@@ -41,7 +40,8 @@ public final class DurationText {
                 return d.get();
             }
         }
-        throw new BadRequest("'" + field + "' must be a duration: " + RULE + "; got '" + Names.printable(String.valueOf(raw)) + "'");
+        throw new BadRequest(
+                "'" + field + "' must be a duration: " + RULE + "; got '" + Names.printable(String.valueOf(raw)) + "'");
     }
 
     /** {@code 30s}, {@code 2m}, {@code 4h}, {@code 30d}, {@code 1500ms}: the shortest exact form. */

@@ -13,11 +13,11 @@ public final class Labels {
     public static final int MAX = 16;
     public static final Pattern KEY = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     public static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_.:/@+-]{0,128}");
-    public static final String KEY_RULE = "a label key is 1-63 characters of a-z, 0-9, '_', '.', '-', starting with a letter or digit";
+    public static final String KEY_RULE =
+            "a label key is 1-63 characters of a-z, 0-9, '_', '.', '-', starting with a letter or digit";
     public static final String VALUE_RULE = "a label value is 0-128 characters of A-Z, a-z, 0-9 and _ . : / @ + -";
 
-    private Labels() {
-    }
+    private Labels() {}
 
     /** Validates a JSON-decoded labels object; {@code field} names it in errors. Null is no labels. */
     public static Map<String, String> parse(String field, Object raw) {
@@ -25,7 +25,8 @@ public final class Labels {
             return Map.of();
         }
         if (!(raw instanceof Map<?, ?> map)) {
-            throw new BadRequest("'" + field + "' must be an object of string labels, e.g. {\"task\":\"T-7\",\"branch\":\"feat/x\"}");
+            throw new BadRequest("'" + field
+                    + "' must be an object of string labels, e.g. {\"task\":\"T-7\",\"branch\":\"feat/x\"}");
         }
         if (map.size() > MAX) {
             throw new BadRequest("'" + field + "' has " + map.size() + " labels; at most " + MAX + " are allowed");

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.request;
 
+import io.roboco.sandbox.engine.Printable;
 import java.util.regex.Pattern;
 
 /** Shapes of the names callers send. Shape errors are {@link BadRequest}s; meaning is checked later. */
@@ -15,12 +16,12 @@ public final class Names {
      * {@code job:ci-42}. No agent slug can take this form, so an agent and a CI job never share an owner.
      */
     public static final String JOB_PREFIX = "job:";
+
     public static final Pattern JOB_OWNER = Pattern.compile("job:[a-z0-9][a-z0-9_.-]{0,62}");
     /** Roles: lower-case words, 1-32 characters. */
     public static final Pattern ROLE = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
 
-    private Names() {
-    }
+    private Names() {}
 
     public static String requireAgentSlug(String slug) {
         return require(AGENT_SLUG, slug, "agent slug", "[a-z0-9][a-z0-9_.-]{0,62}");
@@ -31,7 +32,8 @@ public final class Names {
         if (owner != null && JOB_OWNER.matcher(owner).matches()) {
             return owner;
         }
-        return require(AGENT_SLUG, owner, "owner", "an agent slug [a-z0-9][a-z0-9_.-]{0,62}, or job:<name> for a CI job");
+        return require(
+                AGENT_SLUG, owner, "owner", "an agent slug [a-z0-9][a-z0-9_.-]{0,62}, or job:<name> for a CI job");
     }
 
     /** Whether {@code owner} is an operator-side owner ({@code job:<name>}) rather than an agent. */
@@ -56,6 +58,6 @@ public final class Names {
 
     /** Echoes caller input safely; see {@link io.roboco.sandbox.engine.Printable}. */
     public static String printable(String s) {
-        return io.roboco.sandbox.engine.Printable.of(s);
+        return Printable.of(s);
     }
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.runtime;
 
 import io.roboco.sandbox.engine.ExecResult;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -39,15 +38,18 @@ public interface ContainerRuntime extends AutoCloseable {
      * {@link #exec}. This default feeds no stdin (it refuses one) and copies a collected stdout; a runtime that
      * can stream overrides it.
      */
-    default ExecResult exec(String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
+    default ExecResult exec(
+            String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
         if (stdin != null) {
-            throw new ContainerRuntimeException(getClass().getSimpleName() + " cannot feed a command's stdin (exec " + command + ")");
+            throw new ContainerRuntimeException(
+                    getClass().getSimpleName() + " cannot feed a command's stdin (exec " + command + ")");
         }
         ExecResult result = exec(containerId, command, env);
         try {
             stdout.write(result.stdout().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ContainerRuntimeException("exec " + command + ": could not write its output: " + e.getMessage(), e);
+            throw new ContainerRuntimeException(
+                    "exec " + command + ": could not write its output: " + e.getMessage(), e);
         }
         return new ExecResult(result.exitCode(), "", result.stderr());
     }
@@ -57,10 +59,16 @@ public interface ContainerRuntime extends AutoCloseable {
      * {@code uid:gid}; null: the image's user), for work that must not run as root there (a template's dump and
      * restore). A runtime that cannot choose the user refuses a non-null one rather than run it as root.
      */
-    default ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, InputStream stdin,
-                              OutputStream stdout) {
+    default ExecResult execAs(
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            OutputStream stdout) {
         if (user != null) {
-            throw new ContainerRuntimeException(getClass().getSimpleName() + " cannot run an exec as another user (exec " + command + ")");
+            throw new ContainerRuntimeException(
+                    getClass().getSimpleName() + " cannot run an exec as another user (exec " + command + ")");
         }
         return exec(containerId, command, env, stdin, stdout);
     }
@@ -98,6 +106,5 @@ public interface ContainerRuntime extends AutoCloseable {
     }
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

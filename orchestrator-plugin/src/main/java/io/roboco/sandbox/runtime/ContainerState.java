@@ -9,9 +9,16 @@ import java.util.Map;
  * @param exitCode            exit code when not running, else null
  * @param oomKilled           whether the kernel killed it for memory
  */
-public record ContainerState(String id, String name, String image, boolean running, String status,
-                             Integer exitCode, boolean oomKilled, Map<String, String> labels,
-                             long createdEpochSeconds) {
+public record ContainerState(
+        String id,
+        String name,
+        String image,
+        boolean running,
+        String status,
+        Integer exitCode,
+        boolean oomKilled,
+        Map<String, String> labels,
+        long createdEpochSeconds) {
     public ContainerState {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
     }

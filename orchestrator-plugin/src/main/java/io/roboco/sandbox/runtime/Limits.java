@@ -27,7 +27,9 @@ public record Limits(long memoryBytes, long nanoCpus, long pidsLimit, long tmpfs
 
     /** Whether every cap here is at most {@code other}'s. */
     public boolean within(Limits other) {
-        return memoryBytes <= other.memoryBytes && nanoCpus <= other.nanoCpus && pidsLimit <= other.pidsLimit
+        return memoryBytes <= other.memoryBytes
+                && nanoCpus <= other.nanoCpus
+                && pidsLimit <= other.pidsLimit
                 && tmpfsBytes <= other.tmpfsBytes;
     }
 }

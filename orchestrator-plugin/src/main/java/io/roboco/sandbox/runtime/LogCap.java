@@ -18,8 +18,8 @@ public record LogCap(long maxFileBytes, int maxFiles) {
 
     public LogCap {
         if (maxFileBytes < MIN_FILE_BYTES) {
-            throw new IllegalArgumentException("a container log file must be allowed at least " + MIN_FILE_BYTES / 1024 + " KB, not "
-                    + maxFileBytes + " bytes");
+            throw new IllegalArgumentException("a container log file must be allowed at least " + MIN_FILE_BYTES / 1024
+                    + " KB, not " + maxFileBytes + " bytes");
         }
         if (maxFiles < 1 || maxFiles > 100) {
             throw new IllegalArgumentException("a container log keeps 1-100 files, not " + maxFiles);

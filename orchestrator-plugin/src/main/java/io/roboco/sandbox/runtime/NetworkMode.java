@@ -6,11 +6,9 @@ package io.roboco.sandbox.runtime;
  * agents' containers and is reached by container name (production).
  */
 public sealed interface NetworkMode {
-    record Host() implements NetworkMode {
-    }
+    record Host() implements NetworkMode {}
 
-    record Named(String network) implements NetworkMode {
-    }
+    record Named(String network) implements NetworkMode {}
 
     static NetworkMode host() {
         return new Host();
@@ -28,6 +26,7 @@ public sealed interface NetworkMode {
         if (value.startsWith("network:") && value.length() > "network:".length()) {
             return named(value.substring("network:".length()));
         }
-        throw new IllegalArgumentException("network mode '" + value + "' not understood; use 'host' or 'network:<docker network name>'");
+        throw new IllegalArgumentException(
+                "network mode '" + value + "' not understood; use 'host' or 'network:<docker network name>'");
     }
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.runtime;
 
 import io.roboco.sandbox.engine.ContainerSpec;
-
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -16,10 +15,16 @@ import java.util.Set;
  * @param network       host mode or a named network
  * @param capabilities  Linux capabilities to keep; all others are dropped
  */
-public record RunRequest(String name, ContainerSpec spec, Map<String, String> labels, Limits limits,
-                         NetworkMode network, Set<String> capabilities) {
+public record RunRequest(
+        String name,
+        ContainerSpec spec,
+        Map<String, String> labels,
+        Limits limits,
+        NetworkMode network,
+        Set<String> capabilities) {
     /** What the official images' entrypoints need to chown the data dir and drop to their service user. */
-    public static final Set<String> ENTRYPOINT_CAPABILITIES = Set.of("CHOWN", "SETUID", "SETGID", "FOWNER", "DAC_OVERRIDE");
+    public static final Set<String> ENTRYPOINT_CAPABILITIES =
+            Set.of("CHOWN", "SETUID", "SETGID", "FOWNER", "DAC_OVERRIDE");
 
     public RunRequest {
         Objects.requireNonNull(name, "name");

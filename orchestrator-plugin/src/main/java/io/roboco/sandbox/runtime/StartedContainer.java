@@ -1,5 +1,4 @@
 package io.roboco.sandbox.runtime;
 
 /** A container the runtime created and started. */
-public record StartedContainer(String id, String name) {
-}
+public record StartedContainer(String id, String name) {}

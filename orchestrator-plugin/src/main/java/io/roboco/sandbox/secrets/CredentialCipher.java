@@ -1,16 +1,11 @@
 package io.roboco.sandbox.secrets;
 
 import io.roboco.sandbox.engine.Credentials;
-
-import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.SecretKey;
-import javax.crypto.spec.GCMParameterSpec;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
@@ -19,6 +14,10 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.GCMParameterSpec;
 
 /**
  * Seals a sandbox's credentials for the store with AES-256-GCM (JDK only): a fresh 96-bit nonce per
@@ -36,6 +35,7 @@ public final class CredentialCipher {
     private final String keyId;
     /** Every key this cipher opens with, by key id: the current one, and those of an unfinished rotation. */
     private final Map<String, SecretKey> opening = new LinkedHashMap<>();
+
     private final SecureRandom random;
 
     public CredentialCipher(SecretKey key) {
@@ -93,7 +93,8 @@ public final class CredentialCipher {
             System.arraycopy(sealed, 0, out, nonce.length, sealed.length);
             return VERSION + "." + keyId + "." + Base64.getEncoder().encodeToString(out);
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM is not available in this JDK: " + e.getClass().getSimpleName(), e);
+            throw new IllegalStateException(
+                    "AES-GCM is not available in this JDK: " + e.getClass().getSimpleName(), e);
         }
     }
 
@@ -128,7 +129,8 @@ public final class CredentialCipher {
         } catch (AEADBadTagException e) {
             throw new UnsealException("the sealed credential was altered or belongs to another row");
         } catch (GeneralSecurityException e) {
-            throw new UnsealException("the sealed credential cannot be opened: " + e.getClass().getSimpleName());
+            throw new UnsealException(
+                    "the sealed credential cannot be opened: " + e.getClass().getSimpleName());
         }
     }
 
@@ -141,7 +143,7 @@ public final class CredentialCipher {
     private static byte[] encode(Credentials c) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            for (String field : new String[]{c.adminUser(), c.adminPassword(), c.user(), c.password(), c.database()}) {
+            for (String field : new String[] {c.adminUser(), c.adminPassword(), c.user(), c.password(), c.database()}) {
                 out.writeBoolean(field != null);
                 if (field != null) {
                     byte[] utf8 = field.getBytes(StandardCharsets.UTF_8);

@@ -1,8 +1,5 @@
 package io.roboco.sandbox.secrets;
 
-import javax.crypto.KeyGenerator;
-import javax.crypto.SecretKey;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -16,6 +13,9 @@ import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Set;
+import javax.crypto.KeyGenerator;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The credential key on disk: 32 random bytes, base64 on one line, mode 0600. Generated once when
@@ -24,16 +24,13 @@ import java.util.Set;
  */
 public final class KeyFile {
 
-    private KeyFile() {
-    }
+    private KeyFile() {}
 
     /** The outcome of reading the key: the key, or why there is none (a sentence naming the file). */
     public sealed interface Loaded {
-        record Key(SecretKey key, boolean generated) implements Loaded {
-        }
+        record Key(SecretKey key, boolean generated) implements Loaded {}
 
-        record Unusable(String reason) implements Loaded {
-        }
+        record Unusable(String reason) implements Loaded {}
     }
 
     /** Reads the key at {@code file}; when the file is absent and {@code create} is set, generates it (0600). */
@@ -47,19 +44,21 @@ public final class KeyFile {
             } catch (FileAlreadyExistsException raced) {
                 return load(file, false);
             } catch (IOException e) {
-                return new Loaded.Unusable("the key file " + file + " could not be created: " + e.getClass().getSimpleName()
-                        + (e.getMessage() == null ? "" : " " + e.getMessage()));
+                return new Loaded.Unusable("the key file " + file + " could not be created: "
+                        + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
             }
         }
         try {
             String text = Files.readString(file).trim();
             byte[] raw = Base64.getDecoder().decode(text);
             if (raw.length != 32) {
-                return new Loaded.Unusable("the key file " + file + " does not hold a 256-bit key (base64 of 32 bytes)");
+                return new Loaded.Unusable(
+                        "the key file " + file + " does not hold a 256-bit key (base64 of 32 bytes)");
             }
             return new Loaded.Key(new SecretKeySpec(raw, "AES"), false);
         } catch (IOException e) {
-            return new Loaded.Unusable("the key file " + file + " cannot be read: " + e.getClass().getSimpleName());
+            return new Loaded.Unusable(
+                    "the key file " + file + " cannot be read: " + e.getClass().getSimpleName());
         } catch (IllegalArgumentException e) {
             return new Loaded.Unusable("the key file " + file + " is not base64 of a 256-bit key");
         }

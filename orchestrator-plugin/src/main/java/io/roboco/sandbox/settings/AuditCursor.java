@@ -1,7 +1,6 @@
 package io.roboco.sandbox.settings;
 
 import io.roboco.sandbox.request.BadRequest;
-
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 

@@ -10,8 +10,15 @@ import java.util.List;
  * @param reason    the refusal reason or other short explanation; may be empty
  * @param services  the services the call concerned
  */
-public record AuditRecord(Instant time, String agent, String project, String verb, String decision,
-                          String reason, List<String> services, long durationMillis) {
+public record AuditRecord(
+        Instant time,
+        String agent,
+        String project,
+        String verb,
+        String decision,
+        String reason,
+        List<String> services,
+        long durationMillis) {
     public AuditRecord {
         services = services == null ? List.of() : List.copyOf(services);
         reason = reason == null ? "" : reason;

@@ -12,14 +12,14 @@ import java.util.regex.Pattern;
 public final class ByteSize {
     private static final Pattern SIZE = Pattern.compile("(\\d{1,12})\\s*([kmg]?)(i?b)?", Pattern.CASE_INSENSITIVE);
 
-    private ByteSize() {
-    }
+    private ByteSize() {}
 
     /** The size in bytes; {@link IllegalArgumentException} with an example when {@code text} is not a size. */
     public static long parse(String text) {
         Matcher m = SIZE.matcher(text == null ? "" : text.strip());
         if (!m.matches()) {
-            throw new IllegalArgumentException("'" + (text == null ? "" : text) + "' is not a size; use e.g. 512m or 1g");
+            throw new IllegalArgumentException(
+                    "'" + (text == null ? "" : text) + "' is not a size; use e.g. 512m or 1g");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2).toLowerCase(Locale.ROOT)) {

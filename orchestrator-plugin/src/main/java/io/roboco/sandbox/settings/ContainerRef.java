@@ -14,16 +14,28 @@ import java.util.Objects;
  * @param seed     how the seed it started with reads ({@code sql (120 bytes)}, {@code clone of $SHOP_DB_URL …}); empty for
  *                 none (or not known); never a secret
  */
-public record ContainerRef(String service, String containerId, String containerName, String image, List<String> features,
-                           boolean fromPool, String major, String seed) {
+public record ContainerRef(
+        String service,
+        String containerId,
+        String containerName,
+        String image,
+        List<String> features,
+        boolean fromPool,
+        String major,
+        String seed) {
     /** A container started for its sandbox (not claimed from the pool). */
     public ContainerRef(String service, String containerId, String containerName, String image, List<String> features) {
         this(service, containerId, containerName, image, features, false);
     }
 
     /** A container whose major and seed are not recorded. */
-    public ContainerRef(String service, String containerId, String containerName, String image, List<String> features,
-                        boolean fromPool) {
+    public ContainerRef(
+            String service,
+            String containerId,
+            String containerName,
+            String image,
+            List<String> features,
+            boolean fromPool) {
         this(service, containerId, containerName, image, features, fromPool, "", "");
     }
 

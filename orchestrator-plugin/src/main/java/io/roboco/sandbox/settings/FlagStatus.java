@@ -1,6 +1,5 @@
 package io.roboco.sandbox.settings;
 
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 

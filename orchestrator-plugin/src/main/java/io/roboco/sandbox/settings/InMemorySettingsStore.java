@@ -1,6 +1,7 @@
 package io.roboco.sandbox.settings;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,8 +23,9 @@ import java.util.concurrent.ConcurrentSkipListMap;
 public final class InMemorySettingsStore implements SettingsStore {
     public static final int DEFAULT_AUDIT_CAPACITY = 10_000;
 
-    private static final Comparator<Entry> NEWEST_FIRST =
-            Comparator.comparingLong(Entry::micros).thenComparingLong(Entry::seq).reversed();
+    private static final Comparator<Entry> NEWEST_FIRST = Comparator.comparingLong(Entry::micros)
+            .thenComparingLong(Entry::seq)
+            .reversed();
 
     private final Map<String, Project> projects = new ConcurrentSkipListMap<>();
     private final Map<String, Boolean> flags = new ConcurrentSkipListMap<>();
@@ -32,14 +34,17 @@ public final class InMemorySettingsStore implements SettingsStore {
     private final Map<String, AgentToken> tokens = new ConcurrentSkipListMap<>();
     /** agent → its current engagement. */
     private final Map<String, String> engagements = new ConcurrentSkipListMap<>();
+
     private final Deque<Entry> audit = new ArrayDeque<>();
     /** Sandbox records by id, in insertion (creation) order; guarded by {@code this}. */
     private final Map<String, SandboxRecord> sandboxes = new LinkedHashMap<>();
+
     private final Map<String, Instant> heartbeats = new ConcurrentSkipListMap<>();
     /** Sealed credential rows by sandbox id and container id, in insertion order; guarded by {@code this}. */
     private final Map<List<String>, SealedContainer> sealed = new LinkedHashMap<>();
     /** Schema snapshots by sandbox and name, in insertion order; guarded by {@code this}. */
     private final Map<List<String>, StoredSnapshot> snapshots = new LinkedHashMap<>();
+
     private final int auditCapacity;
     private long nextSeq;
 
@@ -142,7 +147,10 @@ public final class InMemorySettingsStore implements SettingsStore {
 
     @Override
     public List<AuditRecord> recent(String agent, String decision, int limit) {
-        return newestFirst(agent, decision).stream().limit(Math.max(limit, 0)).map(Entry::record).toList();
+        return newestFirst(agent, decision).stream()
+                .limit(Math.max(limit, 0))
+                .map(Entry::record)
+                .toList();
     }
 
     @Override
@@ -155,7 +163,8 @@ public final class InMemorySettingsStore implements SettingsStore {
         boolean more = matching.size() > query.limit();
         List<Entry> page = more ? matching.subList(0, query.limit()) : matching;
         Entry last = page.isEmpty() ? null : page.get(page.size() - 1);
-        return new AuditPage(page.stream().map(Entry::record).toList(),
+        return new AuditPage(
+                page.stream().map(Entry::record).toList(),
                 more ? AuditCursor.after(last.record().time(), last.seq()).toString() : null);
     }
 
@@ -180,10 +189,13 @@ public final class InMemorySettingsStore implements SettingsStore {
             throw new SettingsStoreException("sandbox id " + draft.id() + " is already taken");
         }
         List<SandboxRecord> ownerLive = sandboxes.values().stream()
-                .filter(r -> r.owner().equals(draft.owner()) && r.isLive(now)).toList();
+                .filter(r -> r.owner().equals(draft.owner()) && r.isLive(now))
+                .toList();
         if (draft.kind() == SandboxRecord.Kind.NAMED && !draft.name().isEmpty()) {
             Optional<SandboxRecord> taken = sandboxes.values().stream()
-                    .filter(r -> r.owner().equals(draft.owner()) && r.name().equals(draft.name()) && r.deleted() == null).findFirst();
+                    .filter(r ->
+                            r.owner().equals(draft.owner()) && r.name().equals(draft.name()) && r.deleted() == null)
+                    .findFirst();
             if (taken.isPresent()) {
                 return new Reservation.NameTaken(taken.get());
             }
@@ -192,7 +204,9 @@ public final class InMemorySettingsStore implements SettingsStore {
             return new Reservation.OverQuota("owner", quota.perOwner(), ownerLive.size(), ownerLive);
         }
         if (quota.perProject() > 0) {
-            long projectLive = sandboxes.values().stream().filter(r -> r.project().equals(draft.project()) && r.isLive(now)).count();
+            long projectLive = sandboxes.values().stream()
+                    .filter(r -> r.project().equals(draft.project()) && r.isLive(now))
+                    .count();
             if (projectLive >= quota.perProject()) {
                 return new Reservation.OverQuota("project", quota.perProject(), (int) projectLive, ownerLive);
             }
@@ -217,16 +231,32 @@ public final class InMemorySettingsStore implements SettingsStore {
         if (current == null || current.deleted() != null) {
             return false;
         }
-        sandboxes.put(record.id(), new SandboxRecord(current.id(), current.owner(), current.project(), current.name(), current.kind(),
-                record.labels(), record.services(), record.containers(), current.instance(), current.created(), record.expires(),
-                current.maxExpires(), null, null));
+        sandboxes.put(
+                record.id(),
+                new SandboxRecord(
+                        current.id(),
+                        current.owner(),
+                        current.project(),
+                        current.name(),
+                        current.kind(),
+                        record.labels(),
+                        record.services(),
+                        record.containers(),
+                        current.instance(),
+                        current.created(),
+                        record.expires(),
+                        current.maxExpires(),
+                        null,
+                        null));
         return true;
     }
 
     @Override
     public synchronized boolean markDeleted(String id, Instant when, String reason, boolean onlyIfExpired) {
         SandboxRecord current = sandboxes.get(id);
-        if (current == null || current.deleted() != null || (onlyIfExpired && current.expires().isAfter(when))) {
+        if (current == null
+                || current.deleted() != null
+                || (onlyIfExpired && current.expires().isAfter(when))) {
             return false;
         }
         sandboxes.put(id, current.deletedAt(when, reason));
@@ -263,7 +293,7 @@ public final class InMemorySettingsStore implements SettingsStore {
         if (!snapshots.containsKey(key) && snapshotNames(snapshot.sandbox()).size() >= max) {
             return false;
         }
-        snapshots.put(key, snapshot);   // a replacement keeps its place (first write's)
+        snapshots.put(key, snapshot); // a replacement keeps its place (first write's)
         return true;
     }
 
@@ -274,7 +304,10 @@ public final class InMemorySettingsStore implements SettingsStore {
 
     @Override
     public synchronized List<String> snapshotNames(String sandbox) {
-        return snapshots.keySet().stream().filter(k -> k.get(0).equals(sandbox)).map(k -> k.get(1)).toList();
+        return snapshots.keySet().stream()
+                .filter(k -> k.get(0).equals(sandbox))
+                .map(k -> k.get(1))
+                .toList();
     }
 
     @Override
@@ -288,12 +321,14 @@ public final class InMemorySettingsStore implements SettingsStore {
 
     @Override
     public synchronized void saveSealed(SealedContainer row) {
-        sealed.put(List.of(row.sandboxId(), row.containerId()), row);   // a replacement keeps its place (first write's)
+        sealed.put(List.of(row.sandboxId(), row.containerId()), row); // a replacement keeps its place (first write's)
     }
 
     @Override
     public synchronized List<SealedContainer> sealedOf(String instance) {
-        return sealed.values().stream().filter(r -> r.instance().equals(instance)).toList();
+        return sealed.values().stream()
+                .filter(r -> r.instance().equals(instance))
+                .toList();
     }
 
     @Override
@@ -350,7 +385,7 @@ public final class InMemorySettingsStore implements SettingsStore {
     /** Ordered by time to the microsecond (as the JDBC store keeps it), then by append order. */
     private record Entry(long seq, AuditRecord record) {
         long micros() {
-            return java.time.temporal.ChronoUnit.MICROS.between(Instant.EPOCH, record.time());
+            return ChronoUnit.MICROS.between(Instant.EPOCH, record.time());
         }
     }
 }

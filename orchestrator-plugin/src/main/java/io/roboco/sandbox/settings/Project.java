@@ -1,7 +1,6 @@
 package io.roboco.sandbox.settings;
 
 import io.roboco.sandbox.provision.Seed;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +21,17 @@ import java.util.TreeMap;
  * @param limits     memory / data tmpfs / CPU per engine, within the operator's maximums; an engine not named
  *                   (or a 0 in its limits) gets the server's defaults
  */
-public record Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
-                      Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive,
-                      Map<String, Seed> seeds, Map<String, ServiceLimits> limits) {
+public record Project(
+        String id,
+        String name,
+        List<String> services,
+        Map<String, List<String>> extensions,
+        Map<String, String> versions,
+        Duration ttlDefault,
+        Duration ttlMax,
+        Integer maxLive,
+        Map<String, Seed> seeds,
+        Map<String, ServiceLimits> limits) {
     public Project {
         Objects.requireNonNull(id, "id");
         name = name == null || name.isBlank() ? id : name;
@@ -57,14 +64,29 @@ public record Project(String id, String name, List<String> services, Map<String,
     }
 
     /** A project with seeds, on the server's default limits. */
-    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
-                   Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive, Map<String, Seed> seeds) {
+    public Project(
+            String id,
+            String name,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> versions,
+            Duration ttlDefault,
+            Duration ttlMax,
+            Integer maxLive,
+            Map<String, Seed> seeds) {
         this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, seeds, Map.of());
     }
 
     /** A project without seeds, on the server's default limits. */
-    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions,
-                   Map<String, String> versions, Duration ttlDefault, Duration ttlMax, Integer maxLive) {
+    public Project(
+            String id,
+            String name,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> versions,
+            Duration ttlDefault,
+            Duration ttlMax,
+            Integer maxLive) {
         this(id, name, services, extensions, versions, ttlDefault, ttlMax, maxLive, Map.of(), Map.of());
     }
 
@@ -74,13 +96,23 @@ public record Project(String id, String name, List<String> services, Map<String,
     }
 
     /** A project with majors picked, on the server's TTLs. */
-    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions, Map<String, String> versions) {
+    public Project(
+            String id,
+            String name,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> versions) {
         this(id, name, services, extensions, versions, null, null, null, Map.of());
     }
 
     /** A project with majors and seeds, on the server's TTLs. */
-    public Project(String id, String name, List<String> services, Map<String, List<String>> extensions, Map<String, String> versions,
-                   Map<String, Seed> seeds) {
+    public Project(
+            String id,
+            String name,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> versions,
+            Map<String, Seed> seeds) {
         this(id, name, services, extensions, versions, null, null, null, seeds);
     }
 
@@ -107,7 +139,8 @@ public record Project(String id, String name, List<String> services, Map<String,
     }
 
     public Project withLifecycle(Duration newTtlDefault, Duration newTtlMax, Integer newMaxLive) {
-        return new Project(id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive, seeds, limits);
+        return new Project(
+                id, name, services, extensions, versions, newTtlDefault, newTtlMax, newMaxLive, seeds, limits);
     }
 
     public Project withSeeds(Map<String, Seed> newSeeds) {

@@ -1,15 +1,16 @@
 package io.roboco.sandbox.settings;
 
-import io.roboco.sandbox.request.BadRequest;
-import io.roboco.sandbox.request.DurationText;
-import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.runtime.Limits;
-
+import io.roboco.sandbox.template.TemplateStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,23 +24,29 @@ import java.util.TreeMap;
  * registry and the allowlists before anything is saved. Every error is a 400 naming what is allowed.
  */
 public final class ProjectForm {
-    private static final Set<String> FIELDS = Set.of("name", "sandbox_services", "sandbox_extensions", "sandbox_versions",
-            "sandbox_ttl_default", "sandbox_ttl_max", "sandbox_max_live", "sandbox_seed", "sandbox_limits");
+    private static final Set<String> FIELDS = Set.of(
+            "name",
+            "sandbox_services",
+            "sandbox_extensions",
+            "sandbox_versions",
+            "sandbox_ttl_default",
+            "sandbox_ttl_max",
+            "sandbox_max_live",
+            "sandbox_seed",
+            "sandbox_limits");
     private static final Set<String> LIMIT_FIELDS = Set.of("memory", "data_size", "cpus");
     /** Below these a service does not start reliably. */
     static final long MIN_MEMORY = 64L << 20;
+
     static final long MIN_DATA = 16L << 20;
 
-    private ProjectForm() {
-    }
+    private ProjectForm() {}
 
     /** The outcome of validating a project form: the project to save, or why nothing may be saved. */
     public sealed interface Check {
-        record Valid(Project project) implements Check {
-        }
+        record Valid(Project project) implements Check {}
 
-        record Invalid(String message) implements Check {
-        }
+        record Invalid(String message) implements Check {}
     }
 
     /**
@@ -56,8 +63,12 @@ public final class ProjectForm {
     }
 
     /** {@link #check(String, Map, EngineRegistry, ProvisionSettings)} with a template seed checked against {@code templates} too. */
-    public static Check check(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images,
-                              io.roboco.sandbox.template.TemplateStore templates) {
+    public static Check check(
+            String id,
+            Map<String, Object> body,
+            EngineRegistry registry,
+            ProvisionSettings images,
+            TemplateStore templates) {
         try {
             return new Check.Valid(parse(id, body, registry, images, templates));
         } catch (BadRequest e) {
@@ -74,7 +85,8 @@ public final class ProjectForm {
      * {@link #parse(String, Map, EngineRegistry)}; with {@code images} (null: skip) a standing extension the image
      * of the project's major lacks is refused too, naming the majors that offer it.
      */
-    public static Project parse(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
+    public static Project parse(
+            String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
         return parse(id, body, registry, images, null);
     }
 
@@ -82,8 +94,12 @@ public final class ProjectForm {
      * {@link #parse(String, Map, EngineRegistry, ProvisionSettings)}; with {@code templates} (null: skip) a template seed
      * must name a saved template (the refusal lists the known ones) that restores into the project's major.
      */
-    public static Project parse(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images,
-                                io.roboco.sandbox.template.TemplateStore templates) {
+    public static Project parse(
+            String id,
+            Map<String, Object> body,
+            EngineRegistry registry,
+            ProvisionSettings images,
+            TemplateStore templates) {
         Project project = parseFields(id, body, registry, images);
         if (templates != null) {
             SeedForm.requireTemplates(project, templates, registry, images);
@@ -91,7 +107,8 @@ public final class ProjectForm {
         return project;
     }
 
-    private static Project parseFields(String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
+    private static Project parseFields(
+            String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
         Names.requireProjectId(id);
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {
@@ -104,7 +121,8 @@ public final class ProjectForm {
         if (name != null && (!(name instanceof String) || ((String) name).length() > 200)) {
             throw new BadRequest("'name' must be a string of at most 200 characters");
         }
-        List<String> services = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_services", body.get("sandbox_services"))));
+        List<String> services =
+                new ArrayList<>(new LinkedHashSet<>(strings("sandbox_services", body.get("sandbox_services"))));
         for (String service : services) {
             try {
                 registry.require(service);
@@ -125,7 +143,8 @@ public final class ProjectForm {
                     throw new BadRequest("sandbox_extensions names service '" + Names.printable(service)
                             + "', which is not in sandbox_services " + services + "; nothing saved");
                 }
-                List<String> features = new ArrayList<>(new LinkedHashSet<>(strings("sandbox_extensions." + service, e.getValue())));
+                List<String> features =
+                        new ArrayList<>(new LinkedHashSet<>(strings("sandbox_extensions." + service, e.getValue())));
                 try {
                     registry.requireFeatures(service, features);
                 } catch (UnknownNameException ex) {
@@ -140,21 +159,33 @@ public final class ProjectForm {
         if (images != null) {
             requireOffered(extensions, versions, registry, images);
         }
-        java.time.Duration ttlDefault = ttl("sandbox_ttl_default", body.get("sandbox_ttl_default"));
-        java.time.Duration ttlMax = ttl("sandbox_ttl_max", body.get("sandbox_ttl_max"));
+        Duration ttlDefault = ttl("sandbox_ttl_default", body.get("sandbox_ttl_default"));
+        Duration ttlMax = ttl("sandbox_ttl_max", body.get("sandbox_ttl_max"));
         if (ttlDefault != null && ttlMax != null && ttlDefault.compareTo(ttlMax) > 0) {
-            throw new BadRequest("sandbox_ttl_default (" + DurationText.format(ttlDefault) + ") must not exceed sandbox_ttl_max ("
-                    + DurationText.format(ttlMax) + "); nothing saved");
+            throw new BadRequest("sandbox_ttl_default (" + DurationText.format(ttlDefault)
+                    + ") must not exceed sandbox_ttl_max (" + DurationText.format(ttlMax) + "); nothing saved");
         }
         Integer maxLive = maxLive(body.get("sandbox_max_live"));
-        Map<String, ServiceLimits> limits = limits(body.get("sandbox_limits"), services,
-                images == null ? Limits.sandboxDefaults() : images.limits(), images == null ? Limits.operatorMaximums() : images.maxLimits());
-        return new Project(id, (String) name, services, extensions, versions, ttlDefault, ttlMax, maxLive,
-                SeedForm.parseAll(body.get("sandbox_seed"), services), limits);
+        Map<String, ServiceLimits> limits = limits(
+                body.get("sandbox_limits"),
+                services,
+                images == null ? Limits.sandboxDefaults() : images.limits(),
+                images == null ? Limits.operatorMaximums() : images.maxLimits());
+        return new Project(
+                id,
+                (String) name,
+                services,
+                extensions,
+                versions,
+                ttlDefault,
+                ttlMax,
+                maxLive,
+                SeedForm.parseAll(body.get("sandbox_seed"), services),
+                limits);
     }
 
     /** A TTL field: absent, null or "" for the server's; else a duration such as 30m or 4h. */
-    private static java.time.Duration ttl(String field, Object raw) {
+    private static Duration ttl(String field, Object raw) {
         if (raw == null || (raw instanceof String s && s.isBlank())) {
             return null;
         }
@@ -168,8 +199,12 @@ public final class ProjectForm {
         if (raw instanceof String s && s.trim().matches("[0-9]{1,6}")) {
             raw = Integer.parseInt(s.trim());
         }
-        if (!(raw instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue()) || n.longValue() < 1 || n.longValue() > 100_000) {
-            throw new BadRequest("'sandbox_max_live' must be a whole number from 1 to 100000 (or null for no project limit)");
+        if (!(raw instanceof Number n)
+                || n.doubleValue() != Math.rint(n.doubleValue())
+                || n.longValue() < 1
+                || n.longValue() > 100_000) {
+            throw new BadRequest(
+                    "'sandbox_max_live' must be a whole number from 1 to 100000 (or null for no project limit)");
         }
         return n.intValue();
     }
@@ -179,7 +214,8 @@ public final class ProjectForm {
      * (the server's default where absent), each service opted in, each value within the operator's maximum (a refusal
      * names it and its setting), and the data tmpfs below the memory it counts against.
      */
-    private static Map<String, ServiceLimits> limits(Object raw, List<String> services, Limits defaults, Limits maximums) {
+    private static Map<String, ServiceLimits> limits(
+            Object raw, List<String> services, Limits defaults, Limits maximums) {
         Map<String, ServiceLimits> limits = new TreeMap<>();
         if (raw == null) {
             return limits;
@@ -204,15 +240,27 @@ public final class ProjectForm {
                             + "'; a service's limits take: memory, data_size, cpus");
                 }
             }
-            long memory = size(at + ".memory", fields.get("memory"), MIN_MEMORY, maximums.memoryBytes(), "ROBOCO_SANDBOX_MAX_MEMORY");
-            long data = size(at + ".data_size", fields.get("data_size"), MIN_DATA, maximums.tmpfsBytes(), "ROBOCO_SANDBOX_MAX_DATA_SIZE");
+            long memory = size(
+                    at + ".memory",
+                    fields.get("memory"),
+                    MIN_MEMORY,
+                    maximums.memoryBytes(),
+                    "ROBOCO_SANDBOX_MAX_MEMORY");
+            long data = size(
+                    at + ".data_size",
+                    fields.get("data_size"),
+                    MIN_DATA,
+                    maximums.tmpfsBytes(),
+                    "ROBOCO_SANDBOX_MAX_DATA_SIZE");
             long cpus = cpus(at + ".cpus", fields.get("cpus"), maximums.nanoCpus());
             ServiceLimits set = new ServiceLimits(memory, data, cpus);
             Limits effective = set.over(defaults);
             if (effective.tmpfsBytes() >= effective.memoryBytes()) {
-                throw new BadRequest(at + ": data_size " + ByteSize.format(effective.tmpfsBytes()) + " must be below memory "
-                        + ByteSize.format(effective.memoryBytes()) + " (the data tmpfs counts against the memory limit); "
-                        + "raise memory too; nothing saved");
+                throw new BadRequest(
+                        at + ": data_size " + ByteSize.format(effective.tmpfsBytes()) + " must be below memory "
+                                + ByteSize.format(effective.memoryBytes())
+                                + " (the data tmpfs counts against the memory limit); "
+                                + "raise memory too; nothing saved");
             }
             if (!set.isDefault()) {
                 limits.put(service, set);
@@ -227,7 +275,9 @@ public final class ProjectForm {
         }
         long bytes;
         try {
-            bytes = raw instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue()) ? n.longValue() : ByteSize.parse(String.valueOf(raw));
+            bytes = raw instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+                    ? n.longValue()
+                    : ByteSize.parse(String.valueOf(raw));
         } catch (IllegalArgumentException e) {
             throw new BadRequest("'" + field + "': " + e.getMessage());
         }
@@ -236,7 +286,8 @@ public final class ProjectForm {
                     + ByteSize.format(max) + " (" + setting + "); nothing saved");
         }
         if (bytes < min) {
-            throw new BadRequest("'" + field + "' " + ByteSize.format(bytes) + " is below the minimum " + ByteSize.format(min) + "; nothing saved");
+            throw new BadRequest("'" + field + "' " + ByteSize.format(bytes) + " is below the minimum "
+                    + ByteSize.format(min) + "; nothing saved");
         }
         return bytes;
     }
@@ -269,7 +320,8 @@ public final class ProjectForm {
             return versions;
         }
         if (!(raw instanceof Map)) {
-            throw new BadRequest("'sandbox_versions' must be an object mapping a service to a major, e.g. {\"postgres\":\"17\"}");
+            throw new BadRequest(
+                    "'sandbox_versions' must be an object mapping a service to a major, e.g. {\"postgres\":\"17\"}");
         }
         for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
             String service = String.valueOf(e.getKey());
@@ -286,26 +338,38 @@ public final class ProjectForm {
             }
             Engine engine = registry.require(service);
             if (!(major instanceof String) || !engine.majors().contains(major)) {
-                throw new BadRequest("sandbox_versions." + service + ": " + service + " has no major '" + Names.printable(String.valueOf(major))
-                        + "'; known: " + (engine.majors().isEmpty() ? "none (the server's configured image is the only one)"
-                        : String.join(", ", engine.majors())) + "; nothing saved");
+                throw new BadRequest("sandbox_versions." + service + ": " + service + " has no major '"
+                        + Names.printable(String.valueOf(major))
+                        + "'; known: "
+                        + (engine.majors().isEmpty()
+                                ? "none (the server's configured image is the only one)"
+                                : String.join(", ", engine.majors()))
+                        + "; nothing saved");
             }
             versions.put(service, (String) major);
         }
         return versions;
     }
 
-    private static void requireOffered(Map<String, List<String>> extensions, Map<String, String> versions, EngineRegistry registry,
-                                       ProvisionSettings images) {
+    private static void requireOffered(
+            Map<String, List<String>> extensions,
+            Map<String, String> versions,
+            EngineRegistry registry,
+            ProvisionSettings images) {
         for (Map.Entry<String, List<String>> e : extensions.entrySet()) {
             Engine engine = registry.require(e.getKey());
             ImageChoice choice = images.choose(engine, versions.get(e.getKey()));
             for (String feature : e.getValue()) {
                 if (!choice.features().contains(feature)) {
                     List<String> offering = images.majorsOffering(engine, feature);
-                    throw new BadRequest("sandbox_extensions: " + e.getKey() + " extension '" + feature + "' is not available in "
-                            + choice.describe() + (offering.isEmpty() ? "; no configured major offers it"
-                            : "; offered by " + e.getKey() + " " + String.join(", ", offering) + " (set sandbox_versions)") + "; nothing saved");
+                    throw new BadRequest(
+                            "sandbox_extensions: " + e.getKey() + " extension '" + feature + "' is not available in "
+                                    + choice.describe()
+                                    + (offering.isEmpty()
+                                            ? "; no configured major offers it"
+                                            : "; offered by " + e.getKey() + " " + String.join(", ", offering)
+                                                    + " (set sandbox_versions)")
+                                    + "; nothing saved");
                 }
             }
         }
@@ -338,7 +402,11 @@ public final class ProjectForm {
             out.put("data_size", ByteSize.format(l.dataBytes()));
         }
         if (l.nanoCpus() > 0) {
-            out.put("cpus", l.nanoCpus() % 1_000_000_000L == 0 ? (Object) (l.nanoCpus() / 1_000_000_000L) : (Object) (l.nanoCpus() / 1e9));
+            out.put(
+                    "cpus",
+                    l.nanoCpus() % 1_000_000_000L == 0
+                            ? (Object) (l.nanoCpus() / 1_000_000_000L)
+                            : (Object) (l.nanoCpus() / 1e9));
         }
         return out;
     }

@@ -6,8 +6,7 @@ import java.util.List;
 public sealed interface Reservation {
 
     /** The record is in the store, counted against its owner's and project's quotas. */
-    record Reserved(SandboxRecord record) implements Reservation {
-    }
+    record Reserved(SandboxRecord record) implements Reservation {}
 
     /**
      * A quota was full; nothing was inserted.
@@ -23,6 +22,5 @@ public sealed interface Reservation {
     }
 
     /** The owner already has an undeleted sandbox of this name; nothing was inserted. */
-    record NameTaken(SandboxRecord existing) implements Reservation {
-    }
+    record NameTaken(SandboxRecord existing) implements Reservation {}
 }

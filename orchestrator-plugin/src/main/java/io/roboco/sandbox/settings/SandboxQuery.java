@@ -11,8 +11,13 @@ import java.util.TreeMap;
  * Which sandbox records to list. Null or blank fields do not filter; every label given must match
  * exactly. {@code now} decides live versus expired.
  */
-public record SandboxQuery(String owner, String project, Map<String, String> labels, Set<SandboxState> states,
-                           String instance, Instant now) {
+public record SandboxQuery(
+        String owner,
+        String project,
+        Map<String, String> labels,
+        Set<SandboxState> states,
+        String instance,
+        Instant now) {
     public SandboxQuery {
         labels = labels == null ? Map.of() : Map.copyOf(new TreeMap<>(labels));
         states = states == null || states.isEmpty() ? EnumSet.allOf(SandboxState.class) : Set.copyOf(states);
@@ -21,7 +26,8 @@ public record SandboxQuery(String owner, String project, Map<String, String> lab
 
     /** Live and expired records (those with containers) of one instance. */
     public static SandboxQuery undeletedOf(String instance, Instant now) {
-        return new SandboxQuery(null, null, Map.of(), EnumSet.of(SandboxState.LIVE, SandboxState.EXPIRED), instance, now);
+        return new SandboxQuery(
+                null, null, Map.of(), EnumSet.of(SandboxState.LIVE, SandboxState.EXPIRED), instance, now);
     }
 
     public boolean matches(SandboxRecord r) {
@@ -29,7 +35,8 @@ public record SandboxQuery(String owner, String project, Map<String, String> lab
                 && (blank(project) || project.equals(r.project()))
                 && (blank(instance) || instance.equals(r.instance()))
                 && states.contains(r.state(now))
-                && labels.entrySet().stream().allMatch(e -> e.getValue().equals(r.labels().get(e.getKey())));
+                && labels.entrySet().stream()
+                        .allMatch(e -> e.getValue().equals(r.labels().get(e.getKey())));
     }
 
     private static boolean blank(String s) {

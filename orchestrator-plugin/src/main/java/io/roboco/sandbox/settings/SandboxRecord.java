@@ -1,7 +1,9 @@
 package io.roboco.sandbox.settings;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -18,17 +20,30 @@ import java.util.TreeMap;
  * @param deleted     when its containers were removed (null while it is live or expired)
  * @param deletedReason why: released, deleted, expired, provisioning failed, …
  */
-public record SandboxRecord(String id, String owner, String project, String name, Kind kind, Map<String, String> labels,
-                            List<String> services, List<ContainerRef> containers, String instance, Instant created,
-                            Instant expires, Instant maxExpires, Instant deleted, String deletedReason) {
+public record SandboxRecord(
+        String id,
+        String owner,
+        String project,
+        String name,
+        Kind kind,
+        Map<String, String> labels,
+        List<String> services,
+        List<ContainerRef> containers,
+        String instance,
+        Instant created,
+        Instant expires,
+        Instant maxExpires,
+        Instant deleted,
+        String deletedReason) {
     /** The name every agent's verb set carries. */
     public static final String DEFAULT_NAME = "default";
 
     public enum Kind {
-        DEFAULT, NAMED;
+        DEFAULT,
+        NAMED;
 
         public String wire() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -42,7 +57,7 @@ public record SandboxRecord(String id, String owner, String project, String name
         Objects.requireNonNull(expires, "expires");
         Objects.requireNonNull(maxExpires, "maxExpires");
         name = name == null ? "" : name;
-        labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
+        labels = labels == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(labels));
         services = services == null ? List.of() : List.copyOf(services);
         containers = containers == null ? List.of() : List.copyOf(containers);
         deletedReason = deleted == null ? null : deletedReason == null ? "" : deletedReason;
@@ -64,22 +79,74 @@ public record SandboxRecord(String id, String owner, String project, String name
     }
 
     public SandboxRecord withContainers(List<String> newServices, List<ContainerRef> newContainers) {
-        return new SandboxRecord(id, owner, project, name, kind, labels, newServices, newContainers, instance, created, expires,
-                maxExpires, deleted, deletedReason);
+        return new SandboxRecord(
+                id,
+                owner,
+                project,
+                name,
+                kind,
+                labels,
+                newServices,
+                newContainers,
+                instance,
+                created,
+                expires,
+                maxExpires,
+                deleted,
+                deletedReason);
     }
 
     public SandboxRecord withExpires(Instant newExpires) {
-        return new SandboxRecord(id, owner, project, name, kind, labels, services, containers, instance, created, newExpires,
-                maxExpires, deleted, deletedReason);
+        return new SandboxRecord(
+                id,
+                owner,
+                project,
+                name,
+                kind,
+                labels,
+                services,
+                containers,
+                instance,
+                created,
+                newExpires,
+                maxExpires,
+                deleted,
+                deletedReason);
     }
 
     public SandboxRecord withLabels(Map<String, String> newLabels) {
-        return new SandboxRecord(id, owner, project, name, kind, newLabels, services, containers, instance, created, expires,
-                maxExpires, deleted, deletedReason);
+        return new SandboxRecord(
+                id,
+                owner,
+                project,
+                name,
+                kind,
+                newLabels,
+                services,
+                containers,
+                instance,
+                created,
+                expires,
+                maxExpires,
+                deleted,
+                deletedReason);
     }
 
     public SandboxRecord deletedAt(Instant when, String reason) {
-        return new SandboxRecord(id, owner, project, name, kind, labels, services, containers, instance, created, expires,
-                maxExpires, when, reason);
+        return new SandboxRecord(
+                id,
+                owner,
+                project,
+                name,
+                kind,
+                labels,
+                services,
+                containers,
+                instance,
+                created,
+                expires,
+                maxExpires,
+                when,
+                reason);
     }
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.settings;
 
 import io.roboco.sandbox.runtime.Limits;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -18,9 +17,22 @@ import java.util.Objects;
  * @param limits    the caps the container was started with; null when not known
  * @param fromPool  the container was claimed from the warm pool (its labels still say pool; this row says whose it is)
  */
-public record SealedContainer(String sandboxId, String containerId, String owner, String instance, String service,
-                              String containerName, String image, String major, String host, int port, List<String> features,
-                              Limits limits, boolean fromPool, Instant created, String sealed) {
+public record SealedContainer(
+        String sandboxId,
+        String containerId,
+        String owner,
+        String instance,
+        String service,
+        String containerName,
+        String image,
+        String major,
+        String host,
+        int port,
+        List<String> features,
+        Limits limits,
+        boolean fromPool,
+        Instant created,
+        String sealed) {
     /** The sandbox id of an idle warm-pool container's row. */
     public static final String POOL = "pool";
 
@@ -44,13 +56,28 @@ public record SealedContainer(String sandboxId, String containerId, String owner
     }
 
     public SealedContainer withSealed(String next) {
-        return new SealedContainer(sandboxId, containerId, owner, instance, service, containerName, image, major, host, port, features,
-                limits, fromPool, created, next);
+        return new SealedContainer(
+                sandboxId,
+                containerId,
+                owner,
+                instance,
+                service,
+                containerName,
+                image,
+                major,
+                host,
+                port,
+                features,
+                limits,
+                fromPool,
+                created,
+                next);
     }
 
     /** Never prints the sealed value (it is not a secret without the key, but it has no business in a log). */
     @Override
     public String toString() {
-        return "SealedContainer[" + sandboxId + " " + service + " " + containerName + " (" + containerId + ") of " + owner + "]";
+        return "SealedContainer[" + sandboxId + " " + service + " " + containerName + " (" + containerId + ") of "
+                + owner + "]";
     }
 }

@@ -1,14 +1,18 @@
 package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.postgres.PostgresSeeds;
+import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
-
+import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.template.TemplateStore;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -20,13 +24,13 @@ import java.util.regex.Pattern;
 public final class SeedForm {
     /** An environment variable name; the server's own settings ({@code ROBOCO_SANDBOX_*}) may never be a clone source. */
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,63}");
+
     private static final Pattern TEMPLATE_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
     public static final int MAX_ROWS_PER_TABLE = 100_000;
     static final String SHAPE = "{\"sql\":\"…\"} or {\"template\":\"name\"} or {\"clone\":{\"url_env\":\"SHOP_DB_URL\","
             + "\"data\":false|{\"max_rows_per_table\":N}}}";
 
-    private SeedForm() {
-    }
+    private SeedForm() {}
 
     /** {@code sandbox_seed}: service → seed, each service opted in and able to take one (postgres). */
     static Map<String, Seed> parseAll(Object raw, List<String> services) {
@@ -35,16 +39,18 @@ public final class SeedForm {
             return seeds;
         }
         if (!(raw instanceof Map)) {
-            throw new BadRequest("'sandbox_seed' must be an object mapping a service to its seed, e.g. {\"postgres\":" + SHAPE + "}");
+            throw new BadRequest("'sandbox_seed' must be an object mapping a service to its seed, e.g. {\"postgres\":"
+                    + SHAPE + "}");
         }
         for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
             String service = String.valueOf(e.getKey());
             if (!services.contains(service)) {
-                throw new BadRequest("sandbox_seed names service '" + Names.printable(service) + "', which is not in sandbox_services "
-                        + services + "; nothing saved");
+                throw new BadRequest("sandbox_seed names service '" + Names.printable(service)
+                        + "', which is not in sandbox_services " + services + "; nothing saved");
             }
             if (!service.equals("postgres")) {
-                throw new BadRequest("sandbox_seed." + service + ": only postgres sandboxes take a seed; nothing saved");
+                throw new BadRequest(
+                        "sandbox_seed." + service + ": only postgres sandboxes take a seed; nothing saved");
             }
             if (e.getValue() != null) {
                 seeds.put(service, parse(service, e.getValue()));
@@ -69,13 +75,15 @@ public final class SeedForm {
                 }
                 int bytes = script.getBytes(StandardCharsets.UTF_8).length;
                 if (bytes > PostgresSeeds.MAX_SQL_BYTES) {
-                    throw new BadRequest("'" + field + ".sql' is " + bytes + " bytes; the limit is " + PostgresSeeds.MAX_SQL_BYTES
-                            + " bytes (256 KiB); for a larger schema use a clone or a template; nothing saved");
+                    throw new BadRequest(
+                            "'" + field + ".sql' is " + bytes + " bytes; the limit is " + PostgresSeeds.MAX_SQL_BYTES
+                                    + " bytes (256 KiB); for a larger schema use a clone or a template; nothing saved");
                 }
                 return new Seed.Sql(script);
             }
             case "template" -> {
-                if (!(value instanceof String name) || !TEMPLATE_NAME.matcher(name).matches()) {
+                if (!(value instanceof String name)
+                        || !TEMPLATE_NAME.matcher(name).matches()) {
                     throw new BadRequest("'" + field + ".template' must be a template name (1-30 of a-z 0-9 _ -)");
                 }
                 return new Seed.Template(name);
@@ -83,32 +91,41 @@ public final class SeedForm {
             case "clone" -> {
                 return clone(field + ".clone", value);
             }
-            default -> throw new BadRequest("'" + field + "' has unknown kind '" + Names.printable(kind) + "'; use " + SHAPE);
+            default ->
+                throw new BadRequest("'" + field + "' has unknown kind '" + Names.printable(kind) + "'; use " + SHAPE);
         }
     }
 
     private static Seed clone(String field, Object value) {
         if (!(value instanceof Map<?, ?> c)) {
-            throw new BadRequest("'" + field + "' must be {\"url_env\":\"NAME\",\"data\":false|{\"max_rows_per_table\":N}}");
+            throw new BadRequest(
+                    "'" + field + "' must be {\"url_env\":\"NAME\",\"data\":false|{\"max_rows_per_table\":N}}");
         }
         for (Object key : c.keySet()) {
             if (!"url_env".equals(key) && !"data".equals(key)) {
-                throw new BadRequest("'" + field + "' takes url_env and data, not '" + Names.printable(String.valueOf(key)) + "'");
+                throw new BadRequest(
+                        "'" + field + "' takes url_env and data, not '" + Names.printable(String.valueOf(key)) + "'");
             }
         }
         if (!(c.get("url_env") instanceof String env) || !ENV_NAME.matcher(env).matches()) {
-            throw new BadRequest("'" + field + ".url_env' must name an environment variable of the server (A-Z, 0-9, _),"
-                    + " which holds the source's postgresql:// URL");
+            throw new BadRequest(
+                    "'" + field + ".url_env' must name an environment variable of the server (A-Z, 0-9, _),"
+                            + " which holds the source's postgresql:// URL");
         }
         if (env.startsWith("ROBOCO_SANDBOX_")) {
-            throw new BadRequest("'" + field + ".url_env' may not name one of the server's own settings (ROBOCO_SANDBOX_*); nothing saved");
+            throw new BadRequest("'" + field
+                    + ".url_env' may not name one of the server's own settings (ROBOCO_SANDBOX_*); nothing saved");
         }
         Object data = c.get("data");
         if (data == null || Boolean.FALSE.equals(data)) {
             return new Seed.Clone(env, null);
         }
-        if (data instanceof Map<?, ?> d && d.size() == 1 && d.get("max_rows_per_table") instanceof Number n
-                && n.doubleValue() == Math.rint(n.doubleValue()) && n.longValue() >= 1 && n.longValue() <= MAX_ROWS_PER_TABLE) {
+        if (data instanceof Map<?, ?> d
+                && d.size() == 1
+                && d.get("max_rows_per_table") instanceof Number n
+                && n.doubleValue() == Math.rint(n.doubleValue())
+                && n.longValue() >= 1
+                && n.longValue() <= MAX_ROWS_PER_TABLE) {
             return new Seed.Clone(env, n.intValue());
         }
         throw new BadRequest("'" + field + ".data' must be false (schema only) or {\"max_rows_per_table\": N} with N 1-"
@@ -119,27 +136,31 @@ public final class SeedForm {
      * A project's template seed names one of the project's own templates that restores into the project's postgres major (the same or
      * newer than the template's); else a {@link BadRequest} naming the known templates or the majors.
      */
-    static void requireTemplates(Project project, io.roboco.sandbox.template.TemplateStore templates,
-                                 io.roboco.sandbox.engine.EngineRegistry registry, io.roboco.sandbox.provision.ProvisionSettings images) {
+    static void requireTemplates(
+            Project project, TemplateStore templates, EngineRegistry registry, ProvisionSettings images) {
         for (Map.Entry<String, Seed> e : project.seeds().entrySet()) {
             if (!(e.getValue() instanceof Seed.Template t)) {
                 continue;
             }
             String field = "sandbox_seed." + e.getKey() + ".template";
-            java.util.Optional<io.roboco.sandbox.template.TemplateInfo> info = templates.find(project.id(), t.name());
+            Optional<TemplateInfo> info = templates.find(project.id(), t.name());
             if (info.isEmpty()) {
-                throw new BadRequest("'" + field + "': project '" + project.id() + "' has no template '" + t.name() + "'; its templates: "
-                        + templates.knownNames(project.id()) + " (templates belong to a project: save one from its sandbox with POST"
-                        + " /api/sandboxes/{id}/templates, or copy another project's with POST /api/templates/{name}/copy); nothing saved");
+                throw new BadRequest(
+                        "'" + field + "': project '" + project.id() + "' has no template '" + t.name()
+                                + "'; its templates: "
+                                + templates.knownNames(project.id())
+                                + " (templates belong to a project: save one from its sandbox with POST"
+                                + " /api/sandboxes/{id}/templates, or copy another project's with POST /api/templates/{name}/copy); nothing saved");
             }
             if (images != null && registry.find(e.getKey()).isPresent()) {
                 String major;
                 try {
-                    major = images.choose(registry.require(e.getKey()), project.versionFor(e.getKey())).major();
+                    major = images.choose(registry.require(e.getKey()), project.versionFor(e.getKey()))
+                            .major();
                 } catch (RuntimeException unknownMajor) {
                     continue;
                 }
-                java.util.Optional<String> refusal = info.get().refusalFor(major, "the project");
+                Optional<String> refusal = info.get().refusalFor(major, "the project");
                 if (refusal.isPresent()) {
                     throw new BadRequest("'" + field + "': " + refusal.get() + "; nothing saved");
                 }
@@ -183,7 +204,9 @@ public final class SeedForm {
                 out.put(service, new Seed.Template(name));
             } else if (raw instanceof Map<?, ?> m && m.get("clone") instanceof Map<?, ?> c) {
                 Object data = c.get("data");
-                Integer max = data instanceof Map<?, ?> d && d.get("max_rows_per_table") instanceof Number n ? n.intValue() : null;
+                Integer max = data instanceof Map<?, ?> d && d.get("max_rows_per_table") instanceof Number n
+                        ? n.intValue()
+                        : null;
                 out.put(service, new Seed.Clone(String.valueOf(c.get("url_env")), max));
             }
         });

@@ -22,7 +22,8 @@ public record ServiceLimits(long memoryBytes, long dataBytes, long nanoCpus) {
 
     /** The container's caps: these limits where set, {@code defaults} elsewhere (pids always from the defaults). */
     public Limits over(Limits defaults) {
-        return new Limits(memoryBytes > 0 ? memoryBytes : defaults.memoryBytes(),
+        return new Limits(
+                memoryBytes > 0 ? memoryBytes : defaults.memoryBytes(),
                 nanoCpus > 0 ? nanoCpus : defaults.nanoCpus(),
                 defaults.pidsLimit(),
                 dataBytes > 0 ? dataBytes : defaults.tmpfsBytes());

@@ -3,9 +3,6 @@ package io.roboco.sandbox.template;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.request.Names;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +22,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Templates as files, one directory per project: {@code <project>/<name>.sql} (the plain-SQL dump) and
@@ -120,10 +119,19 @@ public final class DirectoryTemplateStore implements TemplateStore {
         require(name);
         String target = requireProject(to);
         String newName = require(as == null ? name : as);
-        TemplateInfo source = find(from, name).orElseThrow(() -> new FileNotFoundException("project '" + from
-                + "' has no template '" + name + "'; its templates: " + knownNames(from)));
-        TemplateInfo copied = new TemplateInfo(newName, target, source.sandbox(), source.major(), source.postgresVersion(), 0,
-                source.created(), source.schemaDigest(), source.extensions());
+        TemplateInfo source = find(from, name)
+                .orElseThrow(() -> new FileNotFoundException(
+                        "project '" + from + "' has no template '" + name + "'; its templates: " + knownNames(from)));
+        TemplateInfo copied = new TemplateInfo(
+                newName,
+                target,
+                source.sandbox(),
+                source.major(),
+                source.postgresVersion(),
+                0,
+                source.created(),
+                source.schemaDigest(),
+                source.extensions());
         synchronized (lockOf(target)) {
             long budget = budget(target, newName, replace);
             return write(copied, budget, out -> {
@@ -186,10 +194,13 @@ public final class DirectoryTemplateStore implements TemplateStore {
         if (taken && !replace) {
             throw new NameTaken(project, name);
         }
-        List<TemplateInfo> others = own.stream().filter(t -> !t.name().equals(name)).toList();
+        List<TemplateInfo> others =
+                own.stream().filter(t -> !t.name().equals(name)).toList();
         if (!taken && others.size() >= limits.perProject()) {
-            throw new OverCap("project '" + project + "' already keeps " + others.size() + " templates, the most one project may"
-                    + " keep (ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT=" + limits.perProject() + "); replace one of them (replace=true) or"
+            throw new OverCap("project '" + project + "' already keeps " + others.size()
+                    + " templates, the most one project may"
+                    + " keep (ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT=" + limits.perProject()
+                    + "); replace one of them (replace=true) or"
                     + " have the operator delete one; its templates: " + names(others) + "; nothing was written");
         }
         long used = others.stream().mapToLong(TemplateInfo::sizeBytes).sum();
@@ -203,7 +214,8 @@ public final class DirectoryTemplateStore implements TemplateStore {
     private String projectFull(String project, List<TemplateInfo> others, long used) {
         return "project '" + project + "''s templates may take " + size(limits.projectBytes()) + " together"
                 + " (ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE) and its other templates take " + used + " bytes ("
-                + (others.isEmpty() ? "none" : names(others)) + "), which leaves too little for this one; replace one of them"
+                + (others.isEmpty() ? "none" : names(others))
+                + "), which leaves too little for this one; replace one of them"
                 + " (replace=true) or have the operator delete one; nothing was written";
     }
 
@@ -218,7 +230,8 @@ public final class DirectoryTemplateStore implements TemplateStore {
         try {
             CappedOutputStream capped;
             Exception failure = null;
-            try (OutputStream file = Files.newOutputStream(sqlPart); CappedOutputStream out = new CappedOutputStream(file, budget)) {
+            try (OutputStream file = Files.newOutputStream(sqlPart);
+                    CappedOutputStream out = new CappedOutputStream(file, budget)) {
                 capped = out;
                 try {
                     dump.writeTo(out);
@@ -227,19 +240,27 @@ public final class DirectoryTemplateStore implements TemplateStore {
                 }
             }
             if (capped.exceeded()) {
-                throw new OverCap(budget < limits.maxBytes()
-                        ? projectFull(project, list(project).stream().filter(t -> !t.name().equals(name)).toList(),
-                                limits.projectBytes() - budget)
-                        : "the dump is larger than " + size(limits.maxBytes()) + ", the most one template may take"
-                                + " (ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE); nothing was written");
+                throw new OverCap(
+                        budget < limits.maxBytes()
+                                ? projectFull(
+                                        project,
+                                        list(project).stream()
+                                                .filter(t -> !t.name().equals(name))
+                                                .toList(),
+                                        limits.projectBytes() - budget)
+                                : "the dump is larger than " + size(limits.maxBytes())
+                                        + ", the most one template may take"
+                                        + " (ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE); nothing was written");
             }
             if (failure != null) {
                 throw failure;
             }
             TemplateInfo saved = info.withSize(Files.size(sqlPart));
             JSON.writerWithDefaultPrettyPrinter().writeValue(jsonPart.toFile(), toJson(saved));
-            Files.move(sqlPart, sql(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            Files.move(jsonPart, meta(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    sqlPart, sql(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    jsonPart, meta(project, name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return saved;
         } finally {
             Files.deleteIfExists(sqlPart);
@@ -267,15 +288,22 @@ public final class DirectoryTemplateStore implements TemplateStore {
             return Optional.empty();
         }
         try {
-            Map<String, Object> m = JSON.readValue(file.toFile(), new TypeReference<Map<String, Object>>() { });
+            Map<String, Object> m = JSON.readValue(file.toFile(), new TypeReference<Map<String, Object>>() {});
             List<String> extensions = new ArrayList<>();
             if (m.get("extensions") instanceof List<?> list) {
                 list.forEach(e -> extensions.add(String.valueOf(e)));
             }
             // The directory says whose it is, whatever the file says.
-            return Optional.of(new TemplateInfo(name, project, text(m, "sandbox"), text(m, "major"),
-                    text(m, "postgres_version"), m.get("size_bytes") instanceof Number n ? n.longValue() : 0L,
-                    Instant.parse(text(m, "created")), text(m, "schema_digest"), extensions));
+            return Optional.of(new TemplateInfo(
+                    name,
+                    project,
+                    text(m, "sandbox"),
+                    text(m, "major"),
+                    text(m, "postgres_version"),
+                    m.get("size_bytes") instanceof Number n ? n.longValue() : 0L,
+                    Instant.parse(text(m, "created")),
+                    text(m, "schema_digest"),
+                    extensions));
         } catch (IOException | RuntimeException e) {
             log.warn("template metadata {} cannot be read ({}); the template is left out", file, e.getMessage());
             return Optional.empty();
@@ -295,13 +323,18 @@ public final class DirectoryTemplateStore implements TemplateStore {
                 }
                 String project;
                 try {
-                    project = text(JSON.readValue(file.toFile(), new TypeReference<Map<String, Object>>() { }), "project");
+                    project =
+                            text(JSON.readValue(file.toFile(), new TypeReference<Map<String, Object>>() {}), "project");
                 } catch (IOException e) {
                     project = "";
                 }
                 if (!validProject(project) || Files.exists(meta(project, name))) {
-                    log.warn("template {} in {} names no project (or its project has one of that name already); it stays where it is"
-                            + " and seeds nothing: move it into {}/<project>/ by hand, or delete it", name, dir, dir);
+                    log.warn(
+                            "template {} in {} names no project (or its project has one of that name already); it stays where it is"
+                                    + " and seeds nothing: move it into {}/<project>/ by hand, or delete it",
+                            name,
+                            dir,
+                            dir);
                     continue;
                 }
                 Files.createDirectories(projectDir(project));
@@ -332,7 +365,8 @@ public final class DirectoryTemplateStore implements TemplateStore {
 
     private static String requireProject(String project) {
         if (!validProject(project)) {
-            throw new IllegalArgumentException("a template belongs to a project; '" + Names.printable(project) + "' is not a project id");
+            throw new IllegalArgumentException(
+                    "a template belongs to a project; '" + Names.printable(project) + "' is not a project id");
         }
         return project;
     }

@@ -3,6 +3,7 @@ package io.roboco.sandbox.template;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -10,10 +11,19 @@ import java.util.regex.Pattern;
  * and version it was dumped on, the dump's size in bytes, when it was saved, the schema digest of the source at that
  * moment ({@code SchemaDigest}, so a restore can be checked against it) and the extensions its schema uses.
  */
-public record TemplateInfo(String name, String project, String sandbox, String major, String postgresVersion, long sizeBytes,
-                           Instant created, String schemaDigest, List<String> extensions) {
+public record TemplateInfo(
+        String name,
+        String project,
+        String sandbox,
+        String major,
+        String postgresVersion,
+        long sizeBytes,
+        Instant created,
+        String schemaDigest,
+        List<String> extensions) {
     /** Template names: 1-30 of a-z 0-9 _ -, starting with a letter or digit (the same rule as snapshot names). */
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
+
     public static final String NAME_RULE = "1-30 of a-z 0-9 _ -, starting with a letter or digit";
 
     public TemplateInfo {
@@ -33,23 +43,27 @@ public record TemplateInfo(String name, String project, String sandbox, String m
     }
 
     public TemplateInfo withSize(long bytes) {
-        return new TemplateInfo(name, project, sandbox, major, postgresVersion, bytes, created, schemaDigest, extensions);
+        return new TemplateInfo(
+                name, project, sandbox, major, postgresVersion, bytes, created, schemaDigest, extensions);
     }
 
     /**
      * Why this template may not restore into a server of {@code targetMajor} (empty: it may): a dump restores into the
      * major it came from or a newer one, never an older one. An unknown major on either side is not refused here.
      */
-    public java.util.Optional<String> refusalFor(String targetMajor, String where) {
+    public Optional<String> refusalFor(String targetMajor, String where) {
         Integer from = number(major);
         Integer to = number(targetMajor);
         if (from == null || to == null || to >= from) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of("template '" + name + "' was saved from PostgreSQL " + major + " and restores only into " + major
-                + " or newer; " + where + " runs PostgreSQL " + targetMajor + " (a dump of a newer major does not restore on an older"
-                + " one): set the project's sandbox_versions to {\"postgres\":\"" + major + "\"} or save the template from a "
-                + targetMajor + " sandbox");
+        return Optional.of(
+                "template '" + name + "' was saved from PostgreSQL " + major + " and restores only into " + major
+                        + " or newer; " + where + " runs PostgreSQL " + targetMajor
+                        + " (a dump of a newer major does not restore on an older"
+                        + " one): set the project's sandbox_versions to {\"postgres\":\"" + major
+                        + "\"} or save the template from a "
+                        + targetMajor + " sandbox");
     }
 
     private static Integer number(String major) {

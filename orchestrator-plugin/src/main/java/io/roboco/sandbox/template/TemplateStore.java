@@ -64,8 +64,8 @@ public interface TemplateStore {
     /** A save refused because the name is taken and replacing was not asked for. */
     final class NameTaken extends Exception {
         public NameTaken(String project, String name) {
-            super("template '" + name + "' already exists in project '" + project + "'; pass replace=true to replace it, or"
-                    + " choose another name");
+            super("template '" + name + "' already exists in project '" + project
+                    + "'; pass replace=true to replace it, or" + " choose another name");
         }
     }
 
@@ -96,12 +96,14 @@ public interface TemplateStore {
 
             @Override
             public TemplateInfo save(TemplateInfo info, Dump dump, boolean replace) {
-                throw new UnsupportedOperationException("templates are not kept by this plugin (no template directory configured)");
+                throw new UnsupportedOperationException(
+                        "templates are not kept by this plugin (no template directory configured)");
             }
 
             @Override
             public TemplateInfo copy(String from, String name, String to, String as, boolean replace) {
-                throw new UnsupportedOperationException("templates are not kept by this plugin (no template directory configured)");
+                throw new UnsupportedOperationException(
+                        "templates are not kept by this plugin (no template directory configured)");
             }
 
             @Override

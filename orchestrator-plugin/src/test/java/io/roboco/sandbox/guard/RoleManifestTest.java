@@ -1,10 +1,10 @@
 package io.roboco.sandbox.guard;
 
-import io.roboco.sandbox.request.BadRequest;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.roboco.sandbox.request.BadRequest;
+import org.junit.jupiter.api.Test;
 
 class RoleManifestTest {
     private final RoleManifest roles = RoleManifest.defaults();
@@ -25,14 +25,17 @@ class RoleManifestTest {
 
     @Test
     void reviewerCarriesReviewVerbsButNoSandbox() {
-        assertThat(roles.requireRole("reviewer")).contains(Verbs.PASS_REVIEW, Verbs.FAIL_REVIEW)
+        assertThat(roles.requireRole("reviewer"))
+                .contains(Verbs.PASS_REVIEW, Verbs.FAIL_REVIEW)
                 .doesNotContain(Verbs.REQUEST_SANDBOX, Verbs.RELEASE_SANDBOX);
         assertThat(roles.carries("documenter", Verbs.I_DOCUMENTED)).isTrue();
     }
 
     @Test
     void unknownRoleIsABadRequestListingTheKnownOnes() {
-        assertThatThrownBy(() -> roles.requireRole("wizard")).isInstanceOf(BadRequest.class)
-                .hasMessageContaining("unknown role 'wizard'").hasMessageContaining("developer, documenter, planner, qa, reviewer");
+        assertThatThrownBy(() -> roles.requireRole("wizard"))
+                .isInstanceOf(BadRequest.class)
+                .hasMessageContaining("unknown role 'wizard'")
+                .hasMessageContaining("developer, documenter, planner, qa, reviewer");
     }
 }

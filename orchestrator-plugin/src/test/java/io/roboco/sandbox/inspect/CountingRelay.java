@@ -57,7 +57,8 @@ final class CountingRelay implements AutoCloseable {
 
     private static void pump(Socket from, Socket to, AtomicLong counter) {
         byte[] buffer = new byte[64 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 if (counter != null) {
                     counter.addAndGet(n);

@@ -1,26 +1,26 @@
 package io.roboco.sandbox.inspect;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class InspectJsonTest {
-    record Sample(String columnName, Long estimatedRows, List<Object> values, boolean denied) {
-    }
+    record Sample(String columnName, Long estimatedRows, List<Object> values, boolean denied) {}
 
     @Test
     void recordsBecomeMapsWithSnakeCaseKeys() {
         Object tree = InspectJson.tree(new Sample("a", null, List.of(1L, "x"), true));
-        assertThat(tree).isEqualTo(new java.util.LinkedHashMap<>(Map.of("column_name", "a", "values", List.of(1L, "x"), "denied", true)) {
-            {
-                put("estimated_rows", null);
-            }
-        });
+        assertThat(tree)
+                .isEqualTo(new LinkedHashMap<>(Map.of("column_name", "a", "values", List.of(1L, "x"), "denied", true)) {
+                    {
+                        put("estimated_rows", null);
+                    }
+                });
         assertThat(InspectJson.write(new Sample("a", 3L, Arrays.asList(null, new BigDecimal("1.50")), false)))
                 .isEqualTo("{\"column_name\":\"a\",\"estimated_rows\":3,\"values\":[null,1.50],\"denied\":false}");
     }

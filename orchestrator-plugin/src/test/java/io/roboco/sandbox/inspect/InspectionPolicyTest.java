@@ -1,12 +1,11 @@
 package io.roboco.sandbox.inspect;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class InspectionPolicyTest {
 
@@ -24,12 +23,15 @@ class InspectionPolicyTest {
         InspectionPolicy p = InspectionPolicy.defaults();
         assertThatThrownBy(() -> p.withMaxRows(0)).hasMessageContaining("max_rows must be between 1 and 10000, got 0");
         assertThatThrownBy(() -> p.withBytes(4096, 8192)).hasMessageContaining("max_cell_bytes");
-        assertThatThrownBy(() -> p.withStatementTimeout(Duration.ofMinutes(10))).hasMessageContaining("statement_timeout");
+        assertThatThrownBy(() -> p.withStatementTimeout(Duration.ofMinutes(10)))
+                .hasMessageContaining("statement_timeout");
         assertThatThrownBy(() -> p.withDeniedColumns(List.of(""))).hasMessageContaining("denied column pattern ''");
     }
 
     @Test
     void theTargetNeverPrintsThePassword() {
-        assertThat(new PostgresTarget("127.0.0.1", 5432, "db", "agent", "s3cret").toString()).doesNotContain("s3cret").contains("<redacted>");
+        assertThat(new PostgresTarget("127.0.0.1", 5432, "db", "agent", "s3cret").toString())
+                .doesNotContain("s3cret")
+                .contains("<redacted>");
     }
 }

@@ -1,16 +1,16 @@
 package io.roboco.sandbox.ledger;
 
-import io.roboco.sandbox.ledger.ContainerLedger.Reason;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.ledger.ContainerLedger.Reason;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class ContainerLedgerTest {
-    private final ContainerLedger ledger = new ContainerLedger(Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC));
+    private final ContainerLedger ledger =
+            new ContainerLedger(Clock.fixed(Instant.parse("2026-12-01T10:00:00Z"), ZoneOffset.UTC));
 
     @Test
     void aContainerMovesFromReasonToReasonAndIsOwnedThroughout() {

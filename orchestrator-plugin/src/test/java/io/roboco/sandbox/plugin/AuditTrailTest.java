@@ -1,14 +1,13 @@
 package io.roboco.sandbox.plugin;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.settings.AuditLog;
 import io.roboco.sandbox.settings.AuditRecord;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class AuditTrailTest {
 
@@ -32,7 +31,15 @@ class AuditTrailTest {
     }
 
     private static AuditRecord record(String agent) {
-        return new AuditRecord(Instant.EPOCH, agent, "p", "release_sandbox", "released", "1 container(s) removed", List.of("redis"), 1);
+        return new AuditRecord(
+                Instant.EPOCH,
+                agent,
+                "p",
+                "release_sandbox",
+                "released",
+                "1 container(s) removed",
+                List.of("redis"),
+                1);
     }
 
     @Test

@@ -4,13 +4,14 @@ import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SettingsStore;
-
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,22 +24,27 @@ import java.util.stream.Collectors;
  * child JVM against the Docker daemon and waits for that JVM to exit.
  */
 final class EmbeddingExample {
-    private EmbeddingExample() {
-    }
+    private EmbeddingExample() {}
 
     // doc:embedding-example:begin
     /** One agent's engagement: opt a project in, give the agent a task, hand it a Postgres sandbox, release it. */
-    static void runOneAgent(String instanceId, Map<String, String> images, Path templates,
-                            BiConsumer<SandboxDecision.Granted, Map<String, String>> agent) throws InterruptedException {
+    static void runOneAgent(
+            String instanceId,
+            Map<String, String> images,
+            Path templates,
+            BiConsumer<SandboxDecision.Granted, Map<String, String>> agent)
+            throws InterruptedException {
         try (SandboxPlugin plugin = SandboxPlugin.builder()
-                .instanceId(instanceId)                             // on every container this orchestrator starts
-                .images(images)                                     // optional: otherwise each engine's production image
-                .featureFlag(true)                                  // optional: otherwise the value in the store, else off
-                .warmPool(new PoolSizes(Map.of("postgres", 1)))      // optional: ready containers per engine (default none)
-                .lifetimes(Duration.ofHours(1), Duration.ofHours(8))  // optional: TTL and the most a sandbox lives (4 h, 24 h)
-                .maxSandboxesPerOwner(2)                             // optional: live sandboxes per owner (3)
-                .templateDirectory(templates)                        // optional: where saved templates are kept (none)
-                .build()) {                      // Docker from the environment, the default engines, an in-memory store
+                .instanceId(instanceId) // on every container this orchestrator starts
+                .images(images) // optional: otherwise each engine's production image
+                .featureFlag(true) // optional: otherwise the value in the store, else off
+                .warmPool(new PoolSizes(Map.of("postgres", 1))) // optional: ready containers per engine (default none)
+                .lifetimes(
+                        Duration.ofHours(1),
+                        Duration.ofHours(8)) // optional: TTL and the most a sandbox lives (4 h, 24 h)
+                .maxSandboxesPerOwner(2) // optional: live sandboxes per owner (3)
+                .templateDirectory(templates) // optional: where saved templates are kept (none)
+                .build()) { // Docker from the environment, the default engines, an in-memory store
             SettingsStore store = plugin.store();
             store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("pg_trgm"))));
             store.saveAgent(new Agent("dev-1", "developer", "shop", "TASK-1"));
@@ -47,10 +53,10 @@ final class EmbeddingExample {
             if (!(decision instanceof SandboxDecision.Granted granted)) {
                 throw new IllegalStateException("no sandbox for dev-1: " + decision);
             }
-            agent.accept(granted, granted.sandboxes().get(0).env());  // ROBOCO_TEST_DB_URL, _HOST, _PORT, _USER, ...
+            agent.accept(granted, granted.sandboxes().get(0).env()); // ROBOCO_TEST_DB_URL, _HOST, _PORT, _USER, ...
 
-            plugin.releaseSandbox("dev-1", "i_am_done");      // the engagement ended
-        }                                                    // closing releases whatever is still live, ends every thread
+            plugin.releaseSandbox("dev-1", "i_am_done"); // the engagement ended
+        } // closing releases whatever is still live, ends every thread
     }
     // doc:embedding-example:end
 
@@ -66,23 +72,29 @@ final class EmbeddingExample {
         }
         runOneAgent(args[0], images, Path.of(args[1]), (granted, env) -> {
             System.out.println("path " + granted.path());
-            System.out.println("expires-in-minutes " + Duration.between(java.time.Instant.now(), granted.expires()).toMinutes());
+            System.out.println("expires-in-minutes "
+                    + Duration.between(Instant.now(), granted.expires()).toMinutes());
             System.out.println("answered " + query(env));
         });
-        System.out.println("threads-after-close " + Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && !t.isDaemon() && t != Thread.currentThread())
-                .map(Thread::getName).sorted().collect(Collectors.joining(",")));
+        System.out.println("threads-after-close "
+                + Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.isAlive() && !t.isDaemon() && t != Thread.currentThread())
+                        .map(Thread::getName)
+                        .sorted()
+                        .collect(Collectors.joining(",")));
     }
 
     private static String query(Map<String, String> env) {
         String url = "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
                 + env.get("ROBOCO_TEST_DB_NAME") + "?connectTimeout=10&socketTimeout=30";
-        try (Connection c = DriverManager.getConnection(url, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT current_user || ' ' || (similarity('sandbox', 'sandboxes') > 0.5)")) {
+        try (Connection c = DriverManager.getConnection(
+                        url, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT current_user || ' ' || (similarity('sandbox', 'sandboxes') > 0.5)")) {
             rs.next();
             return rs.getString(1);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException("the granted env did not open its database: " + e.getMessage(), e);
         }
     }

@@ -7,7 +7,6 @@ import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.pool.WarmPool;
-import io.roboco.sandbox.provision.ImageChoice;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.Plans;
 import io.roboco.sandbox.provision.ProvisionSettings;
@@ -28,7 +27,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * containers per major.
  */
 class PostgresMajorsIT {
-    private static final String INSTANCE = "it-majors-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String INSTANCE =
+            "it-majors-" + UUID.randomUUID().toString().substring(0, 8);
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
     private static ContainerRuntime runtime;
     private static ProvisionSettings settings;
@@ -50,10 +49,18 @@ class PostgresMajorsIT {
     @BeforeAll
     static void start() {
         runtime = LocalImages.requireDockerAndImages();
-        settings = ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES).withMajorImages(LocalImages.MAJOR_IMAGES);
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
-        plugin = new SandboxPlugin(REGISTRY, new SandboxManager(REGISTRY, provisioner, Clock.systemUTC()), store, true,
-                OrchestratorHandle.running(), Clock.systemUTC());
+        settings = ProvisionSettings.defaults(INSTANCE)
+                .withImages(LocalImages.IMAGES)
+                .withMajorImages(LocalImages.MAJOR_IMAGES);
+        ServiceProvisioner provisioner =
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
+        plugin = new SandboxPlugin(
+                REGISTRY,
+                new SandboxManager(REGISTRY, provisioner, Clock.systemUTC()),
+                store,
+                true,
+                OrchestratorHandle.running(),
+                Clock.systemUTC());
     }
 
     @AfterAll
@@ -65,7 +72,8 @@ class PostgresMajorsIT {
         runtime.close();
     }
 
-    private static SandboxDecision request(String agent, Project project, Map<String, List<String>> perCall) throws InterruptedException {
+    private static SandboxDecision request(String agent, Project project, Map<String, List<String>> perCall)
+            throws InterruptedException {
         store.saveProject(project);
         store.saveAgent(new Agent(agent, "developer", project.id(), "task-1"));
         return plugin.requestSandbox(agent, null, perCall);
@@ -77,17 +85,20 @@ class PostgresMajorsIT {
         SandboxDecision decision = request("dev-17", on17, Map.of("postgres", List.of("vector")));
 
         assertThat(decision).isInstanceOf(SandboxDecision.Granted.class);
-        SandboxDecision.Grant grant = ((SandboxDecision.Granted) decision).sandboxes().get(0);
+        SandboxDecision.Grant grant =
+                ((SandboxDecision.Granted) decision).sandboxes().get(0);
         assertThat(grant.features()).containsExactly("vector");
         Map<String, String> env = grant.env();
-        try (Connection c = DriverManager.getConnection("jdbc:" + jdbcUrl(env), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
-             Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(
+                        "jdbc:" + jdbcUrl(env), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+                Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SHOW server_version_num")) {
                 rs.next();
                 assertThat(rs.getString(1)).startsWith("17");
             }
             s.execute("CREATE TABLE items (id int PRIMARY KEY, embedding vector(3))");
-            s.execute("INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]'), (4, '[1,1,0]'), (5, '[0.9,0.1,0]')");
+            s.execute(
+                    "INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]'), (4, '[1,1,0]'), (5, '[0.9,0.1,0]')");
             List<Integer> nearest = new ArrayList<>();
             try (ResultSet rs = s.executeQuery("SELECT id FROM items ORDER BY embedding <-> '[1,0,0]' LIMIT 3")) {
                 while (rs.next()) {
@@ -95,15 +106,18 @@ class PostgresMajorsIT {
                 }
             }
             assertThat(nearest).containsExactly(1, 5, 4);
-            try (ResultSet rs = s.executeQuery("SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE relname = 'items'")) {
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE relname = 'items'")) {
                 rs.next();
                 assertThat(rs.getBoolean(1)).as("the agent owns its table").isTrue();
             }
         }
-        ServiceInstance instance = plugin.sandboxOf("dev-17").orElseThrow().services().get("postgres");
+        ServiceInstance instance =
+                plugin.sandboxOf("dev-17").orElseThrow().services().get("postgres");
         assertThat(instance.major()).isEqualTo("17");
         assertThat(instance.image()).isEqualTo("roboco-sandbox/postgres:17");
-        assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-17"))).singleElement()
+        assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-17")))
+                .singleElement()
                 .satisfies(c -> assertThat(c.labels()).containsEntry(SandboxLabels.MAJOR, "17"));
         plugin.releaseSandbox("dev-17", "i_am_done");
     }
@@ -123,22 +137,34 @@ class PostgresMajorsIT {
 
     @Test
     void theWarmPoolKeepsContainersPerMajor() throws Exception {
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
+        ServiceProvisioner provisioner =
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC());
         try (WarmPool pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres:17", 1))).start()) {
             Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
             while (pool.idle("postgres:17") < 1) {
-                assertThat(Instant.now()).as("a 17 pool container ready within 60 s").isBefore(deadline);
+                assertThat(Instant.now())
+                        .as("a 17 pool container ready within 60 s")
+                        .isBefore(deadline);
                 Thread.sleep(50);
             }
-            assertThat(pool.idle("postgres")).as("the default image (15) keeps no pool").isZero();
-            assertThat(pool.claim(Plans.onMajor(settings, REGISTRY.require("postgres"), "15"), "dev-pool-15")).isEmpty();
+            assertThat(pool.idle("postgres"))
+                    .as("the default image (15) keeps no pool")
+                    .isZero();
+            assertThat(pool.claim(Plans.onMajor(settings, REGISTRY.require("postgres"), "15"), "dev-pool-15"))
+                    .isEmpty();
 
-            ServiceInstance claimed = pool.claim(Plans.onMajor(settings, REGISTRY.require("postgres"), "17", "vector"), "dev-pool-17").orElseThrow();
+            ServiceInstance claimed = pool.claim(
+                            Plans.onMajor(settings, REGISTRY.require("postgres"), "17", "vector"), "dev-pool-17")
+                    .orElseThrow();
             assertThat(claimed.major()).isEqualTo("17");
             assertThat(claimed.features()).containsExactly("vector");
             Map<String, String> env = REGISTRY.require("postgres").env(claimed.endpoint(), claimed.credentials());
-            try (Connection c = DriverManager.getConnection("jdbc:" + jdbcUrl(env), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
-                 Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT '[1,2]'::vector <-> '[1,3]'::vector")) {
+            try (Connection c = DriverManager.getConnection(
+                            "jdbc:" + jdbcUrl(env),
+                            env.get("ROBOCO_TEST_DB_USER"),
+                            env.get("ROBOCO_TEST_DB_PASSWORD"));
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT '[1,2]'::vector <-> '[1,3]'::vector")) {
                 rs.next();
                 assertThat(rs.getDouble(1)).isEqualTo(1.0);
             }
@@ -147,6 +173,7 @@ class PostgresMajorsIT {
     }
 
     private static String jdbcUrl(Map<String, String> env) {
-        return "postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/" + env.get("ROBOCO_TEST_DB_NAME");
+        return "postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                + env.get("ROBOCO_TEST_DB_NAME");
     }
 }

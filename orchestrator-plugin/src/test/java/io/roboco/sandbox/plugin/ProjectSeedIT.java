@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * container left.
  */
 class ProjectSeedIT {
-    private static final String INSTANCE = "it-seed-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String INSTANCE =
+            "it-seed-" + UUID.randomUUID().toString().substring(0, 8);
     private static final String SOURCE_PASSWORD = "canary-" + UUID.randomUUID();
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
     private static final Map<String, String> environment = new ConcurrentHashMap<>();
@@ -56,11 +57,32 @@ class ProjectSeedIT {
         try (ServerSocket s = new ServerSocket(0)) {
             sourcePort = s.getLocalPort();
         }
-        sourceContainer = LocalImages.docker("run", "-d", "--name", INSTANCE + "-source", "--network", "host",
-                "--tmpfs", "/var/lib/postgresql/data:rw,size=256m", "-e", "POSTGRES_USER=shop_owner",
-                "-e", "POSTGRES_PASSWORD=" + SOURCE_PASSWORD, "-e", "POSTGRES_DB=shop", "roboco-sandbox/postgres:17",
-                "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + sourcePort, "-c", "fsync=off").strip();
-        try (Connection c = awaitSource(); Statement s = c.createStatement()) {
+        sourceContainer = LocalImages.docker(
+                        "run",
+                        "-d",
+                        "--name",
+                        INSTANCE + "-source",
+                        "--network",
+                        "host",
+                        "--tmpfs",
+                        "/var/lib/postgresql/data:rw,size=256m",
+                        "-e",
+                        "POSTGRES_USER=shop_owner",
+                        "-e",
+                        "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
+                        "-e",
+                        "POSTGRES_DB=shop",
+                        "roboco-sandbox/postgres:17",
+                        "postgres",
+                        "-c",
+                        "listen_addresses=127.0.0.1",
+                        "-c",
+                        "port=" + sourcePort,
+                        "-c",
+                        "fsync=off")
+                .strip();
+        try (Connection c = awaitSource();
+                Statement s = c.createStatement()) {
             s.execute("""
                     CREATE ROLE reporting;
                     CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL UNIQUE);
@@ -73,12 +95,21 @@ class ProjectSeedIT {
                     GRANT SELECT ON customers TO reporting;
                     """);
         }
-        environment.put("SHOP_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/shop");
+        environment.put(
+                "SHOP_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/shop");
         environment.put("GONE_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:1/shop");
-        ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES).withMajorImages(LocalImages.MAJOR_IMAGES);
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), environment::get);
-        plugin = new SandboxPlugin(REGISTRY, new SandboxManager(REGISTRY, provisioner, Clock.systemUTC()), store, true,
-                OrchestratorHandle.running(), Clock.systemUTC());
+        ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE)
+                .withImages(LocalImages.IMAGES)
+                .withMajorImages(LocalImages.MAJOR_IMAGES);
+        ServiceProvisioner provisioner =
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), environment::get);
+        plugin = new SandboxPlugin(
+                REGISTRY,
+                new SandboxManager(REGISTRY, provisioner, Clock.systemUTC()),
+                store,
+                true,
+                OrchestratorHandle.running(),
+                Clock.systemUTC());
     }
 
     @AfterAll
@@ -97,16 +128,25 @@ class ProjectSeedIT {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (true) {
             try {
-                return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
+                return DriverManager.getConnection(
+                        "jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
             } catch (SQLException e) {
-                assertThat(Instant.now()).as("source database ready within 60 s: %s", e.getMessage()).isBefore(deadline);
+                assertThat(Instant.now())
+                        .as("source database ready within 60 s: %s", e.getMessage())
+                        .isBefore(deadline);
                 Thread.sleep(50);
             }
         }
     }
 
     private static SandboxDecision request(String agent, Seed seed) throws InterruptedException {
-        Project project = new Project("p-" + agent, "Seeded", List.of("postgres"), Map.of(), Map.of("postgres", "17"), Map.of("postgres", seed));
+        Project project = new Project(
+                "p-" + agent,
+                "Seeded",
+                List.of("postgres"),
+                Map.of(),
+                Map.of("postgres", "17"),
+                Map.of("postgres", seed));
         store.saveProject(project);
         store.saveAgent(new Agent(agent, "developer", project.id(), "task-1"));
         return plugin.requestSandbox(agent, null, Map.of());
@@ -114,41 +154,66 @@ class ProjectSeedIT {
 
     private static Connection agentConnection(SandboxDecision decision) throws SQLException {
         assertThat(decision).as(String.valueOf(decision)).isInstanceOf(SandboxDecision.Granted.class);
-        Map<String, String> env = ((SandboxDecision.Granted) decision).sandboxes().get(0).env();
-        return DriverManager.getConnection("jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
-                + env.get("ROBOCO_TEST_DB_NAME"), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+        Map<String, String> env =
+                ((SandboxDecision.Granted) decision).sandboxes().get(0).env();
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                        + env.get("ROBOCO_TEST_DB_NAME"),
+                env.get("ROBOCO_TEST_DB_USER"),
+                env.get("ROBOCO_TEST_DB_PASSWORD"));
     }
 
     @Test
     void aCappedCloneGivesTheSourceSchemaOwnedByTheAgentWithAtMostNRowsAndNoSecretAnywhere() throws Exception {
         SandboxDecision decision = request("dev-clone", new Seed.Clone("SHOP_DB_URL", 3));
-        try (Connection agent = agentConnection(decision); Statement s = agent.createStatement()) {
+        try (Connection agent = agentConnection(decision);
+                Statement s = agent.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM customers")).isEqualTo(3);
             assertThat(one(s, "SELECT count(*) FROM orders")).isBetween(0L, 3L);
-            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE viewname = 'big_orders'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE proname = 'order_total'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).as("the foreign key came (NOT VALID)").isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_customer_idx'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
-                    + " AND pg_get_userbyid(relowner) <> current_user")).as("no foreign owners").isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"
-                    + " AND pg_get_userbyid(proowner) <> current_user")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relacl IS NOT NULL"))
-                    .as("no grants copied").isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE viewname = 'big_orders'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE proname = 'order_total'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"))
+                    .as("the foreign key came (NOT VALID)")
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_customer_idx'"))
+                    .isEqualTo(1);
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+                                    + " AND pg_get_userbyid(relowner) <> current_user"))
+                    .as("no foreign owners")
+                    .isZero();
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"
+                                    + " AND pg_get_userbyid(proowner) <> current_user"))
+                    .isZero();
+            assertThat(
+                            one(
+                                    s,
+                                    "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relacl IS NOT NULL"))
+                    .as("no grants copied")
+                    .isZero();
         }
         assertThat(decision.toString()).doesNotContain(SOURCE_PASSWORD);
         for (AuditRecord r : store.recent(null, null, 100)) {
             assertThat(r.toString()).doesNotContain(SOURCE_PASSWORD);
         }
-        String id = runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-clone")).get(0).id();
+        String id = runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-clone"))
+                .get(0)
+                .id();
         assertThat(runtime.logTail(id, 500)).doesNotContain(SOURCE_PASSWORD);
     }
 
     @Test
     void aSchemaOnlyCloneHasNoRows() throws Exception {
-        try (Connection agent = agentConnection(request("dev-schema", new Seed.Clone("SHOP_DB_URL", null))); Statement s = agent.createStatement()) {
+        try (Connection agent = agentConnection(request("dev-schema", new Seed.Clone("SHOP_DB_URL", null)));
+                Statement s = agent.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM customers")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated")).isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated"))
+                    .isEqualTo(1);
         }
     }
 
@@ -156,18 +221,26 @@ class ProjectSeedIT {
     void aSqlSeedRunsAsTheAgent() throws Exception {
         Seed sql = new Seed.Sql("CREATE TABLE notes (id serial PRIMARY KEY, body text DEFAULT 'a;b');\n"
                 + "INSERT INTO notes (body) VALUES ('it''s; fine'), ($$x;y$$); -- a comment; with a semicolon\n");
-        try (Connection agent = agentConnection(request("dev-sql", sql)); Statement s = agent.createStatement()) {
+        try (Connection agent = agentConnection(request("dev-sql", sql));
+                Statement s = agent.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM notes")).isEqualTo(2);
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relname = 'notes' AND pg_get_userbyid(relowner) = current_user")).isEqualTo(1);
+            assertThat(
+                            one(
+                                    s,
+                                    "SELECT count(*) FROM pg_class WHERE relname = 'notes' AND pg_get_userbyid(relowner) = current_user"))
+                    .isEqualTo(1);
         }
     }
 
     @Test
     void badSqlIsARetryableInvalidStateNamingTheStatementWithNoContainerLeft() throws Exception {
-        SandboxDecision decision = request("dev-bad", new Seed.Sql("CREATE TABLE a (id int);\nCREATE TABLE b (id nonsense_type);"));
+        SandboxDecision decision =
+                request("dev-bad", new Seed.Sql("CREATE TABLE a (id int);\nCREATE TABLE b (id nonsense_type);"));
         assertThat(decision).isInstanceOfSatisfying(SandboxDecision.InvalidState.class, s -> {
             assertThat(s.retryable()).isTrue();
-            assertThat(s.reason()).contains("seed failed", "statement 2 of 2", "CREATE TABLE b", "nonsense_type", "container removed");
+            assertThat(s.reason())
+                    .contains(
+                            "seed failed", "statement 2 of 2", "CREATE TABLE b", "nonsense_type", "container removed");
         });
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-bad"))).isEmpty();
     }
@@ -177,12 +250,16 @@ class ProjectSeedIT {
         SandboxDecision decision = request("dev-gone", new Seed.Clone("GONE_DB_URL", null));
         assertThat(decision).isInstanceOfSatisfying(SandboxDecision.InvalidState.class, s -> {
             assertThat(s.retryable()).isTrue();
-            assertThat(s.reason()).contains("clone from $GONE_DB_URL failed").doesNotContain(SOURCE_PASSWORD, "127.0.0.1", "port 1", "shop_owner");
+            assertThat(s.reason())
+                    .contains("clone from $GONE_DB_URL failed")
+                    .doesNotContain(SOURCE_PASSWORD, "127.0.0.1", "port 1", "shop_owner");
         });
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-gone"))).isEmpty();
         SandboxDecision missing = request("dev-noenv", new Seed.Clone("NOT_SET_DB_URL", null));
-        assertThat(missing).isInstanceOfSatisfying(SandboxDecision.InvalidState.class,
-                s -> assertThat(s.reason()).contains("has no NOT_SET_DB_URL"));
+        assertThat(missing)
+                .isInstanceOfSatisfying(
+                        SandboxDecision.InvalidState.class,
+                        s -> assertThat(s.reason()).contains("has no NOT_SET_DB_URL"));
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "dev-noenv"))).isEmpty();
     }
 

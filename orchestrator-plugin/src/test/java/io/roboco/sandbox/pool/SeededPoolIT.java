@@ -14,12 +14,14 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -31,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -47,7 +50,8 @@ import org.junit.jupiter.api.Test;
  * seeded at request time.
  */
 class SeededPoolIT {
-    private static final String INSTANCE = "it-seedpool-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String INSTANCE =
+            "it-seedpool-" + UUID.randomUUID().toString().substring(0, 8);
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
     private static final int SEEDED = 2;
     private static final String SHOP_SEED = """
@@ -69,7 +73,7 @@ class SeededPoolIT {
     private static final AtomicInteger agents = new AtomicInteger();
     private static final InMemorySettingsStore store = new InMemorySettingsStore();
     private static final String SOURCE_PASSWORD = "canary-" + UUID.randomUUID();
-    private static final Map<String, String> environment = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, String> environment = new ConcurrentHashMap<>();
     private static ContainerRuntime runtime;
     private static SandboxPlugin plugin;
     private static WarmPool pool;
@@ -78,12 +82,20 @@ class SeededPoolIT {
     @BeforeAll
     static void start() throws Exception {
         runtime = LocalImages.requireDockerAndImages();
-        ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES)
-                .withMajorImages(LocalImages.MAJOR_IMAGES).withReadyTimeout(Duration.ofSeconds(90));
-        ServiceProvisioner provisioner = new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), environment::get);
+        ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE)
+                .withImages(LocalImages.IMAGES)
+                .withMajorImages(LocalImages.MAJOR_IMAGES)
+                .withReadyTimeout(Duration.ofSeconds(90));
+        ServiceProvisioner provisioner =
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC(), environment::get);
         pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres", 1), SEEDED)).start();
-        plugin = new SandboxPlugin(REGISTRY, new SandboxManager(REGISTRY, provisioner, Clock.systemUTC(), pool), store, true,
-                OrchestratorHandle.running(), Clock.systemUTC());
+        plugin = new SandboxPlugin(
+                REGISTRY,
+                new SandboxManager(REGISTRY, provisioner, Clock.systemUTC(), pool),
+                store,
+                true,
+                OrchestratorHandle.running(),
+                Clock.systemUTC());
     }
 
     @AfterAll
@@ -109,42 +121,72 @@ class SeededPoolIT {
         long requested = System.currentTimeMillis() / 1000;
         String agent = "dev-" + agents.incrementAndGet();
         SandboxDecision.Granted granted = granted(request(agent, shop));
-        ServiceInstance instance = plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
+        ServiceInstance instance =
+                plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
         assertThat(granted.path()).isEqualTo("pool");
         assertThat(instance.fromPool()).isTrue();
-        assertThat(ready).as("the claimed container was one of the seeded pool's, ready before the request").contains(instance.containerId());
+        assertThat(ready)
+                .as("the claimed container was one of the seeded pool's, ready before the request")
+                .contains(instance.containerId());
         ContainerState container = runtime.inspect(instance.containerId()).orElseThrow();
-        assertThat(container.labels()).containsEntry(SandboxLabels.POOL, "1")
+        assertThat(container.labels())
+                .containsEntry(SandboxLabels.POOL, "1")
                 .containsEntry(SandboxLabels.POOL_SEED, shop.id() + ":" + digest(shop));
         assertThat(container.createdEpochSeconds()).isLessThanOrEqualTo(requested);
 
         Map<String, String> env = granted.sandboxes().get(0).env();
         assertThat(env.get("ROBOCO_TEST_DB_USER")).startsWith("agent_");
-        try (Connection c = connect(env, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD")); Statement s = c.createStatement()) {
+        try (Connection c = connect(env, env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+                Statement s = c.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM app.customers")).isEqualTo(2);
             assertThat(one(s, "SELECT count(*) FROM app.big_orders")).isEqualTo(1);
             assertThat(one(s, "SELECT app.order_total(1)")).isEqualTo(70);
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = 'app.orders'::regclass")).isEqualTo(1);
+            assertThat(
+                            one(
+                                    s,
+                                    "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = 'app.orders'::regclass"))
+                    .isEqualTo(1);
             assertThat(one(s, "SELECT nextval('app.ticket_no')")).isGreaterThanOrEqualTo(100);
             assertThat(text(s, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"))
                     .isEqualTo(env.get("ROBOCO_TEST_DB_USER"));
             String foreign = " AND pg_get_userbyid(%s) <> current_user";
             String mine = "(SELECT oid FROM pg_namespace WHERE nspname IN ('app', 'public'))";
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace IN " + mine + foreign.formatted("relowner")))
-                    .as("tables, views, sequences, indexes owned by the agent").isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace IN " + mine)).isGreaterThanOrEqualTo(8);
-            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE pronamespace IN " + mine + foreign.formatted("proowner"))).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_type WHERE typnamespace IN " + mine + foreign.formatted("typowner"))).isZero();
-            assertThat(text(s, "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'app'")).isEqualTo(env.get("ROBOCO_TEST_DB_USER"));
-            assertThat(one(s, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'roboco\\_seeder\\_%'")).as("the seeder is gone").isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relacl::text LIKE '%seeder%'")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_default_acl")).as("the seeder's default privileges went with it").isZero();
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_class WHERE relnamespace IN " + mine
+                                    + foreign.formatted("relowner")))
+                    .as("tables, views, sequences, indexes owned by the agent")
+                    .isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace IN " + mine))
+                    .isGreaterThanOrEqualTo(8);
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_proc WHERE pronamespace IN " + mine
+                                    + foreign.formatted("proowner")))
+                    .isZero();
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_type WHERE typnamespace IN " + mine
+                                    + foreign.formatted("typowner")))
+                    .isZero();
+            assertThat(text(s, "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'app'"))
+                    .isEqualTo(env.get("ROBOCO_TEST_DB_USER"));
+            assertThat(one(s, "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'roboco\\_seeder\\_%'"))
+                    .as("the seeder is gone")
+                    .isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relacl::text LIKE '%seeder%'"))
+                    .isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_default_acl"))
+                    .as("the seeder's default privileges went with it")
+                    .isZero();
             assertThat(text(s, "SELECT relacl::text FROM pg_class WHERE oid = 'app.customers'::regclass"))
-                    .as("the seed's grant, re-granted by the agent").contains("=r/" + env.get("ROBOCO_TEST_DB_USER"));
+                    .as("the seed's grant, re-granted by the agent")
+                    .contains("=r/" + env.get("ROBOCO_TEST_DB_USER"));
 
             s.execute("ALTER TABLE app.customers ADD COLUMN name text");
             s.execute("ALTER SEQUENCE app.ticket_no RESTART 1");
-            s.execute("CREATE OR REPLACE FUNCTION app.order_total(c int) RETURNS numeric LANGUAGE sql STABLE AS 'SELECT 0::numeric'");
+            s.execute(
+                    "CREATE OR REPLACE FUNCTION app.order_total(c int) RETURNS numeric LANGUAGE sql STABLE AS 'SELECT 0::numeric'");
             s.execute("DROP VIEW app.big_orders");
             s.execute("DROP FUNCTION app.order_total(int)");
             s.execute("DROP TABLE app.orders");
@@ -164,11 +206,17 @@ class SeededPoolIT {
         String agent = "dev-" + agents.incrementAndGet();
         SandboxDecision.Granted first = granted(request(agent, primed));
         assertThat(first.path()).isEqualTo("pool");
-        ServiceInstance instance = plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
-        assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels()).containsEntry(SandboxLabels.POOL_SEED,
-                primed.id() + ":" + digest(primed));
-        try (Connection c = connect(first.sandboxes().get(0).env()); Statement s = c.createStatement()) {
-            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'first_one' AND tableowner = current_user")).isEqualTo(1);
+        ServiceInstance instance =
+                plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
+        assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels())
+                .containsEntry(SandboxLabels.POOL_SEED, primed.id() + ":" + digest(primed));
+        try (Connection c = connect(first.sandboxes().get(0).env());
+                Statement s = c.createStatement()) {
+            assertThat(
+                            one(
+                                    s,
+                                    "SELECT count(*) FROM pg_tables WHERE tablename = 'first_one' AND tableowner = current_user"))
+                    .isEqualTo(1);
         }
         plugin.releaseSandbox(agent, "i_am_done");
     }
@@ -180,23 +228,40 @@ class SeededPoolIT {
         String first = "dev-" + agents.incrementAndGet();
         String second = "dev-" + agents.incrementAndGet();
         Map<String, String> a = granted(request(first, shop)).sandboxes().get(0).env();
-        Map<String, String> b = granted(request(second, shop)).sandboxes().get(0).env();
-        assertThat(plugin.sandboxOf(first).orElseThrow().services().get("postgres").fromPool()).isTrue();
-        assertThat(plugin.sandboxOf(second).orElseThrow().services().get("postgres").fromPool()).isTrue();
+        Map<String, String> b =
+                granted(request(second, shop)).sandboxes().get(0).env();
+        assertThat(plugin.sandboxOf(first)
+                        .orElseThrow()
+                        .services()
+                        .get("postgres")
+                        .fromPool())
+                .isTrue();
+        assertThat(plugin.sandboxOf(second)
+                        .orElseThrow()
+                        .services()
+                        .get("postgres")
+                        .fromPool())
+                .isTrue();
 
         assertThat(a.get("ROBOCO_TEST_DB_USER")).isNotEqualTo(b.get("ROBOCO_TEST_DB_USER"));
         assertThat(a.get("ROBOCO_TEST_DB_PASSWORD")).isNotEqualTo(b.get("ROBOCO_TEST_DB_PASSWORD"));
         assertThat(a.get("ROBOCO_TEST_DB_NAME")).isNotEqualTo(b.get("ROBOCO_TEST_DB_NAME"));
-        try (Connection c = connect(a, a.get("ROBOCO_TEST_DB_USER"), a.get("ROBOCO_TEST_DB_PASSWORD")); Statement s = c.createStatement()) {
+        try (Connection c = connect(a, a.get("ROBOCO_TEST_DB_USER"), a.get("ROBOCO_TEST_DB_PASSWORD"));
+                Statement s = c.createStatement()) {
             s.execute("INSERT INTO notes (body) VALUES ('only in the first')");
         }
-        try (Connection c = connect(b, b.get("ROBOCO_TEST_DB_USER"), b.get("ROBOCO_TEST_DB_PASSWORD")); Statement s = c.createStatement()) {
-            assertThat(one(s, "SELECT count(*) FROM notes")).as("the second sandbox has its own seeded copy").isZero();
+        try (Connection c = connect(b, b.get("ROBOCO_TEST_DB_USER"), b.get("ROBOCO_TEST_DB_PASSWORD"));
+                Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM notes"))
+                    .as("the second sandbox has its own seeded copy")
+                    .isZero();
             assertThat(one(s, "SELECT count(*) FROM app.customers")).isEqualTo(2);
         }
-        assertThatThrownBy(() -> connect(a, b.get("ROBOCO_TEST_DB_USER"), b.get("ROBOCO_TEST_DB_PASSWORD")).close())
+        assertThatThrownBy(() -> connect(a, b.get("ROBOCO_TEST_DB_USER"), b.get("ROBOCO_TEST_DB_PASSWORD"))
+                        .close())
                 .isInstanceOf(SQLException.class);
-        assertThatThrownBy(() -> connect(b, a.get("ROBOCO_TEST_DB_USER"), a.get("ROBOCO_TEST_DB_PASSWORD")).close())
+        assertThatThrownBy(() -> connect(b, a.get("ROBOCO_TEST_DB_USER"), a.get("ROBOCO_TEST_DB_PASSWORD"))
+                        .close())
                 .isInstanceOf(SQLException.class);
         plugin.releaseSandbox(first, "i_am_done");
         plugin.releaseSandbox(second, "i_am_done");
@@ -211,18 +276,25 @@ class SeededPoolIT {
         Project changed = project(blog.id(), "CREATE TABLE articles (id int PRIMARY KEY, title text);");
         String agent = "dev-" + agents.incrementAndGet();
         SandboxDecision.Granted granted = granted(request(agent, changed));
-        ServiceInstance instance = plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
+        ServiceInstance instance =
+                plugin.sandboxOf(agent).orElseThrow().services().get("postgres");
         assertThat(old).doesNotContain(instance.containerId());
         if (instance.fromPool()) {
-            assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels()).as("an unseeded pool container, seeded at request time")
+            assertThat(runtime.inspect(instance.containerId()).orElseThrow().labels())
+                    .as("an unseeded pool container, seeded at request time")
                     .doesNotContainKey(SandboxLabels.POOL_SEED);
         }
-        try (Connection c = connect(granted.sandboxes().get(0).env()); Statement s = c.createStatement()) {
-            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'articles'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'")).isZero();
+        try (Connection c = connect(granted.sandboxes().get(0).env());
+                Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'articles'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'"))
+                    .isZero();
         }
-        assertThat(runtime.list(Map.of(SandboxLabels.INSTANCE, INSTANCE, SandboxLabels.POOL_SEED, blog.id() + ":" + digest(blog))))
-                .as("the old seed's idle containers are removed").isEmpty();
+        assertThat(runtime.list(Map.of(
+                        SandboxLabels.INSTANCE, INSTANCE, SandboxLabels.POOL_SEED, blog.id() + ":" + digest(blog))))
+                .as("the old seed's idle containers are removed")
+                .isEmpty();
         plugin.releaseSandbox(agent, "i_am_done");
 
         Set<String> fresh = awaitSeededPool(changed);
@@ -230,9 +302,12 @@ class SeededPoolIT {
         String next = "dev-" + agents.incrementAndGet();
         SandboxDecision.Granted pooled = granted(request(next, changed));
         assertThat(pooled.path()).isEqualTo("pool");
-        try (Connection c = connect(pooled.sandboxes().get(0).env()); Statement s = c.createStatement()) {
-            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'articles'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'")).isZero();
+        try (Connection c = connect(pooled.sandboxes().get(0).env());
+                Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'articles'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_tables WHERE tablename = 'posts'"))
+                    .isZero();
         }
         plugin.releaseSandbox(next, "i_am_done");
     }
@@ -240,13 +315,33 @@ class SeededPoolIT {
     @Test
     void aCloneSeedIsReadWhenThePoolContainerIsSeededAndItsSchemaIsTheAgentsWithCappedRows() throws Exception {
         int port;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        source = LocalImages.docker("run", "-d", "--name", INSTANCE + "-source", "--network", "host",
-                "--tmpfs", "/var/lib/postgresql/data:rw,size=256m", "-e", "POSTGRES_USER=shop_owner", "-e", "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
-                "-e", "POSTGRES_DB=shop", LocalImages.IMAGES.get("postgres"), "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port,
-                "-c", "fsync=off").strip();
+        source = LocalImages.docker(
+                        "run",
+                        "-d",
+                        "--name",
+                        INSTANCE + "-source",
+                        "--network",
+                        "host",
+                        "--tmpfs",
+                        "/var/lib/postgresql/data:rw,size=256m",
+                        "-e",
+                        "POSTGRES_USER=shop_owner",
+                        "-e",
+                        "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
+                        "-e",
+                        "POSTGRES_DB=shop",
+                        LocalImages.IMAGES.get("postgres"),
+                        "postgres",
+                        "-c",
+                        "listen_addresses=127.0.0.1",
+                        "-c",
+                        "port=" + port,
+                        "-c",
+                        "fsync=off")
+                .strip();
         String url = "jdbc:postgresql://127.0.0.1:" + port + "/shop";
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Connection loaded = null;
@@ -254,11 +349,14 @@ class SeededPoolIT {
             try {
                 loaded = DriverManager.getConnection(url, "shop_owner", SOURCE_PASSWORD);
             } catch (SQLException e) {
-                assertThat(System.nanoTime()).as("source ready within 60 s: %s", e.getMessage()).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("source ready within 60 s: %s", e.getMessage())
+                        .isLessThan(deadline);
                 Thread.sleep(50);
             }
         }
-        try (Connection c = loaded; Statement s = c.createStatement()) {
+        try (Connection c = loaded;
+                Statement s = c.createStatement()) {
             s.execute("""
                     CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL);
                     CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id));
@@ -268,7 +366,12 @@ class SeededPoolIT {
                     """);
         }
         environment.put("SRC_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + port + "/shop");
-        Project cloned = new Project("clone-" + agents.incrementAndGet(), "Cloned", List.of("postgres"), Map.of(), Map.of(),
+        Project cloned = new Project(
+                "clone-" + agents.incrementAndGet(),
+                "Cloned",
+                List.of("postgres"),
+                Map.of(),
+                Map.of(),
                 Map.of("postgres", new Seed.Clone("SRC_DB_URL", 2)));
         store.saveProject(cloned);
         awaitSeededPool(cloned);
@@ -277,12 +380,19 @@ class SeededPoolIT {
         SandboxDecision.Granted granted = granted(request(agent, cloned));
         assertThat(granted.path()).isEqualTo("pool");
         assertThat(granted.toString()).doesNotContain(SOURCE_PASSWORD);
-        try (Connection c = connect(granted.sandboxes().get(0).env()); Statement s = c.createStatement()) {
+        try (Connection c = connect(granted.sandboxes().get(0).env());
+                Statement s = c.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM customers")).isEqualTo(2);
-            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE viewname = 'order_count'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
-                    + " AND pg_get_userbyid(relowner) <> current_user")).as("every cloned object the agent's").isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE viewname = 'order_count'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"))
+                    .isEqualTo(1);
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+                                    + " AND pg_get_userbyid(relowner) <> current_user"))
+                    .as("every cloned object the agent's")
+                    .isZero();
             s.execute("DROP VIEW order_count");
             s.execute("DROP TABLE orders, customers");
         }
@@ -292,14 +402,18 @@ class SeededPoolIT {
     // --- helpers ---------------------------------------------------------------------------------
 
     private static Project project(String id, String sql) {
-        Project project = new Project(id, "Seeded " + id, List.of("postgres"), Map.of(), Map.of(), Map.of("postgres", new Seed.Sql(sql)));
+        Project project = new Project(
+                id, "Seeded " + id, List.of("postgres"), Map.of(), Map.of(), Map.of("postgres", new Seed.Sql(sql)));
         store.saveProject(project);
         return project;
     }
 
     private static String digest(Project project) {
-        return SeedRecipe.digestOf(new io.roboco.sandbox.provision.ServicePlan(REGISTRY.require("postgres"),
-                plugin.manager().provisioner().settings().choose(REGISTRY.require("postgres"), null), Set.of(), project.seeds().get("postgres")));
+        return SeedRecipe.digestOf(new ServicePlan(
+                REGISTRY.require("postgres"),
+                plugin.manager().provisioner().settings().choose(REGISTRY.require("postgres"), null),
+                Set.of(),
+                project.seeds().get("postgres")));
     }
 
     private static SandboxDecision request(String agent, Project project) throws InterruptedException {
@@ -315,19 +429,35 @@ class SeededPoolIT {
         if (pool.idleSeeded(project.id()) == 0) {
             String primer = "dev-" + agents.incrementAndGet();
             granted(request(primer, project));
-            ServiceInstance first = plugin.sandboxOf(primer).orElseThrow().services().get("postgres");
+            ServiceInstance first =
+                    plugin.sandboxOf(primer).orElseThrow().services().get("postgres");
             assertThat(runtime.inspect(first.containerId()).orElseThrow().labels())
-                    .as("no seeded pool yet: an unseeded pool container or a cold one, seeded at request time").doesNotContainKey(SandboxLabels.POOL_SEED);
-            try (Connection c = connect(granted(plugin.requestSandbox(primer, null, Map.of())).sandboxes().get(0).env());
-                 Statement s = c.createStatement()) {
-                assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relnamespace <> 'pg_catalog'::regnamespace"
-                        + " AND relnamespace <> 'information_schema'::regnamespace")).as("seeded at request time").isPositive();
+                    .as("no seeded pool yet: an unseeded pool container or a cold one, seeded at request time")
+                    .doesNotContainKey(SandboxLabels.POOL_SEED);
+            try (Connection c = connect(granted(plugin.requestSandbox(primer, null, Map.of()))
+                            .sandboxes()
+                            .get(0)
+                            .env());
+                    Statement s = c.createStatement()) {
+                assertThat(one(
+                                s,
+                                "SELECT count(*) FROM pg_class WHERE relkind = 'r' AND relnamespace <> 'pg_catalog'::regnamespace"
+                                        + " AND relnamespace <> 'information_schema'::regnamespace"))
+                        .as("seeded at request time")
+                        .isPositive();
             }
             plugin.releaseSandbox(primer, "i_am_done");
         }
         eventually("the seeded pool of " + project.id() + " filled", () -> pool.idleSeeded(project.id()) == SEEDED);
-        return runtime.list(Map.of(SandboxLabels.INSTANCE, INSTANCE, SandboxLabels.POOL_SEED, project.id() + ":" + digest(project)))
-                .stream().map(ContainerState::id).collect(Collectors.toSet());
+        return runtime
+                .list(Map.of(
+                        SandboxLabels.INSTANCE,
+                        INSTANCE,
+                        SandboxLabels.POOL_SEED,
+                        project.id() + ":" + digest(project)))
+                .stream()
+                .map(ContainerState::id)
+                .collect(Collectors.toSet());
     }
 
     private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
@@ -348,8 +478,11 @@ class SeededPoolIT {
     }
 
     private static Connection connect(Map<String, String> env, String user, String password) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
-                + env.get("ROBOCO_TEST_DB_NAME") + "?sslmode=disable&connectTimeout=5", user, password);
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                        + env.get("ROBOCO_TEST_DB_NAME") + "?sslmode=disable&connectTimeout=5",
+                user,
+                password);
     }
 
     private static long one(Statement s, String sql) throws SQLException {

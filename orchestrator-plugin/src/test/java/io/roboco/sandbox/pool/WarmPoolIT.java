@@ -1,5 +1,8 @@
 package io.roboco.sandbox.pool;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.provision.LocalImages;
@@ -9,10 +12,6 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerRuntime;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,18 +20,18 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Real claims from a warm pool of the local Postgres image: each claim's credentials are made at claim
  * time, differ from the other claim's, own their database, and do not open the other agent's database.
  */
 class WarmPoolIT {
-    private static final String INSTANCE = "it-pool-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String INSTANCE =
+            "it-pool-" + UUID.randomUUID().toString().substring(0, 8);
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
     private static ContainerRuntime runtime;
     private static ServiceProvisioner provisioner;
@@ -41,12 +40,19 @@ class WarmPoolIT {
     @BeforeAll
     static void fillPool() throws InterruptedException {
         runtime = LocalImages.requireDockerAndImages();
-        provisioner = new ServiceProvisioner(runtime, ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES)
-                .withReadyTimeout(Duration.ofSeconds(90)), SecretSource.secure(), Clock.systemUTC());
+        provisioner = new ServiceProvisioner(
+                runtime,
+                ProvisionSettings.defaults(INSTANCE)
+                        .withImages(LocalImages.IMAGES)
+                        .withReadyTimeout(Duration.ofSeconds(90)),
+                SecretSource.secure(),
+                Clock.systemUTC());
         pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres", 2))).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
         while (pool.idle("postgres") < 2) {
-            assertThat(System.nanoTime()).as("two ready pool containers within 150 s").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("two ready pool containers within 150 s")
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
     }
@@ -63,20 +69,31 @@ class WarmPoolIT {
     @Test
     void twoClaimsGetFreshDifferentCredentialsAndNeitherOpensTheOthersDatabase() throws Exception {
         long t0 = System.nanoTime();
-        ServiceInstance first = pool.claim(Plans.of(provisioner.settings(), REGISTRY.require("postgres")), "dev-1").orElseThrow();
+        ServiceInstance first = pool.claim(Plans.of(provisioner.settings(), REGISTRY.require("postgres")), "dev-1")
+                .orElseThrow();
         long claimMillis = (System.nanoTime() - t0) / 1_000_000;
-        ServiceInstance second = pool.claim(Plans.of(provisioner.settings(), REGISTRY.require("postgres"), "pg_trgm"), "dev-2").orElseThrow();
+        ServiceInstance second = pool.claim(
+                        Plans.of(provisioner.settings(), REGISTRY.require("postgres"), "pg_trgm"), "dev-2")
+                .orElseThrow();
         System.out.println("[figure] postgres pool claim (role + database + agent login): " + claimMillis + " ms");
 
         assertThat(first.credentials().user()).isNotEqualTo(second.credentials().user());
-        assertThat(first.credentials().password()).isNotEqualTo(second.credentials().password());
-        assertThat(first.credentials().database()).isNotEqualTo(second.credentials().database());
-        assertThat(first.credentials().password()).isNotEqualTo(first.credentials().adminPassword());
+        assertThat(first.credentials().password())
+                .isNotEqualTo(second.credentials().password());
+        assertThat(first.credentials().database())
+                .isNotEqualTo(second.credentials().database());
+        assertThat(first.credentials().password())
+                .isNotEqualTo(first.credentials().adminPassword());
 
-        try (Connection c = login(second, second.credentials().user(), second.credentials().password()); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE t (id int)");   // owns its database and its public schema
-            try (ResultSet rs = s.executeQuery("SELECT rolsuper, (SELECT datdba::regrole::text FROM pg_database WHERE datname = current_database())"
-                    + " FROM pg_roles WHERE rolname = current_user")) {
+        try (Connection c = login(
+                        second,
+                        second.credentials().user(),
+                        second.credentials().password());
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE t (id int)"); // owns its database and its public schema
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT rolsuper, (SELECT datdba::regrole::text FROM pg_database WHERE datname = current_database())"
+                            + " FROM pg_roles WHERE rolname = current_user")) {
                 rs.next();
                 assertThat(rs.getBoolean(1)).as("agent is a superuser").isFalse();
                 assertThat(rs.getString(2)).isEqualTo(second.credentials().user());
@@ -85,9 +102,17 @@ class WarmPoolIT {
                 assertThat(rs.next()).as("pg_trgm activated at claim").isTrue();
             }
         }
-        assertThatThrownBy(() -> login(second, first.credentials().user(), first.credentials().password()).close())
+        assertThatThrownBy(() -> login(
+                                second,
+                                first.credentials().user(),
+                                first.credentials().password())
+                        .close())
                 .isInstanceOf(SQLException.class);
-        assertThatThrownBy(() -> login(first, second.credentials().user(), second.credentials().password()).close())
+        assertThatThrownBy(() -> login(
+                                first,
+                                second.credentials().user(),
+                                second.credentials().password())
+                        .close())
                 .isInstanceOf(SQLException.class);
         assertThat(runtime.isRunning(first.containerId())).isTrue();
         provisioner.removeQuietly(first.containerId());
@@ -95,7 +120,11 @@ class WarmPoolIT {
     }
 
     private static Connection login(ServiceInstance target, String user, String password) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://" + target.endpoint().host() + ":" + target.endpoint().port() + "/"
-                + target.credentials().database() + "?sslmode=disable&connectTimeout=5", user, password);
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + target.endpoint().host() + ":"
+                        + target.endpoint().port() + "/" + target.credentials().database()
+                        + "?sslmode=disable&connectTimeout=5",
+                user,
+                password);
     }
 }

@@ -3,15 +3,16 @@ package io.roboco.sandbox.provision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ImageChoiceTest {
     private final PostgresEngine postgres = new PostgresEngine();
     private final ProvisionSettings production = ProvisionSettings.defaults("test");
-    private final ProvisionSettings local = production.withImages(Map.of("postgres", "roboco-sandbox/postgres:15"))
+    private final ProvisionSettings local = production
+            .withImages(Map.of("postgres", "roboco-sandbox/postgres:15"))
             .withMajorImages(Map.of("postgres", Map.of("17", "roboco-sandbox/postgres:17")));
 
     @Test
@@ -33,8 +34,10 @@ class ImageChoiceTest {
 
     @Test
     void anUnknownMajorIsRefusedNamingTheKnownOnes() {
-        assertThatThrownBy(() -> local.choose(postgres, "12")).isInstanceOf(UnknownNameException.class)
-                .hasMessageContaining("no major '12'").hasMessageContaining("15, 16, 17");
+        assertThatThrownBy(() -> local.choose(postgres, "12"))
+                .isInstanceOf(UnknownNameException.class)
+                .hasMessageContaining("no major '12'")
+                .hasMessageContaining("15, 16, 17");
     }
 
     @Test
@@ -47,7 +50,9 @@ class ImageChoiceTest {
 
     @Test
     void poolKeysDifferExactlyWhenImagesDo() {
-        assertThat(local.choose(postgres, "15").poolKey()).isEqualTo(local.choose(postgres, null).poolKey());
-        assertThat(local.choose(postgres, "17").poolKey()).isNotEqualTo(local.choose(postgres, null).poolKey());
+        assertThat(local.choose(postgres, "15").poolKey())
+                .isEqualTo(local.choose(postgres, null).poolKey());
+        assertThat(local.choose(postgres, "17").poolKey())
+                .isNotEqualTo(local.choose(postgres, null).poolKey());
     }
 }

@@ -2,9 +2,10 @@ package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
-
 import java.io.IOException;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /** The locally built images the integration tests run, and a check that says how to get them. */
@@ -14,21 +15,21 @@ public final class LocalImages {
             "redis", "roboco-sandbox/redis:7",
             "mongo", "roboco-sandbox/mongo-compat:2");
     /** The local image per Postgres major (scripts/lib/images.sh holds the same table). */
-    public static final Map<String, Map<String, String>> MAJOR_IMAGES = Map.of(
-            "postgres", Map.of("15", "roboco-sandbox/postgres:15", "17", "roboco-sandbox/postgres:17"));
+    public static final Map<String, Map<String, String>> MAJOR_IMAGES =
+            Map.of("postgres", Map.of("15", "roboco-sandbox/postgres:15", "17", "roboco-sandbox/postgres:17"));
 
-    private LocalImages() {
-    }
+    private LocalImages() {}
 
     /** Connects to the daemon and checks every local image exists; fails (never skips) with what to run. */
     public static ContainerRuntime requireDockerAndImages() {
         ContainerRuntime runtime = DockerContainerRuntime.connect();
         runtime.ping();
-        java.util.Set<String> all = new java.util.TreeSet<>(IMAGES.values());
+        Set<String> all = new TreeSet<>(IMAGES.values());
         MAJOR_IMAGES.values().forEach(byMajor -> all.addAll(byMajor.values()));
         for (String image : all) {
             if (!imageExists(image)) {
-                throw new IllegalStateException("image " + image + " is missing; run ./scripts/test.sh (or ./scripts/build-images.sh), which builds it");
+                throw new IllegalStateException("image " + image
+                        + " is missing; run ./scripts/test.sh (or ./scripts/build-images.sh), which builds it");
             }
         }
         return runtime;
@@ -36,11 +37,14 @@ public final class LocalImages {
 
     private static boolean imageExists(String image) {
         try {
-            Process p = new ProcessBuilder("docker", "image", "inspect", "-f", "{{.Id}}", image).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("docker", "image", "inspect", "-f", "{{.Id}}", image)
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
-            throw new IllegalStateException("docker CLI not available: " + e.getMessage() + "; run ./scripts/test.sh", e);
+            throw new IllegalStateException(
+                    "docker CLI not available: " + e.getMessage() + "; run ./scripts/test.sh", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

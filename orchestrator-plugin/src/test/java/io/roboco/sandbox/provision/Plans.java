@@ -3,14 +3,12 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.Features;
-
 import java.util.Set;
 import java.util.TreeSet;
 
 /** Service plans for tests that drive the provisioner or the pool directly (the plugin makes them in its guard chain). */
 public final class Plans {
-    private Plans() {
-    }
+    private Plans() {}
 
     /** On the server's configured image of {@code engine}. */
     public static ServicePlan of(ProvisionSettings settings, Engine engine, String... features) {

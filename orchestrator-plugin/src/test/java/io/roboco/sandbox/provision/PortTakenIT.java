@@ -1,25 +1,24 @@
 package io.roboco.sandbox.provision;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A host-mode port can be taken by another process between the moment it is picked and the moment the container
@@ -28,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * port, and, when every port it is given is taken, give up after {@link ColdStart#PORT_ATTEMPTS} with nothing left.
  */
 class PortTakenIT {
-    private static final String INSTANCE = "it-port-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String INSTANCE =
+            "it-port-" + UUID.randomUUID().toString().substring(0, 8);
     private static final EngineRegistry REGISTRY = EngineRegistry.defaults();
     private static ContainerRuntime runtime;
     private static ProvisionSettings settings;
@@ -55,7 +55,8 @@ class PortTakenIT {
     private static ColdStart coldStart(IntSupplier ports) {
         Clock clock = Clock.systemUTC();
         ContainerLedger ledger = new ContainerLedger(clock);
-        Containers containers = new Containers(runtime, ledger, new Liveness(runtime, settings.readyTimeout()), settings.instanceId());
+        Containers containers =
+                new Containers(runtime, ledger, new Liveness(runtime, settings.readyTimeout()), settings.instanceId());
         StartDiagnosis diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         return new ColdStart(runtime, settings, SecretSource.secure(), clock, ledger, containers, diagnosis, ports);
     }
@@ -68,13 +69,17 @@ class PortTakenIT {
         AtomicInteger handedOut = new AtomicInteger();
         ColdStart start = coldStart(() -> handedOut.getAndIncrement() == 0 ? taken.getLocalPort() : fresh.next());
 
-        ColdStart.Started started = start.startReady(engine, settings.choose(engine, ""), settings.limits(), "agent-port", "it", false);
+        ColdStart.Started started =
+                start.startReady(engine, settings.choose(engine, ""), settings.limits(), "agent-port", "it", false);
 
-        assertThat(handedOut).as("the first port was taken, so a second was asked for").hasValue(2);
+        assertThat(handedOut)
+                .as("the first port was taken, so a second was asked for")
+                .hasValue(2);
         assertThat(started.endpoint().port()).isNotEqualTo(taken.getLocalPort());
         assertThat(runtime.list(SandboxLabels.ofInstance(INSTANCE)))
                 .as("the container that could not bind was removed; only the one that is ready is left")
-                .singleElement().satisfies(c -> assertThat(c.id()).isEqualTo(started.container().id()));
+                .singleElement()
+                .satisfies(c -> assertThat(c.id()).isEqualTo(started.container().id()));
     }
 
     @ParameterizedTest
@@ -87,7 +92,8 @@ class PortTakenIT {
             return taken.getLocalPort();
         });
 
-        assertThatThrownBy(() -> start.startReady(engine, settings.choose(engine, ""), settings.limits(), "agent-port", "it", false))
+        assertThatThrownBy(() -> start.startReady(
+                        engine, settings.choose(engine, ""), settings.limits(), "agent-port", "it", false))
                 .isInstanceOf(ProvisionException.class)
                 .hasMessageContaining("Address already in use")
                 .hasMessageContaining("container removed");

@@ -10,15 +10,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Psql {
     /** What psql exited with and printed (stripped). */
-    public record Result(int exit, String out) {
-    }
+    public record Result(int exit, String out) {}
 
-    private Psql() {
-    }
+    private Psql() {}
 
     /** Runs {@code sql}; the exit code and the output, whatever they are. */
     public static Result attempt(String url, String sql) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("psql", url, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();

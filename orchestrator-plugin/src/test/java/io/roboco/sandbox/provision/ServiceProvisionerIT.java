@@ -1,5 +1,8 @@
 package io.roboco.sandbox.provision;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -7,13 +10,6 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.runtime.ContainerRuntime;
-import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.exceptions.JedisDataException;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,14 +17,20 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * The engines and the Docker runtime together, against the real daemon and the local images:
@@ -44,8 +46,11 @@ class ServiceProvisionerIT {
     @BeforeAll
     static void connect() {
         runtime = LocalImages.requireDockerAndImages();
-        provisioner = new ServiceProvisioner(runtime, ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES),
-                SecretSource.secure(), Clock.systemUTC());
+        provisioner = new ServiceProvisioner(
+                runtime,
+                ProvisionSettings.defaults(INSTANCE).withImages(LocalImages.IMAGES),
+                SecretSource.secure(),
+                Clock.systemUTC());
     }
 
     @AfterAll
@@ -57,7 +62,10 @@ class ServiceProvisionerIT {
 
     private ServiceInstance provision(String service, String agent, Set<String> features) throws ProvisionException {
         long start = System.nanoTime();
-        ServiceInstance instance = provisioner.provision(Plans.of(provisioner.settings(), REGISTRY.require(service), features.toArray(String[]::new)), agent, "it-project");
+        ServiceInstance instance = provisioner.provision(
+                Plans.of(provisioner.settings(), REGISTRY.require(service), features.toArray(String[]::new)),
+                agent,
+                "it-project");
         readyMillis.add(service + "=" + (System.nanoTime() - start) / 1_000_000);
         return instance;
     }
@@ -74,8 +82,11 @@ class ServiceProvisionerIT {
     }
 
     private static Connection jdbc(Map<String, String> env) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT")
-                + "/" + env.get("ROBOCO_TEST_DB_NAME"), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                        + env.get("ROBOCO_TEST_DB_NAME"),
+                env.get("ROBOCO_TEST_DB_USER"),
+                env.get("ROBOCO_TEST_DB_PASSWORD"));
     }
 
     @Test
@@ -84,20 +95,28 @@ class ServiceProvisionerIT {
         Map<String, String> env = env(pg);
         assertThat(env.get("ROBOCO_TEST_DB_URL")).startsWith("postgresql://" + env.get("ROBOCO_TEST_DB_USER") + ":");
 
-        try (Connection c = jdbc(env); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE notes (id uuid PRIMARY KEY DEFAULT uuid_generate_v4(), body citext, at geometry(Point))");
+        try (Connection c = jdbc(env);
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE notes (id uuid PRIMARY KEY DEFAULT uuid_generate_v4(), body citext, at geometry(Point))");
             s.execute("INSERT INTO notes (body, at) VALUES ('Hello Sandbox', ST_MakePoint(1, 2))");
-            try (ResultSet rs = s.executeQuery("SELECT body = 'hello sandbox', similarity(body::text, 'hello sandbx') > 0.3, ST_X(at) FROM notes")) {
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT body = 'hello sandbox', similarity(body::text, 'hello sandbx') > 0.3, ST_X(at) FROM notes")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getBoolean(1)).as("citext compares case-insensitively").isTrue();
+                assertThat(rs.getBoolean(1))
+                        .as("citext compares case-insensitively")
+                        .isTrue();
                 assertThat(rs.getBoolean(2)).as("pg_trgm similarity").isTrue();
                 assertThat(rs.getDouble(3)).isEqualTo(1.0);
             }
-            try (ResultSet rs = s.executeQuery("SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication FROM pg_roles WHERE rolname = current_user")) {
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication FROM pg_roles WHERE rolname = current_user")) {
                 rs.next();
-                assertThat(List.of(rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4))).containsOnly(false);
+                assertThat(List.of(rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4)))
+                        .containsOnly(false);
             }
-            assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'id'")).isInstanceOf(SQLException.class)
+            assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'id'"))
+                    .isInstanceOf(SQLException.class)
                     .hasMessageContaining("pg_execute_server_program");
         }
         removeAndExpectNothingLeft(pg, "it-pg");
@@ -107,13 +126,15 @@ class ServiceProvisionerIT {
     void vectorIsRefusedOnTheLocalImageWithTheFeatureAndImageNamedAndNothingLeftBehind() {
         assertThatThrownBy(() -> provision("postgres", "it-vector", Set.of("vector")))
                 .isInstanceOf(ProvisionException.class)
-                .hasMessageContaining("'vector'").hasMessageContaining("roboco-sandbox/postgres:15").hasMessageContaining("container removed")
+                .hasMessageContaining("'vector'")
+                .hasMessageContaining("roboco-sandbox/postgres:15")
+                .hasMessageContaining("container removed")
                 .matches(e -> !((ProvisionException) e).retryable());
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, "it-vector"))).isEmpty();
     }
 
-    private static redis.clients.jedis.commands.ProtocolCommand command(String name) {
-        return () -> redis.clients.jedis.util.SafeEncoder.encode(name);
+    private static ProtocolCommand command(String name) {
+        return () -> SafeEncoder.encode(name);
     }
 
     @Test
@@ -121,7 +142,8 @@ class ServiceProvisionerIT {
         ServiceInstance redis = provision("redis", "it-redis", Set.of("search"));
         Map<String, String> env = env(redis);
 
-        try (Jedis jedis = new Jedis(env.get("ROBOCO_TEST_REDIS_HOST"), Integer.parseInt(env.get("ROBOCO_TEST_REDIS_PORT")))) {
+        try (Jedis jedis =
+                new Jedis(env.get("ROBOCO_TEST_REDIS_HOST"), Integer.parseInt(env.get("ROBOCO_TEST_REDIS_PORT")))) {
             jedis.auth(env.get("ROBOCO_TEST_REDIS_USER"), env.get("ROBOCO_TEST_REDIS_PASSWORD"));
             jedis.set("greeting", "hello");
             assertThat(jedis.get("greeting")).isEqualTo("hello");
@@ -131,10 +153,13 @@ class ServiceProvisionerIT {
             Object found = jedis.sendCommand(command("FT.SEARCH"), "idx", "throwaway");
             assertThat(((List<?>) found).get(0)).isEqualTo(1L);
 
-            for (String[] forbidden : new String[][] {{"MODULE", "LOAD", "/tmp/x.so"}, {"CONFIG", "SET", "maxmemory", "1"}, {"DEBUG", "SLEEP", "0"}}) {
-                String[] rest = java.util.Arrays.copyOfRange(forbidden, 1, forbidden.length);
+            for (String[] forbidden : new String[][] {
+                {"MODULE", "LOAD", "/tmp/x.so"}, {"CONFIG", "SET", "maxmemory", "1"}, {"DEBUG", "SLEEP", "0"}
+            }) {
+                String[] rest = Arrays.copyOfRange(forbidden, 1, forbidden.length);
                 assertThatThrownBy(() -> jedis.sendCommand(command(forbidden[0]), rest))
-                        .as(String.join(" ", forbidden)).isInstanceOf(JedisDataException.class);
+                        .as(String.join(" ", forbidden))
+                        .isInstanceOf(JedisDataException.class);
             }
         }
         removeAndExpectNothingLeft(redis, "it-redis");
@@ -145,7 +170,8 @@ class ServiceProvisionerIT {
         ServiceInstance mongo = provision("mongo", "it-mongo", Set.of());
         Map<String, String> env = env(mongo);
         try (MongoClient client = MongoClients.create(env.get("ROBOCO_TEST_MONGO_URL"))) {
-            MongoCollection<Document> notes = client.getDatabase(env.get("ROBOCO_TEST_MONGO_NAME")).getCollection("notes");
+            MongoCollection<Document> notes =
+                    client.getDatabase(env.get("ROBOCO_TEST_MONGO_NAME")).getCollection("notes");
             notes.insertOne(new Document("body", "hello"));
             assertThat(notes.find().first().getString("body")).isEqualTo("hello");
         }
@@ -157,21 +183,38 @@ class ServiceProvisionerIT {
         ServiceInstance pg = provision("postgres", "it-inspect", Set.of("pg_trgm"));
         String inspect = LocalImages.docker("inspect", pg.containerId());
         String logs = LocalImages.docker("logs", pg.containerId());
-        String hostConfig = LocalImages.docker("inspect", "-f",
+        String hostConfig = LocalImages.docker(
+                "inspect",
+                "-f",
                 "{{json .HostConfig.Tmpfs}} {{.HostConfig.Memory}} {{.HostConfig.NanoCpus}} {{.HostConfig.PidsLimit}} "
                         + "{{json .HostConfig.SecurityOpt}} {{json .HostConfig.CapDrop}} {{.HostConfig.Privileged}} {{json .HostConfig.Binds}}",
                 pg.containerId());
 
-        assertThat(hostConfig).contains("\"/var/lib/postgresql/data\"").contains(" 536870912 1000000000 512 ")
-                .contains("no-new-privileges").contains("[\"ALL\"]").contains(" false null");
-        assertThat(inspect).contains("\"roboco.sandbox\": \"1\"").contains("\"roboco.sandbox.agent\": \"it-inspect\"")
-                .contains("\"roboco.sandbox.service\": \"postgres\"").contains("\"roboco.sandbox.project\": \"it-project\"")
-                .contains("\"roboco.sandbox.instance\": \"" + INSTANCE + "\"").contains("\"roboco.sandbox.created\"")
+        assertThat(hostConfig)
+                .contains("\"/var/lib/postgresql/data\"")
+                .contains(" 536870912 1000000000 512 ")
+                .contains("no-new-privileges")
+                .contains("[\"ALL\"]")
+                .contains(" false null");
+        assertThat(inspect)
+                .contains("\"roboco.sandbox\": \"1\"")
+                .contains("\"roboco.sandbox.agent\": \"it-inspect\"")
+                .contains("\"roboco.sandbox.service\": \"postgres\"")
+                .contains("\"roboco.sandbox.project\": \"it-project\"")
+                .contains("\"roboco.sandbox.instance\": \"" + INSTANCE + "\"")
+                .contains("\"roboco.sandbox.created\"")
                 .doesNotContain("docker.sock");
-        assertThat(inspect).as("agent password in inspect").doesNotContain(pg.credentials().password());
-        assertThat(logs).as("agent password in logs").doesNotContain(pg.credentials().password());
-        assertThat(logs).as("admin password in logs").doesNotContain(pg.credentials().adminPassword());
-        assertThat(inspect).as("the sandbox's own admin secret is only in its env")
+        assertThat(inspect)
+                .as("agent password in inspect")
+                .doesNotContain(pg.credentials().password());
+        assertThat(logs)
+                .as("agent password in logs")
+                .doesNotContain(pg.credentials().password());
+        assertThat(logs)
+                .as("admin password in logs")
+                .doesNotContain(pg.credentials().adminPassword());
+        assertThat(inspect)
+                .as("the sandbox's own admin secret is only in its env")
                 .contains("POSTGRES_PASSWORD=" + pg.credentials().adminPassword());
         removeAndExpectNothingLeft(pg, "it-inspect");
     }

@@ -1,21 +1,21 @@
 package io.roboco.sandbox.secrets;
 
-import io.roboco.sandbox.engine.Credentials;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import javax.crypto.SecretKey;
+import io.roboco.sandbox.engine.Credentials;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Base64;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import javax.crypto.SecretKey;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CredentialCipherTest {
-    private static final Credentials CREDS = new Credentials("admin_x", "admin-secret-1", "agent_y", "agent-secret-2", "sandbox_z");
+    private static final Credentials CREDS =
+            new Credentials("admin_x", "admin-secret-1", "agent_y", "agent-secret-2", "sandbox_z");
     private static final RowBinding ROW = new RowBinding("sbx_1", "dev-1", "c0ffee");
 
     private final SecretKey key = KeyFile.newKey();
@@ -39,9 +39,13 @@ class CredentialCipherTest {
     @Test
     void aCiphertextCopiedOntoAnotherRowFailsToOpen() {
         String sealed = cipher.seal(CREDS, ROW);
-        for (RowBinding other : new RowBinding[]{new RowBinding("sbx_2", "dev-1", "c0ffee"),
-                new RowBinding("sbx_1", "dev-2", "c0ffee"), new RowBinding("sbx_1", "dev-1", "beef")}) {
-            assertThatThrownBy(() -> cipher.open(sealed, other)).isInstanceOf(UnsealException.class)
+        for (RowBinding other : new RowBinding[] {
+            new RowBinding("sbx_2", "dev-1", "c0ffee"),
+            new RowBinding("sbx_1", "dev-2", "c0ffee"),
+            new RowBinding("sbx_1", "dev-1", "beef")
+        }) {
+            assertThatThrownBy(() -> cipher.open(sealed, other))
+                    .isInstanceOf(UnsealException.class)
                     .hasMessageContaining("altered or belongs to another row");
         }
     }
@@ -49,7 +53,8 @@ class CredentialCipherTest {
     @Test
     void bindingsThatConcatenateAlikeStillDiffer() {
         String sealed = cipher.seal(CREDS, new RowBinding("ab", "c", "d"));
-        assertThatThrownBy(() -> cipher.open(sealed, new RowBinding("a", "bc", "d"))).isInstanceOf(UnsealException.class);
+        assertThatThrownBy(() -> cipher.open(sealed, new RowBinding("a", "bc", "d")))
+                .isInstanceOf(UnsealException.class);
     }
 
     @Test
@@ -61,15 +66,18 @@ class CredentialCipherTest {
         String tampered = parts[0] + "." + parts[1] + "." + Base64.getEncoder().encodeToString(raw);
         assertThatThrownBy(() -> cipher.open(tampered, ROW)).isInstanceOf(UnsealException.class);
         assertThatThrownBy(() -> cipher.open("garbage", ROW)).isInstanceOf(UnsealException.class);
-        assertThatThrownBy(() -> cipher.open(parts[0] + "." + parts[1] + ".!!", ROW)).isInstanceOf(UnsealException.class);
+        assertThatThrownBy(() -> cipher.open(parts[0] + "." + parts[1] + ".!!", ROW))
+                .isInstanceOf(UnsealException.class);
     }
 
     @Test
     void anotherKeyCannotOpenAndTheMessageNamesKeyIdsOnly() {
         String sealed = cipher.seal(CREDS, ROW);
         CredentialCipher other = new CredentialCipher(KeyFile.newKey());
-        assertThatThrownBy(() -> other.open(sealed, ROW)).isInstanceOf(UnsealException.class)
-                .hasMessageContaining(cipher.keyId()).hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> other.open(sealed, ROW))
+                .isInstanceOf(UnsealException.class)
+                .hasMessageContaining(cipher.keyId())
+                .hasMessageNotContaining("secret");
         assertThat(CredentialCipher.keyIdOf(sealed)).isEqualTo(cipher.keyId());
     }
 
@@ -82,7 +90,9 @@ class CredentialCipherTest {
         assertThat(rotating.sealedUnderCurrentKey(old)).isFalse();
         String resealed = rotating.seal(CREDS, ROW);
         assertThat(rotating.sealedUnderCurrentKey(resealed)).isTrue();
-        assertThat(CredentialCipher.keyIdOf(resealed)).isEqualTo(rotating.keyId()).isNotEqualTo(cipher.keyId());
+        assertThat(CredentialCipher.keyIdOf(resealed))
+                .isEqualTo(rotating.keyId())
+                .isNotEqualTo(cipher.keyId());
         assertThatThrownBy(() -> cipher.open(resealed, ROW)).isInstanceOf(UnsealException.class);
     }
 
@@ -92,7 +102,8 @@ class CredentialCipherTest {
         KeyFile.Loaded first = KeyFile.load(file, true);
         assertThat(first).isInstanceOf(KeyFile.Loaded.Key.class);
         assertThat(((KeyFile.Loaded.Key) first).generated()).isTrue();
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
         SecretKey key = ((KeyFile.Loaded.Key) first).key();
 
         KeyFile.Loaded again = KeyFile.load(file, true);
@@ -107,6 +118,8 @@ class CredentialCipherTest {
         Files.writeString(file, "c2hvcnQ=\n");
         KeyFile.Loaded loaded = KeyFile.load(file, true);
         assertThat(loaded).isInstanceOf(KeyFile.Loaded.Unusable.class);
-        assertThat(((KeyFile.Loaded.Unusable) loaded).reason()).contains(file.toString()).doesNotContain("c2hvcnQ");
+        assertThat(((KeyFile.Loaded.Unusable) loaded).reason())
+                .contains(file.toString())
+                .doesNotContain("c2hvcnQ");
     }
 }

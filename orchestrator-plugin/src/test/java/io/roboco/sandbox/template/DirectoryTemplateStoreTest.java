@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,7 +27,15 @@ class DirectoryTemplateStoreTest {
     }
 
     private static TemplateInfo info(String project, String name, String major) {
-        return new TemplateInfo(name, project, "sbx_1", major, major + ".1", 0, Instant.parse("2026-12-01T12:00:00Z"), "abc123",
+        return new TemplateInfo(
+                name,
+                project,
+                "sbx_1",
+                major,
+                major + ".1",
+                0,
+                Instant.parse("2026-12-01T12:00:00Z"),
+                "abc123",
                 List.of("pg_trgm"));
     }
 
@@ -57,17 +66,31 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir.resolve("templates"));
         assertThat(store.list("shop")).isEmpty();
         assertThat(store.knownNames("shop")).isEqualTo("none");
-        TemplateInfo saved = store.save(info("shop-v1", "15"), out -> out.write("CREATE TABLE t (id int);\n".getBytes(StandardCharsets.UTF_8)), false);
+        TemplateInfo saved = store.save(
+                info("shop-v1", "15"),
+                out -> out.write("CREATE TABLE t (id int);\n".getBytes(StandardCharsets.UTF_8)),
+                false);
 
         assertThat(saved.sizeBytes()).isEqualTo(25);
         assertThat(store.list("shop")).containsExactly(saved);
         assertThat(store.listAll()).containsExactly(saved);
         assertThat(store.find("shop", "shop-v1")).contains(saved);
         assertThat(read(store.open("shop", "shop-v1"))).isEqualTo("CREATE TABLE t (id int);\n");
-        assertThat(DirectoryTemplateStore.toJson(saved)).containsOnlyKeys("name", "project", "sandbox", "major", "postgres_version",
-                "size_bytes", "created", "schema_digest", "extensions");
+        assertThat(DirectoryTemplateStore.toJson(saved))
+                .containsOnlyKeys(
+                        "name",
+                        "project",
+                        "sandbox",
+                        "major",
+                        "postgres_version",
+                        "size_bytes",
+                        "created",
+                        "schema_digest",
+                        "extensions");
         assertThat(Files.readString(dir.resolve("templates/shop/shop-v1.json"))).doesNotContain("CREATE TABLE");
-        assertThat(new DirectoryTemplateStore(dir.resolve("templates")).find("shop", "shop-v1")).as("read back by a new store").contains(saved);
+        assertThat(new DirectoryTemplateStore(dir.resolve("templates")).find("shop", "shop-v1"))
+                .as("read back by a new store")
+                .contains(saved);
     }
 
     @Test
@@ -75,7 +98,9 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
         store.save(info("a", "15"), out -> out.write('1'), false);
         assertThatThrownBy(() -> store.save(info("a", "17"), out -> out.write('2'), false))
-                .isInstanceOf(TemplateStore.NameTaken.class).hasMessageContaining("'a' already exists in project 'shop'").hasMessageContaining("replace");
+                .isInstanceOf(TemplateStore.NameTaken.class)
+                .hasMessageContaining("'a' already exists in project 'shop'")
+                .hasMessageContaining("replace");
         assertThat(read(store.open("shop", "a"))).isEqualTo("1");
         store.save(info("a", "17"), out -> out.write('2'), true);
         assertThat(read(store.open("shop", "a"))).isEqualTo("2");
@@ -87,10 +112,13 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
         store.save(info("beta", "base", "15"), out -> out.write("beta's".getBytes(StandardCharsets.UTF_8)), false);
 
-        TemplateInfo alphas = store.save(info("alpha", "base", "15"), out -> out.write("alpha's".getBytes(StandardCharsets.UTF_8)), true);
+        TemplateInfo alphas = store.save(
+                info("alpha", "base", "15"), out -> out.write("alpha's".getBytes(StandardCharsets.UTF_8)), true);
 
         assertThat(alphas.project()).isEqualTo("alpha");
-        assertThat(read(store.open("beta", "base"))).as("another project's template of the same name is untouched").isEqualTo("beta's");
+        assertThat(read(store.open("beta", "base")))
+                .as("another project's template of the same name is untouched")
+                .isEqualTo("beta's");
         assertThat(read(store.open("alpha", "base"))).isEqualTo("alpha's");
         assertThat(store.list("alpha")).extracting(TemplateInfo::project).containsExactly("alpha");
         assertThat(store.knownNames("gamma")).isEqualTo("none");
@@ -103,7 +131,9 @@ class DirectoryTemplateStoreTest {
     void theDirectorySaysWhoseATemplateIsWhateverItsMetadataSays() throws Exception {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
         store.save(info("alpha", "t", "15"), out -> out.write('x'), false);
-        Files.writeString(dir.resolve("alpha/t.json"), Files.readString(dir.resolve("alpha/t.json")).replace("\"alpha\"", "\"beta\""));
+        Files.writeString(
+                dir.resolve("alpha/t.json"),
+                Files.readString(dir.resolve("alpha/t.json")).replace("\"alpha\"", "\"beta\""));
 
         assertThat(store.find("alpha", "t").orElseThrow().project()).isEqualTo("alpha");
         assertThat(store.find("beta", "t")).isEmpty();
@@ -115,11 +145,17 @@ class DirectoryTemplateStoreTest {
         store.save(info("a", "15"), bytes(10), false);
         store.save(info("b", "15"), bytes(10), false);
 
-        assertThatThrownBy(() -> store.save(info("c", "15"), bytes(10), false)).isInstanceOf(TemplateStore.OverCap.class)
-                .hasMessageContaining("ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT=2").hasMessageContaining("a, b")
+        assertThatThrownBy(() -> store.save(info("c", "15"), bytes(10), false))
+                .isInstanceOf(TemplateStore.OverCap.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT=2")
+                .hasMessageContaining("a, b")
                 .hasMessageContaining("nothing was written");
-        assertThat(store.save(info("b", "17"), bytes(20), true).sizeBytes()).as("a replace does not count twice").isEqualTo(20);
-        assertThat(store.save(info("other", "c", "15"), bytes(10), false)).as("another project has its own count").isNotNull();
+        assertThat(store.save(info("b", "17"), bytes(20), true).sizeBytes())
+                .as("a replace does not count twice")
+                .isEqualTo(20);
+        assertThat(store.save(info("other", "c", "15"), bytes(10), false))
+                .as("another project has its own count")
+                .isNotNull();
         assertThat(store.list("shop")).extracting(TemplateInfo::name).containsExactly("a", "b");
     }
 
@@ -128,26 +164,37 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir, new TemplateLimits(5, 1000, 10_000));
         store.save(info("keep", "15"), bytes(1000), false);
 
-        assertThatThrownBy(() -> store.save(info("big", "15"), bytes(1001), false)).isInstanceOf(TemplateStore.OverCap.class)
-                .hasMessageContaining("larger than 1000 bytes").hasMessageContaining("ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE");
-        assertThatThrownBy(() -> store.save(info("keep", "17"), bytes(5000), true)).isInstanceOf(TemplateStore.OverCap.class);
+        assertThatThrownBy(() -> store.save(info("big", "15"), bytes(1001), false))
+                .isInstanceOf(TemplateStore.OverCap.class)
+                .hasMessageContaining("larger than 1000 bytes")
+                .hasMessageContaining("ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE");
+        assertThatThrownBy(() -> store.save(info("keep", "17"), bytes(5000), true))
+                .isInstanceOf(TemplateStore.OverCap.class);
 
         assertThat(store.list("shop")).extracting(TemplateInfo::name).containsExactly("keep");
         assertThat(read(store.open("shop", "keep"))).hasSize(1000);
-        assertThat(store.find("shop", "keep").orElseThrow().major()).as("a refused replace leaves the old one").isEqualTo("15");
-        assertThat(files()).extracting(p -> p.getFileName().toString()).containsExactlyInAnyOrder("keep.sql", "keep.json");
+        assertThat(store.find("shop", "keep").orElseThrow().major())
+                .as("a refused replace leaves the old one")
+                .isEqualTo("15");
+        assertThat(files())
+                .extracting(p -> p.getFileName().toString())
+                .containsExactlyInAnyOrder("keep.sql", "keep.json");
     }
 
     @Test
     void aDumpThatSwallowsTheCapFailureIsStillRefused() throws Exception {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir, new TemplateLimits(5, 100, 10_000));
-        assertThatThrownBy(() -> store.save(info("sly", "15"), out -> {
-            try {
-                out.write(new byte[500]);
-            } catch (java.io.IOException ignored) {
-                // a writer that wraps or drops the failure
-            }
-        }, false)).isInstanceOf(TemplateStore.OverCap.class);
+        assertThatThrownBy(() -> store.save(
+                        info("sly", "15"),
+                        out -> {
+                            try {
+                                out.write(new byte[500]);
+                            } catch (IOException ignored) {
+                                // a writer that wraps or drops the failure
+                            }
+                        },
+                        false))
+                .isInstanceOf(TemplateStore.OverCap.class);
         assertThat(files()).isEmpty();
     }
 
@@ -156,13 +203,20 @@ class DirectoryTemplateStoreTest {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir, new TemplateLimits(10, 1000, 1500));
         store.save(info("a", "15"), bytes(1000), false);
 
-        assertThatThrownBy(() -> store.save(info("b", "15"), bytes(600), false)).isInstanceOf(TemplateStore.OverCap.class)
-                .hasMessageContaining("ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE").hasMessageContaining("(a)");
+        assertThatThrownBy(() -> store.save(info("b", "15"), bytes(600), false))
+                .isInstanceOf(TemplateStore.OverCap.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE")
+                .hasMessageContaining("(a)");
         assertThat(store.save(info("b", "15"), bytes(500), false).sizeBytes()).isEqualTo(500);
-        assertThatThrownBy(() -> store.save(info("c", "15"), bytes(1), false)).isInstanceOf(TemplateStore.OverCap.class)
+        assertThatThrownBy(() -> store.save(info("c", "15"), bytes(1), false))
+                .isInstanceOf(TemplateStore.OverCap.class)
                 .hasMessageContaining("a, b");
-        assertThat(store.save(info("a", "17"), bytes(900), true).sizeBytes()).as("a replace frees the old size first").isEqualTo(900);
-        assertThat(store.save(info("other", "a", "15"), bytes(1000), false)).as("another project has its own total").isNotNull();
+        assertThat(store.save(info("a", "17"), bytes(900), true).sizeBytes())
+                .as("a replace frees the old size first")
+                .isEqualTo(900);
+        assertThat(store.save(info("other", "a", "15"), bytes(1000), false))
+                .as("another project has its own total")
+                .isNotNull();
     }
 
     @Test
@@ -176,15 +230,19 @@ class DirectoryTemplateStoreTest {
         assertThat(copy.name()).isEqualTo("shared-base");
         assertThat(copy.major()).isEqualTo("15");
         assertThat(read(store.open("beta", "shared-base"))).isEqualTo("alpha's");
-        assertThatThrownBy(() -> store.copy("alpha", "base", "beta", "again", false)).isInstanceOf(TemplateStore.OverCap.class);
-        assertThatThrownBy(() -> store.copy("alpha", "nope", "beta", null, false)).isInstanceOf(FileNotFoundException.class);
+        assertThatThrownBy(() -> store.copy("alpha", "base", "beta", "again", false))
+                .isInstanceOf(TemplateStore.OverCap.class);
+        assertThatThrownBy(() -> store.copy("alpha", "nope", "beta", null, false))
+                .isInstanceOf(FileNotFoundException.class);
     }
 
     @Test
     void theOneDirectoryLayoutIsMovedIntoProjectDirectories() throws Exception {
         Files.writeString(dir.resolve("old.sql"), "CREATE TABLE t ();\n");
-        Files.writeString(dir.resolve("old.json"), "{\"name\":\"old\",\"project\":\"shop\",\"major\":\"15\",\"size_bytes\":19,"
-                + "\"created\":\"2026-12-01T12:00:00Z\"}");
+        Files.writeString(
+                dir.resolve("old.json"),
+                "{\"name\":\"old\",\"project\":\"shop\",\"major\":\"15\",\"size_bytes\":19,"
+                        + "\"created\":\"2026-12-01T12:00:00Z\"}");
         Files.writeString(dir.resolve("orphan.json"), "{\"name\":\"orphan\",\"created\":\"2026-12-01T12:00:00Z\"}");
 
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
@@ -197,10 +255,14 @@ class DirectoryTemplateStoreTest {
     @Test
     void aFailedDumpLeavesNoTemplateAndNoPartFile() throws Exception {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir);
-        assertThatThrownBy(() -> store.save(info("broken", "15"), out -> {
-            out.write("half".getBytes(StandardCharsets.UTF_8));
-            throw new IllegalStateException("pg_dump failed");
-        }, false)).hasMessage("pg_dump failed");
+        assertThatThrownBy(() -> store.save(
+                        info("broken", "15"),
+                        out -> {
+                            out.write("half".getBytes(StandardCharsets.UTF_8));
+                            throw new IllegalStateException("pg_dump failed");
+                        },
+                        false))
+                .hasMessage("pg_dump failed");
         assertThat(store.list("shop")).isEmpty();
         assertThat(files()).isEmpty();
     }
@@ -230,9 +292,11 @@ class DirectoryTemplateStoreTest {
             assertThat(store.find(bad, "x")).isEmpty();
             assertThat(store.list(bad)).isEmpty();
             assertThat(store.delete(bad, "x")).isFalse();
-            assertThatThrownBy(() -> store.save(info(bad, "x", "15"), out -> { }, false)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.save(info(bad, "x", "15"), out -> {}, false))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> store.save(info("../x", "15"), out -> { }, false)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.save(info("../x", "15"), out -> {}, false))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -248,8 +312,14 @@ class DirectoryTemplateStoreTest {
         TemplateInfo from15 = info("t", "15");
         assertThat(from15.refusalFor("15", "x")).isEmpty();
         assertThat(from15.refusalFor("17", "x")).isEmpty();
-        assertThat(from15.refusalFor("", "x")).as("an unknown major is left to the restore's own check").isEmpty();
-        assertThat(info("t", "17").refusalFor("15", "project 'p'")).hasValueSatisfying(why -> assertThat(why)
-                .contains("template 't' was saved from PostgreSQL 17", "project 'p' runs PostgreSQL 15", "sandbox_versions"));
+        assertThat(from15.refusalFor("", "x"))
+                .as("an unknown major is left to the restore's own check")
+                .isEmpty();
+        assertThat(info("t", "17").refusalFor("15", "project 'p'"))
+                .hasValueSatisfying(why -> assertThat(why)
+                        .contains(
+                                "template 't' was saved from PostgreSQL 17",
+                                "project 'p' runs PostgreSQL 15",
+                                "sandbox_versions"));
     }
 }

@@ -1,24 +1,29 @@
 package io.roboco.sandbox.cli;
 
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
-
 /**
  * {@code cleanup}: removes this server's expired sandboxes now (or previews them with {@code --dry-run}); with
  * {@code --foreign --older-than 1h}, other instances' leftover containers (see docs/operations.md for how a live
  * instance is told apart; {@code --force} also takes those of instances whose liveness is unknown).
  */
-@Command(name = "cleanup", mixinStandardHelpOptions = true, description = {"Remove expired sandboxes now; --dry-run previews.",
-        "Examples: roboco-sandbox cleanup --dry-run", "          roboco-sandbox cleanup --foreign --older-than 1h --dry-run"})
+@Command(
+        name = "cleanup",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Remove expired sandboxes now; --dry-run previews.",
+            "Examples: roboco-sandbox cleanup --dry-run",
+            "          roboco-sandbox cleanup --foreign --older-than 1h --dry-run"
+        })
 final class CleanupCommand implements Callable<Integer> {
     @Mixin
     ServerClient server;
@@ -32,20 +37,29 @@ final class CleanupCommand implements Callable<Integer> {
     @Option(names = "--owner", description = "only this owner's expired sandboxes")
     String owner;
 
-    @Option(names = "--foreign", description = "other instances' containers (labelled roboco.sandbox=1), not this server's records")
+    @Option(
+            names = "--foreign",
+            description = "other instances' containers (labelled roboco.sandbox=1), not this server's records")
     boolean foreign;
 
-    @Option(names = "--older-than", paramLabel = "DURATION", description = "with --foreign: only containers at least this old, e.g. 1h")
+    @Option(
+            names = "--older-than",
+            paramLabel = "DURATION",
+            description = "with --foreign: only containers at least this old, e.g. 1h")
     String olderThan;
 
-    @Option(names = "--force", description = "with --foreign: also remove containers of instances with no heartbeat in the store")
+    @Option(
+            names = "--force",
+            description = "with --foreign: also remove containers of instances with no heartbeat in the store")
     boolean force;
 
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() {
         if (foreign && (olderThan == null || olderThan.isBlank())) {
-            spec.commandLine().getErr().println("roboco-sandbox cleanup: --foreign needs --older-than, e.g. --older-than 1h");
+            spec.commandLine()
+                    .getErr()
+                    .println("roboco-sandbox cleanup: --foreign needs --older-than, e.g. --older-than 1h");
             return 2;
         }
         if (!foreign && (olderThan != null || force)) {
@@ -75,8 +89,13 @@ final class CleanupCommand implements Callable<Integer> {
             for (Object o : (List<Object>) body.get("foreign")) {
                 Map<String, Object> f = (Map<String, Object>) o;
                 String id = String.valueOf(f.get("container_id"));
-                t.row(id.length() > 12 ? id.substring(0, 12) : id, f.get("container_name"), f.get("instance"), f.get("instance_state"),
-                        ListCommand.human(((Number) f.get("age_seconds")).longValue()), f.get("action"));
+                t.row(
+                        id.length() > 12 ? id.substring(0, 12) : id,
+                        f.get("container_name"),
+                        f.get("instance"),
+                        f.get("instance_state"),
+                        ListCommand.human(((Number) f.get("age_seconds")).longValue()),
+                        f.get("action"));
             }
             t.print(out);
         } else {
@@ -85,11 +104,19 @@ final class CleanupCommand implements Callable<Integer> {
             List<Object> removed = (List<Object>) body.get("removed");
             for (Object o : expired) {
                 Map<String, Object> s = (Map<String, Object>) o;
-                t.row(s.get("id"), s.get("owner"), s.get("name"), s.get("project"), s.get("expires"), dryRun ? "yes" : removed.contains(s.get("id")) ? "yes" : "no");
+                t.row(
+                        s.get("id"),
+                        s.get("owner"),
+                        s.get("name"),
+                        s.get("project"),
+                        s.get("expires"),
+                        dryRun ? "yes" : removed.contains(s.get("id")) ? "yes" : "no");
             }
             t.print(out);
-            out.println(dryRun ? expired.size() + " expired sandbox(es) would be removed (dry run: nothing removed)"
-                    : removed.size() + " expired sandbox(es) removed");
+            out.println(
+                    dryRun
+                            ? expired.size() + " expired sandbox(es) would be removed (dry run: nothing removed)"
+                            : removed.size() + " expired sandbox(es) removed");
         }
         out.flush();
         return 0;

@@ -11,12 +11,28 @@ import picocli.CommandLine.Command;
  * <p>Adding a subcommand is one class (a picocli {@code @Command} implementing {@code Callable<Integer>}, taking
  * {@link ServerClient} as a mixin when it talks to the running server) plus its line in {@code subcommands} below.
  */
-@Command(name = "roboco-sandbox", mixinStandardHelpOptions = true, versionProvider = Cli.Version.class,
-        description = "Throwaway Postgres, Redis and MongoDB sandboxes for AI agents: the server and its operator commands.",
-        subcommands = {ServeCommand.class, McpCommand.class, DoctorCommand.class, ListCommand.class, DeleteCommand.class,
-                ReleaseCommand.class, CleanupCommand.class, RotateKeyCommand.class, CommandLine.HelpCommand.class},
-        footer = {"", "Commands that need a server talk to ROBOCO_SANDBOX_URL (default http://127.0.0.1:$ROBOCO_SANDBOX_PORT) with the admin",
-                "token from ROBOCO_SANDBOX_ADMIN_TOKEN or the state directory ($ROBOCO_SANDBOX_STATE_DIR/admin-token)."})
+@Command(
+        name = "roboco-sandbox",
+        mixinStandardHelpOptions = true,
+        versionProvider = Cli.Version.class,
+        description =
+                "Throwaway Postgres, Redis and MongoDB sandboxes for AI agents: the server and its operator commands.",
+        subcommands = {
+            ServeCommand.class,
+            McpCommand.class,
+            DoctorCommand.class,
+            ListCommand.class,
+            DeleteCommand.class,
+            ReleaseCommand.class,
+            CleanupCommand.class,
+            RotateKeyCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        footer = {
+            "",
+            "Commands that need a server talk to ROBOCO_SANDBOX_URL (default http://127.0.0.1:$ROBOCO_SANDBOX_PORT) with the admin",
+            "token from ROBOCO_SANDBOX_ADMIN_TOKEN or the state directory ($ROBOCO_SANDBOX_STATE_DIR/admin-token)."
+        })
 public final class Cli implements Runnable {
     /** What a command returns when it started something that keeps running (serve): main must not exit. */
     static final int KEEP_RUNNING = -1;

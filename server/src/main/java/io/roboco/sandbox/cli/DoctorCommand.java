@@ -2,23 +2,27 @@ package io.roboco.sandbox.cli;
 
 import io.roboco.sandbox.server.Doctor;
 import io.roboco.sandbox.server.DoctorCheck;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code doctor}: asks the running server ({@code GET /api/doctor}); with none running, checks this machine itself
  * (Docker, the images and their recipes, the state dir, the store, the tokens, the flag, the limits). The embedded
  * store is locked by a running server, which is why the server is asked first. Exit 0 when no check fails, 1 otherwise.
  */
-@Command(name = "doctor", mixinStandardHelpOptions = true, description = {"Health checks, each ok / warn / fail with a fix; exit 1 when any fails.",
-        "Example: roboco-sandbox doctor --json"})
+@Command(
+        name = "doctor",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Health checks, each ok / warn / fail with a fix; exit 1 when any fails.",
+            "Example: roboco-sandbox doctor --json"
+        })
 final class DoctorCommand implements Callable<Integer> {
     @Mixin
     ServerClient server;
@@ -35,7 +39,10 @@ final class DoctorCommand implements Callable<Integer> {
         if (server.reachable()) {
             ServerClient.Reply reply = server.send("GET", "/api/doctor", null);
             if (!reply.ok()) {
-                spec.commandLine().getErr().println("roboco-sandbox doctor: the server at " + server.base() + " refused: " + reply.message());
+                spec.commandLine()
+                        .getErr()
+                        .println("roboco-sandbox doctor: the server at " + server.base() + " refused: "
+                                + reply.message());
                 return 1;
             }
             report = reply.map();

@@ -1,11 +1,5 @@
 package io.roboco.sandbox.cli;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +7,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code list}: the server's sandboxes (GET /api/sandboxes), filtered like the API. Never credentials. */
-@Command(name = "list", mixinStandardHelpOptions = true, description = {"List sandboxes: id, owner, name, project, state, expiry, services, labels.",
-        "Example: roboco-sandbox list --owner dev-1 --label task=T-7 --state all"})
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        description = {
+            "List sandboxes: id, owner, name, project, state, expiry, services, labels.",
+            "Example: roboco-sandbox list --owner dev-1 --label task=T-7 --state all"
+        })
 final class ListCommand implements Callable<Integer> {
     @Mixin
     ServerClient server;
@@ -30,7 +34,10 @@ final class ListCommand implements Callable<Integer> {
     @Option(names = "--project", description = "only this project's")
     String project;
 
-    @Option(names = "--label", paramLabel = "KEY=VALUE", description = "only those with this label (repeatable; all must match)")
+    @Option(
+            names = "--label",
+            paramLabel = "KEY=VALUE",
+            description = "only those with this label (repeatable; all must match)")
     List<String> labels = new ArrayList<>();
 
     @Option(names = "--state", defaultValue = "live", description = "live (default), expired, deleted or all")
@@ -44,7 +51,8 @@ final class ListCommand implements Callable<Integer> {
         add(query, "project", project);
         labels.forEach(l -> add(query, "label", l));
         add(query, "state", state);
-        ServerClient.Reply reply = server.send("GET", "/api/sandboxes" + (query.isEmpty() ? "" : "?" + String.join("&", query)), null);
+        ServerClient.Reply reply =
+                server.send("GET", "/api/sandboxes" + (query.isEmpty() ? "" : "?" + String.join("&", query)), null);
         PrintWriter out = spec.commandLine().getOut();
         if (!reply.ok()) {
             spec.commandLine().getErr().println("roboco-sandbox list: " + reply.message());
@@ -60,13 +68,20 @@ final class ListCommand implements Callable<Integer> {
         for (Object o : (List<Object>) body.get("sandboxes")) {
             Map<String, Object> s = (Map<String, Object>) o;
             long left = ((Number) s.get("expires_in_seconds")).longValue();
-            t.row(s.get("id"), s.get("owner"), s.get("name"), s.get("project"), s.get("state"), left <= 0 ? "-" : human(left),
-                    String.join(",", (List<String>) s.get("services")), labels((Map<String, Object>) s.get("labels")));
+            t.row(
+                    s.get("id"),
+                    s.get("owner"),
+                    s.get("name"),
+                    s.get("project"),
+                    s.get("state"),
+                    left <= 0 ? "-" : human(left),
+                    String.join(",", (List<String>) s.get("services")),
+                    labels((Map<String, Object>) s.get("labels")));
         }
         t.print(out);
         Map<String, Object> capacity = (Map<String, Object>) body.get("capacity");
-        out.println("capacity: " + capacity.get("used") + " of " + (capacity.get("max") == null ? "unlimited" : capacity.get("max"))
-                + " sandbox containers live");
+        out.println("capacity: " + capacity.get("used") + " of "
+                + (capacity.get("max") == null ? "unlimited" : capacity.get("max")) + " sandbox containers live");
         out.flush();
         return 0;
     }

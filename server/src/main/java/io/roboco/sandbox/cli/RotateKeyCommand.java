@@ -5,16 +5,15 @@ import io.roboco.sandbox.server.ConfigException;
 import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code rotate-key}: every sealed credential row of this instance re-sealed under a new key, which then replaces the
@@ -22,10 +21,14 @@ import java.util.concurrent.Callable;
  * file); refused while a server answers (it would keep sealing under the old key). Exit 0 when every row was
  * re-sealed, 1 when some could not be opened or the rotation could not run, 2 for bad usage or configuration.
  */
-@Command(name = "rotate-key", mixinStandardHelpOptions = true, description = {
-        "Re-seal every stored sandbox credential under a new key and replace the key file (ROBOCO_SANDBOX_SECRET_KEY_FILE).",
-        "Stop the server first; with re-adoption on, the stop and the next start keep every agent's sandbox.",
-        "Example: ROBOCO_SANDBOX_STATE_DIR=/var/lib/roboco-sandbox roboco-sandbox rotate-key"})
+@Command(
+        name = "rotate-key",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Re-seal every stored sandbox credential under a new key and replace the key file (ROBOCO_SANDBOX_SECRET_KEY_FILE).",
+            "Stop the server first; with re-adoption on, the stop and the next start keep every agent's sandbox.",
+            "Example: ROBOCO_SANDBOX_STATE_DIR=/var/lib/roboco-sandbox roboco-sandbox rotate-key"
+        })
 final class RotateKeyCommand implements Callable<Integer> {
     @Mixin
     ServerClient server;
@@ -45,7 +48,8 @@ final class RotateKeyCommand implements Callable<Integer> {
             return 2;
         }
         if (server.reachable()) {
-            err.println("roboco-sandbox rotate-key: a server answers at " + server.base() + "; stop it first (it would keep sealing new"
+            err.println("roboco-sandbox rotate-key: a server answers at " + server.base()
+                    + "; stop it first (it would keep sealing new"
                     + " sandboxes under the old key), rotate, then start it again");
             return 1;
         }
@@ -54,7 +58,8 @@ final class RotateKeyCommand implements Callable<Integer> {
         try {
             instance = Files.readString(idFile).strip();
         } catch (IOException e) {
-            err.println("roboco-sandbox rotate-key: " + idFile + " is not readable, so this is not a server's state directory; set"
+            err.println("roboco-sandbox rotate-key: " + idFile
+                    + " is not readable, so this is not a server's state directory; set"
                     + " ROBOCO_SANDBOX_STATE_DIR to the server's");
             return 1;
         }
@@ -68,10 +73,14 @@ final class RotateKeyCommand implements Callable<Integer> {
             err.println("roboco-sandbox rotate-key: " + e.getMessage());
             return 1;
         }
-        out.println("rotated the credential key of instance " + instance + " in " + keyFile + ": " + result.oldKeyId() + " -> "
-                + result.newKeyId() + "; " + result.resealed() + " row(s) re-sealed, " + result.alreadyNew() + " already under the new key, "
-                + result.unopenable() + " could not be opened" + (result.unopenable() == 0 ? ""
-                : " (left as they are: their sandboxes are treated as dead at the next start)"));
+        out.println("rotated the credential key of instance " + instance + " in " + keyFile + ": " + result.oldKeyId()
+                + " -> "
+                + result.newKeyId() + "; " + result.resealed() + " row(s) re-sealed, " + result.alreadyNew()
+                + " already under the new key, "
+                + result.unopenable() + " could not be opened"
+                + (result.unopenable() == 0
+                        ? ""
+                        : " (left as they are: their sandboxes are treated as dead at the next start)"));
         out.flush();
         return result.unopenable() == 0 ? 0 : 1;
     }

@@ -1,8 +1,6 @@
 package io.roboco.sandbox.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import picocli.CommandLine.Option;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import picocli.CommandLine.Option;
 
 /**
  * The running server, as an operator command reaches it: its URL ({@code --url}, else {@code ROBOCO_SANDBOX_URL},
@@ -23,14 +22,18 @@ import java.util.Map;
 final class ServerClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @Option(names = "--url", paramLabel = "URL", description = "the server (default: ROBOCO_SANDBOX_URL, else http://127.0.0.1:$ROBOCO_SANDBOX_PORT)")
+    @Option(
+            names = "--url",
+            paramLabel = "URL",
+            description = "the server (default: ROBOCO_SANDBOX_URL, else http://127.0.0.1:$ROBOCO_SANDBOX_PORT)")
     String url;
 
     @Option(names = "--json", description = "print the server's JSON answer instead of a table")
     boolean json;
 
     Map<String, String> env = System.getenv();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
     /** An answer: HTTP status and body. */
     record Reply(int status, String body) {
@@ -73,7 +76,11 @@ final class ServerClient {
     /** True when a server answers /healthz at {@link #base()}. */
     boolean reachable() {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base() + "/healthz")).timeout(Duration.ofSeconds(3)).GET().build(),
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(base() + "/healthz"))
+                            .timeout(Duration.ofSeconds(3))
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200;
         } catch (IOException e) {
@@ -85,9 +92,12 @@ final class ServerClient {
     }
 
     Reply send(String method, String path, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofMinutes(3))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path))
+                .timeout(Duration.ofMinutes(3))
                 .header("Authorization", "Bearer " + adminToken())
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
@@ -95,8 +105,9 @@ final class ServerClient {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Reply(r.statusCode(), r.body());
         } catch (IOException e) {
-            throw new IllegalStateException("no server answers at " + base() + " (" + e.getClass().getSimpleName()
-                    + "); start one with ./scripts/roboco-sandbox serve, or point --url / ROBOCO_SANDBOX_URL at it");
+            throw new IllegalStateException(
+                    "no server answers at " + base() + " (" + e.getClass().getSimpleName()
+                            + "); start one with ./scripts/roboco-sandbox serve, or point --url / ROBOCO_SANDBOX_URL at it");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted");
@@ -125,13 +136,16 @@ final class ServerClient {
             return token.trim();
         }
         String dir = env.get("ROBOCO_SANDBOX_STATE_DIR");
-        Path stateDir = dir != null && !dir.isBlank() ? Path.of(dir) : Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".roboco-sandbox");
+        Path stateDir = dir != null && !dir.isBlank()
+                ? Path.of(dir)
+                : Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".roboco-sandbox");
         Path file = stateDir.resolve("admin-token");
         try {
             return Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            throw new IllegalStateException("no admin token: set ROBOCO_SANDBOX_ADMIN_TOKEN, or ROBOCO_SANDBOX_STATE_DIR to the server's"
-                    + " state directory (" + file + " is not readable)");
+            throw new IllegalStateException(
+                    "no admin token: set ROBOCO_SANDBOX_ADMIN_TOKEN, or ROBOCO_SANDBOX_STATE_DIR to the server's"
+                            + " state directory (" + file + " is not readable)");
         }
     }
 

@@ -10,9 +10,11 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -38,7 +40,8 @@ public final class BodyLimitFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest req = (HttpServletRequest) request;
         HttpServletResponse resp = (HttpServletResponse) response;
         boolean form = isForm(req.getContentType());
@@ -51,7 +54,8 @@ public final class BodyLimitFilter implements Filter {
         try {
             chain.doFilter(new Limited(req, limit), resp);
             if (resp.getStatus() == 413) {
-                // A route answered the over-limit body itself (its framework caught the BodyTooLarge): drain what is left.
+                // A route answered the over-limit body itself (its framework caught the BodyTooLarge): drain what is
+                // left.
                 drain(req);
             }
         } catch (BodyTooLarge e) {
@@ -83,15 +87,18 @@ public final class BodyLimitFilter implements Filter {
         return type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data");
     }
 
-    private static void refuse(HttpServletRequest req, HttpServletResponse resp, long limit, boolean form) throws IOException {
+    private static void refuse(HttpServletRequest req, HttpServletResponse resp, long limit, boolean form)
+            throws IOException {
         if (!resp.isCommitted()) {
             resp.resetBuffer();
             resp.setStatus(413);
             resp.setHeader("Connection", "close");
             resp.setContentType("application/json");
             String message = "the request body is larger than " + limit + " bytes, the most this server accepts"
-                    + (form ? " for a form (ROBOCO_SANDBOX_MAX_FORM_BODY)" : " (ROBOCO_SANDBOX_MAX_BODY)") + "; send a smaller one";
-            byte[] body = ("{\"error\":\"too_large\",\"message\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8);
+                    + (form ? " for a form (ROBOCO_SANDBOX_MAX_FORM_BODY)" : " (ROBOCO_SANDBOX_MAX_BODY)")
+                    + "; send a smaller one";
+            byte[] body =
+                    ("{\"error\":\"too_large\",\"message\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8);
             resp.setContentLength(body.length);
             resp.getOutputStream().write(body);
             resp.flushBuffer();
@@ -132,10 +139,10 @@ public final class BodyLimitFilter implements Filter {
         }
 
         @Override
-        public java.io.BufferedReader getReader() throws IOException {
+        public BufferedReader getReader() throws IOException {
             String encoding = getCharacterEncoding();
-            return new java.io.BufferedReader(new java.io.InputStreamReader(getInputStream(),
-                    encoding == null ? StandardCharsets.UTF_8 : java.nio.charset.Charset.forName(encoding)));
+            return new BufferedReader(new InputStreamReader(
+                    getInputStream(), encoding == null ? StandardCharsets.UTF_8 : Charset.forName(encoding)));
         }
     }
 

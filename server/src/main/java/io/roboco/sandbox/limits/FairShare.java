@@ -27,7 +27,8 @@ public final class FairShare {
 
     public FairShare(int maxConcurrent, int perMinute, Clock clock) {
         if (maxConcurrent < 1 || perMinute < 1) {
-            throw new IllegalArgumentException("fair-share limits must be at least 1: " + maxConcurrent + ", " + perMinute);
+            throw new IllegalArgumentException(
+                    "fair-share limits must be at least 1: " + maxConcurrent + ", " + perMinute);
         }
         this.maxConcurrent = maxConcurrent;
         this.perMinute = perMinute;
@@ -48,8 +49,7 @@ public final class FairShare {
     }
 
     /** The outcome of {@link #tryAcquire}: exactly one of the two is present. */
-    public record Admission(Optional<Permit> permit, Optional<Refusal> refusal) {
-    }
+    public record Admission(Optional<Permit> permit, Optional<Refusal> refusal) {}
 
     public Admission tryAcquire(String key) {
         Share share = shares.computeIfAbsent(key, k -> new Share());
@@ -57,15 +57,21 @@ public final class FairShare {
         synchronized (share) {
             share.forgetBefore(now.minus(WINDOW));
             if (share.running >= maxConcurrent) {
-                return refused("you have " + share.running + " calls under way, the most one agent token may have at once"
-                        + " (ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS=" + maxConcurrent + "); retry when one has answered, in about "
-                        + BUSY_RETRY.toSeconds() + " s", BUSY_RETRY);
+                return refused(
+                        "you have " + share.running + " calls under way, the most one agent token may have at once"
+                                + " (ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS=" + maxConcurrent
+                                + "); retry when one has answered, in about "
+                                + BUSY_RETRY.toSeconds() + " s",
+                        BUSY_RETRY);
             }
             if (share.begun.size() >= perMinute) {
                 Duration wait = Duration.between(now, share.begun.peekFirst().plus(WINDOW));
                 Refusal r = new Refusal("", wait.isNegative() ? Duration.ZERO : wait);
-                return refused("you began " + share.begun.size() + " calls in the last minute, the most one agent token may"
-                        + " (ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE=" + perMinute + "); retry in " + r.retryAfterSeconds() + " s", r.retryAfter());
+                return refused(
+                        "you began " + share.begun.size() + " calls in the last minute, the most one agent token may"
+                                + " (ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE=" + perMinute + "); retry in "
+                                + r.retryAfterSeconds() + " s",
+                        r.retryAfter());
             }
             share.running++;
             share.begun.addLast(now);

@@ -3,7 +3,6 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AgentTokenStore;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -27,6 +26,7 @@ import java.util.Optional;
 public final class AgentTokens {
     /** Every agent token starts so, which lets secret scanners find leaked ones. */
     public static final String PREFIX = "rbxa_";
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final AgentTokenStore store;

@@ -13,10 +13,19 @@ final class DoctorTool {
     }
 
     List<ToolSpec> specs() {
-        return List.of(new ToolSpec("doctor", "Health checks",
+        return List.of(new ToolSpec(
+                "doctor",
+                "Health checks",
                 "Operator: the server's health checks with fixes (Docker, images, store, state dir, tokens, flag, pool, capacity,"
                         + " janitor, TTLs and quotas), as GET /api/doctor answers them.",
-                McpTools.noArguments(), true, false, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::run, null));
+                McpTools.noArguments(),
+                true,
+                false,
+                true,
+                ToolSpec.Audience.OPERATOR,
+                ToolSpec.Scope.CALLER,
+                this::run,
+                null));
     }
 
     @SuppressWarnings("unchecked")
@@ -24,13 +33,27 @@ final class DoctorTool {
         Map<String, Object> report = doctor.get();
         StringBuilder text = new StringBuilder();
         if (report.get("checks") instanceof List<?> checks) {
-            long fail = checks.stream().filter(c -> "fail".equals(((Map<String, Object>) c).get("status"))).count();
-            long warn = checks.stream().filter(c -> "warn".equals(((Map<String, Object>) c).get("status"))).count();
-            text.append(checks.size()).append(" checks: ").append(fail).append(" fail, ").append(warn).append(" warn");
+            long fail = checks.stream()
+                    .filter(c -> "fail".equals(((Map<String, Object>) c).get("status")))
+                    .count();
+            long warn = checks.stream()
+                    .filter(c -> "warn".equals(((Map<String, Object>) c).get("status")))
+                    .count();
+            text.append(checks.size())
+                    .append(" checks: ")
+                    .append(fail)
+                    .append(" fail, ")
+                    .append(warn)
+                    .append(" warn");
             for (Object c : checks) {
                 Map<String, Object> check = (Map<String, Object>) c;
                 if (!"ok".equals(check.get("status"))) {
-                    text.append('\n').append(check.get("status")).append(' ').append(check.get("name")).append(": ").append(check.get("detail"))
+                    text.append('\n')
+                            .append(check.get("status"))
+                            .append(' ')
+                            .append(check.get("name"))
+                            .append(": ")
+                            .append(check.get("detail"))
                             .append(check.get("fix") == null ? "" : " (fix: " + check.get("fix") + ")");
                 }
             }

@@ -12,14 +12,15 @@ import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AgentStore;
 import io.roboco.sandbox.settings.AuditLog;
 import io.roboco.sandbox.settings.AuditRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one choke point every MCP tool call passes, allowed or denied (pgscout's Gate): it finds the tool
@@ -61,7 +62,7 @@ public final class Gate {
     private final SandboxScope scope;
     private final InspectionPolicy policy;
     private final FairShare share;
-    private final Map<String, java.time.Instant> refusalAudited = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Instant> refusalAudited = new ConcurrentHashMap<>();
     private final Clock clock;
 
     /**
@@ -80,8 +81,16 @@ public final class Gate {
      * @param inspection what the inspection tools allow ({@code ROBOCO_SANDBOX_MCP_ROW_CAP} its row limit,
      *                   {@code ROBOCO_SANDBOX_MCP_FETCH_BYTES} its fetch budget)
      */
-    public Gate(List<ToolSpec> specs, JsonSchemaValidator validator, AuditLog audit, AgentStore agents, GuardChain guards,
-                SandboxScope scope, InspectionPolicy inspection, FairShare share, Clock clock) {
+    public Gate(
+            List<ToolSpec> specs,
+            JsonSchemaValidator validator,
+            AuditLog audit,
+            AgentStore agents,
+            GuardChain guards,
+            SandboxScope scope,
+            InspectionPolicy inspection,
+            FairShare share,
+            Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
                 throw new IllegalArgumentException("two tools named " + spec.name());
@@ -89,7 +98,8 @@ public final class Gate {
             McpSchema.Tool checked = McpTools.describe(spec);
             JsonSchemaValidator.ValidationResponse schema = validator.validateSchema(checked.inputSchema());
             if (!schema.valid()) {
-                throw new IllegalArgumentException("tool " + spec.name() + " has an invalid input schema: " + schema.errorMessage());
+                throw new IllegalArgumentException(
+                        "tool " + spec.name() + " has an invalid input schema: " + schema.errorMessage());
             }
         }
         this.validator = validator;
@@ -113,7 +123,14 @@ public final class Gate {
 
     /** Records a call of a name no tool has; the SDK answers it (JSON-RPC -32602) before any handler could. */
     void unknownTool(Caller caller, String name) {
-        record(caller, "mcp:" + Names.printable(name), "invalid", "unknown tool", Map.of(), List.of(), System.nanoTime());
+        record(
+                caller,
+                "mcp:" + Names.printable(name),
+                "invalid",
+                "unknown tool",
+                Map.of(),
+                List.of(),
+                System.nanoTime());
     }
 
     /** Whether {@code caller} sees the tool in {@code tools/list}. */
@@ -138,18 +155,28 @@ public final class Gate {
         }
     }
 
-    private McpSchema.CallToolResult overShare(Caller caller, String name, Map<String, Object> args, FairShare.Refusal refusal,
-                                               long start) {
-        java.time.Instant now = clock.instant();
-        java.time.Instant last = refusalAudited.get(caller.auditName());
+    private McpSchema.CallToolResult overShare(
+            Caller caller, String name, Map<String, Object> args, FairShare.Refusal refusal, long start) {
+        Instant now = clock.instant();
+        Instant last = refusalAudited.get(caller.auditName());
         if (last == null || !now.isBefore(last.plusSeconds(60))) {
             refusalAudited.put(caller.auditName(), now);
-            record(caller, "mcp:" + Names.printable(name), "denied", refusal.reason() + " (further refusals this minute are not"
-                    + " audited)", Map.of(), List.of(), start);
+            record(
+                    caller,
+                    "mcp:" + Names.printable(name),
+                    "denied",
+                    refusal.reason() + " (further refusals this minute are not" + " audited)",
+                    Map.of(),
+                    List.of(),
+                    start);
         }
         Map<String, Object> body = failure("refused", refusal.reason(), true);
         body.put("retry_after_seconds", refusal.retryAfterSeconds());
-        return McpSchema.CallToolResult.builder().addTextContent(refusal.reason()).structuredContent(body).isError(true).build();
+        return McpSchema.CallToolResult.builder()
+                .addTextContent(refusal.reason())
+                .structuredContent(body)
+                .isError(true)
+                .build();
     }
 
     private McpSchema.CallToolResult admitted(Caller caller, String name, Map<String, Object> args, long start) {
@@ -157,13 +184,17 @@ public final class Gate {
         if (spec == null || !spec.audience().admits(caller)) {
             String printable = Names.printable(name);
             record(caller, "mcp:" + printable, "invalid", "unknown tool", args, List.of(), start);
-            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message("Unknown tool: " + printable).build();
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS)
+                    .message("Unknown tool: " + printable)
+                    .build();
         }
         JsonSchemaValidator.ValidationResponse valid = validator.validate(spec.inputSchema(), args);
         if (!valid.valid()) {
             String why = "invalid arguments for " + name + ": " + valid.errorMessage();
             record(caller, "mcp:" + name, "invalid", why, args, List.of(), start);
-            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(why)).build();
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS)
+                    .message(bounded(why))
+                    .build();
         }
         if (caller instanceof Caller.Agent agent) {
             GuardChain.Verdict verdict;
@@ -175,8 +206,12 @@ public final class Gate {
             if (verdict instanceof GuardChain.Verdict.Refused refused) {
                 String reason = refused.refusal().reason();
                 record(caller, "mcp:" + name, "denied", reason, args, List.of(), start);
-                return McpSchema.CallToolResult.builder().addTextContent("refused: " + reason)
-                        .structuredContent(failure("refused", reason, refused.refusal().retryable())).isError(true).build();
+                return McpSchema.CallToolResult.builder()
+                        .addTextContent("refused: " + reason)
+                        .structuredContent(
+                                failure("refused", reason, refused.refusal().retryable()))
+                        .isError(true)
+                        .build();
             }
         }
         ScopedSandbox sandbox = null;
@@ -190,12 +225,16 @@ public final class Gate {
             }
             if (own.isEmpty()) {
                 String reason = named != null
-                        ? "no live sandbox '" + Names.printable(named) + "'" + (caller instanceof Caller.Agent ? " of yours" : "")
-                        + "; list_sandboxes shows " + (caller instanceof Caller.Agent ? "yours" : "them")
+                        ? "no live sandbox '" + Names.printable(named) + "'"
+                                + (caller instanceof Caller.Agent ? " of yours" : "") + "; list_sandboxes shows "
+                                + (caller instanceof Caller.Agent ? "yours" : "them")
                         : "you have no live sandbox to " + name.replace('_', ' ') + "; call request_sandbox first";
                 record(caller, "mcp:" + name, "denied", reason, args, List.of(), start);
-                return McpSchema.CallToolResult.builder().addTextContent(reason)
-                        .structuredContent(failure("invalid_state", reason, false)).isError(true).build();
+                return McpSchema.CallToolResult.builder()
+                        .addTextContent(reason)
+                        .structuredContent(failure("invalid_state", reason, false))
+                        .isError(true)
+                        .build();
             }
             sandbox = own.get();
         }
@@ -204,14 +243,23 @@ public final class Gate {
             result = spec.handler().handle(new ToolCall(caller, name, args, sandbox, policy));
         } catch (BadRequest e) {
             record(caller, "mcp:" + name, "invalid", e.getMessage(), args, List.of(), start);
-            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(bounded(e.getMessage())).build();
+            throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS)
+                    .message(bounded(e.getMessage()))
+                    .build();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return fault(caller, name, args, e, start);
         } catch (RuntimeException e) {
             return fault(caller, name, args, e, start);
         }
-        record(caller, "mcp:" + name, result.error() ? "tool_error" : "allowed", result.reason(), args, result.services(), start);
+        record(
+                caller,
+                "mcp:" + name,
+                result.error() ? "tool_error" : "allowed",
+                result.reason(),
+                args,
+                result.services(),
+                start);
         return McpSchema.CallToolResult.builder()
                 .addTextContent(result.text())
                 .structuredContent(result.structured())
@@ -219,13 +267,22 @@ public final class Gate {
                 .build();
     }
 
-    private McpSchema.CallToolResult fault(Caller caller, String name, Map<String, Object> args, Exception e, long start) {
+    private McpSchema.CallToolResult fault(
+            Caller caller, String name, Map<String, Object> args, Exception e, long start) {
         // The message of an unexpected exception may carry anything; the log and the audit name its class only.
-        log.warn("MCP tool {} failed for {}: {}", name, caller.auditName(), e.getClass().getName());
-        String reason = "internal error in " + name + " (" + e.getClass().getSimpleName() + "); the server log has the details";
+        log.warn(
+                "MCP tool {} failed for {}: {}",
+                name,
+                caller.auditName(),
+                e.getClass().getName());
+        String reason =
+                "internal error in " + name + " (" + e.getClass().getSimpleName() + "); the server log has the details";
         record(caller, "mcp:" + name, "fault", reason, args, List.of(), start);
-        return McpSchema.CallToolResult.builder().addTextContent(reason).structuredContent(failure("internal", reason, true))
-                .isError(true).build();
+        return McpSchema.CallToolResult.builder()
+                .addTextContent(reason)
+                .structuredContent(failure("internal", reason, true))
+                .isError(true)
+                .build();
     }
 
     /** The project's failure envelope: {@code {"ok":false,"error":…,"reason":…,"retryable":…}}. */
@@ -238,17 +295,28 @@ public final class Gate {
         return body;
     }
 
-    private void record(Caller caller, String verb, String decision, String reason, Map<String, Object> args,
-                        List<String> services, long start) {
+    private void record(
+            Caller caller,
+            String verb,
+            String decision,
+            String reason,
+            Map<String, Object> args,
+            List<String> services,
+            long start) {
         String text = bounded(reason);
         if (args.get("sql") instanceof String sql) {
             text = text + " | sql: " + truncate(sql.replaceAll("\\s+", " ").strip(), MAX_SQL);
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
         try {
-            audit.append(new AuditRecord(clock.instant(), caller.auditName(), project(caller), verb, decision, text, services, millis));
+            audit.append(new AuditRecord(
+                    clock.instant(), caller.auditName(), project(caller), verb, decision, text, services, millis));
         } catch (RuntimeException e) {
-            log.warn("could not write the audit record of MCP tool {} for {}: {}", verb, caller.auditName(), e.getClass().getSimpleName());
+            log.warn(
+                    "could not write the audit record of MCP tool {} for {}: {}",
+                    verb,
+                    caller.auditName(),
+                    e.getClass().getSimpleName());
         }
     }
 

@@ -3,7 +3,6 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.inspect.PostgresInspector;
 import io.roboco.sandbox.inspect.PostgresTarget;
-
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -16,8 +15,7 @@ import java.util.function.Supplier;
  * of any; a new container (a replaced sandbox) gets a new inspector; so does a changed policy.
  */
 final class Inspectors implements AutoCloseable {
-    private record Held(PostgresInspector inspector, InspectionPolicy policy) {
-    }
+    private record Held(PostgresInspector inspector, InspectionPolicy policy) {}
 
     private final Map<String, Held> byContainer = new HashMap<>();
     private final Supplier<Set<String>> liveContainers;
@@ -41,8 +39,12 @@ final class Inspectors implements AutoCloseable {
                 held.inspector().close();
             }
             Map<String, String> env = postgres.env();
-            PostgresTarget target = new PostgresTarget(env.get("ROBOCO_TEST_DB_HOST"), Integer.parseInt(env.get("ROBOCO_TEST_DB_PORT")),
-                    env.get("ROBOCO_TEST_DB_NAME"), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+            PostgresTarget target = new PostgresTarget(
+                    env.get("ROBOCO_TEST_DB_HOST"),
+                    Integer.parseInt(env.get("ROBOCO_TEST_DB_PORT")),
+                    env.get("ROBOCO_TEST_DB_NAME"),
+                    env.get("ROBOCO_TEST_DB_USER"),
+                    env.get("ROBOCO_TEST_DB_PASSWORD"));
             held = new Held(PostgresInspector.of(target, policy), policy);
             byContainer.put(postgres.containerId(), held);
         }

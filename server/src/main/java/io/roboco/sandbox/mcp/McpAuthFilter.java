@@ -1,5 +1,7 @@
 package io.roboco.sandbox.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -7,17 +9,13 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The door of {@code /mcp}: every HTTP request carries a bearer token, resolved here to a {@link Caller}
@@ -32,6 +30,7 @@ final class McpAuthFilter implements Filter {
 
     /** The largest JSON-RPC message accepted on /mcp; larger ones are answered 413. */
     static final int MAX_BODY = 1 << 20;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final byte[] adminDigest;
@@ -47,13 +46,16 @@ final class McpAuthFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest req = (HttpServletRequest) request;
         HttpServletResponse resp = (HttpServletResponse) response;
         String token = bearer(req.getHeader("Authorization"));
         if (token == null) {
-            unauthorized(resp, "missing bearer token; send 'Authorization: Bearer <token>' with the agent token from"
-                    + " POST /api/agents/{slug}/token (or the admin token for the operator view)");
+            unauthorized(
+                    resp,
+                    "missing bearer token; send 'Authorization: Bearer <token>' with the agent token from"
+                            + " POST /api/agents/{slug}/token (or the admin token for the operator view)");
             return;
         }
         Caller caller;
@@ -65,8 +67,10 @@ final class McpAuthFilter implements Filter {
             return;
         }
         if (caller == null) {
-            unauthorized(resp, "token not recognised: it is wrong, was replaced by a newer one, or was revoked;"
-                    + " the orchestrator mints a new one with POST /api/agents/{slug}/token");
+            unauthorized(
+                    resp,
+                    "token not recognised: it is wrong, was replaced by a newer one, or was revoked;"
+                            + " the orchestrator mints a new one with POST /api/agents/{slug}/token");
             return;
         }
         String session = req.getHeader(SESSION_HEADER);
@@ -90,10 +94,14 @@ final class McpAuthFilter implements Filter {
             if (wait.isPresent()) {
                 long seconds = Math.max(1, (wait.get().toMillis() + 999) / 1000);
                 resp.setHeader("Retry-After", Long.toString(seconds));
-                write(resp, 429, "too_many_sessions", "this agent token holds " + sessions.perAgent() + " open MCP sessions, the"
-                        + " most it may (ROBOCO_SANDBOX_MCP_MAX_SESSIONS); reuse one, close one (DELETE /mcp with its Mcp-Session-Id),"
-                        + " or retry in " + seconds + " s, when the least recently used one has been idle "
-                        + sessions.idle().toSeconds() + " s and expires");
+                write(
+                        resp,
+                        429,
+                        "too_many_sessions",
+                        "this agent token holds " + sessions.perAgent() + " open MCP sessions, the"
+                                + " most it may (ROBOCO_SANDBOX_MCP_MAX_SESSIONS); reuse one, close one (DELETE /mcp with its Mcp-Session-Id),"
+                                + " or retry in " + seconds + " s, when the least recently used one has been idle "
+                                + sessions.idle().toSeconds() + " s and expires");
                 return;
             }
         }
@@ -116,7 +124,9 @@ final class McpAuthFilter implements Filter {
     private void auditUnknownTool(Caller caller, byte[] body) {
         try {
             JsonNode message = JSON.readTree(body);
-            if (message != null && message.isObject() && "tools/call".equals(message.path("method").asText())) {
+            if (message != null
+                    && message.isObject()
+                    && "tools/call".equals(message.path("method").asText())) {
                 String name = message.path("params").path("name").asText("");
                 if (!gate.has(name)) {
                     gate.unknownTool(caller, name);

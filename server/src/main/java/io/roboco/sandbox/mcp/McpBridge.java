@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -11,8 +12,6 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -22,8 +21,8 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +41,7 @@ import java.util.function.Consumer;
 public final class McpBridge {
     /** Exit codes: 0 stdin closed (the client went away), 1 the server could not be used, 2 bad settings. */
     public static final int OK = 0;
+
     public static final int UNAVAILABLE = 1;
 
     private final URI server;
@@ -62,7 +62,8 @@ public final class McpBridge {
                         .endpoint(endpointPath())
                         .jsonMapper(json)
                         .connectTimeout(Duration.ofSeconds(5))
-                        .httpRequestCustomizer((request, method, uri, body, context) -> request.header("Authorization", "Bearer " + token))
+                        .httpRequestCustomizer((request, method, uri, body, context) ->
+                                request.header("Authorization", "Bearer " + token))
                         .build())
                 .clientInfo(new McpSchema.Implementation("roboco-sandbox-stdio-bridge", "1"))
                 .requestTimeout(timeout)
@@ -93,20 +94,24 @@ public final class McpBridge {
                     .callHandler((exchange, request) -> forward(remote, request))
                     .build());
         }
-        McpSyncServer stdio = McpServer.sync(new StdioServerTransportProvider(json,
+        McpSyncServer stdio = McpServer.sync(new StdioServerTransportProvider(
+                        json,
                         watch(in, ended, name -> {
                             if (!names.contains(name)) {
                                 reporter.execute(() -> reportUnknown(remote, name));
                             }
-                        }), out))
+                        }),
+                        out))
                 .serverInfo(init.serverInfo())
                 .instructions(init.instructions())
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                .capabilities(
+                        McpSchema.ServerCapabilities.builder().tools(false).build())
                 .jsonMapper(json)
                 .validateToolInputs(false)
                 .tools(forwarded)
                 .build();
-        err.println("roboco-sandbox mcp: bridging stdio to " + base() + endpointPath() + " (" + tools.size() + " tools)");
+        err.println(
+                "roboco-sandbox mcp: bridging stdio to " + base() + endpointPath() + " (" + tools.size() + " tools)");
         try {
             ended.await();
         } catch (InterruptedException e) {
@@ -137,7 +142,9 @@ public final class McpBridge {
         } catch (McpError e) {
             throw e; // a protocol error of the server's (unknown tool, malformed arguments): passed on unchanged
         } catch (RuntimeException e) {
-            throw McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR).message(explain(e)).build();
+            throw McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR)
+                    .message(explain(e))
+                    .build();
         }
     }
 
@@ -149,8 +156,11 @@ public final class McpBridge {
             return "the server at " + where + " refused ROBOCO_SANDBOX_MCP_TOKEN (HTTP 401): it is wrong, was replaced"
                     + " or was revoked; ask the orchestrator for a new one (POST /api/agents/{slug}/token)";
         }
-        if (chain.contains("ConnectException") || chain.contains("Connection refused") || chain.contains("HttpConnectTimeout")) {
-            return "no RoboCo Sandbox server answers at " + base() + "; start it (./scripts/run.sh) or set ROBOCO_SANDBOX_URL";
+        if (chain.contains("ConnectException")
+                || chain.contains("Connection refused")
+                || chain.contains("HttpConnectTimeout")) {
+            return "no RoboCo Sandbox server answers at " + base()
+                    + "; start it (./scripts/run.sh) or set ROBOCO_SANDBOX_URL";
         }
         return "the server at " + where + " could not be used (" + e.getClass().getSimpleName() + ")";
     }
@@ -221,7 +231,8 @@ public final class McpBridge {
                 }
                 try {
                     JsonNode message = mapper.readTree(line.toByteArray());
-                    if (message != null && "tools/call".equals(message.path("method").asText())) {
+                    if (message != null
+                            && "tools/call".equals(message.path("method").asText())) {
                         toolCalled.accept(message.path("params").path("name").asText(""));
                     }
                 } catch (IOException | RuntimeException notJson) {

@@ -16,16 +16,18 @@ import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import jakarta.servlet.DispatcherType;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 import org.eclipse.jetty.servlet.FilterHolder;
 import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.eclipse.jetty.servlet.ServletHolder;
-
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The MCP server over Streamable HTTP at {@value #PATH}, on the official MCP Java SDK.
@@ -49,8 +51,13 @@ public final class McpEndpoint implements AutoCloseable {
     private final Inspectors inspectors;
     private final SdkThreads sdkThreads;
 
-    private McpEndpoint(HttpServletStreamableServerTransportProvider transport, McpSyncServer server, McpAuthFilter auth, Gate gate,
-                        Inspectors inspectors, SdkThreads sdkThreads) {
+    private McpEndpoint(
+            HttpServletStreamableServerTransportProvider transport,
+            McpSyncServer server,
+            McpAuthFilter auth,
+            Gate gate,
+            Inspectors inspectors,
+            SdkThreads sdkThreads) {
         this.sdkThreads = sdkThreads;
         this.transport = transport;
         this.server = server;
@@ -64,14 +71,24 @@ public final class McpEndpoint implements AutoCloseable {
      * @param allowedHosts Host header values accepted ({@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}); any Origin is refused
      * @param doctor       the operator's health checks as {@code GET /api/doctor} answers them
      */
-    public static McpEndpoint create(SandboxPlugin plugin, AgentVerbs verbs, AgentTokens tokens, String adminToken,
-                                     InspectionPolicy inspection, List<String> allowedHosts, Supplier<Map<String, Object>> doctor,
-                                     String version, AgentShare share, Clock clock) {
+    public static McpEndpoint create(
+            SandboxPlugin plugin,
+            AgentVerbs verbs,
+            AgentTokens tokens,
+            String adminToken,
+            InspectionPolicy inspection,
+            List<String> allowedHosts,
+            Supplier<Map<String, Object>> doctor,
+            String version,
+            AgentShare share,
+            Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
         Inspectors inspectors = new Inspectors(() -> liveContainers(plugin));
-        Sandboxes sandboxes = plugin.sandboxes().orElseThrow(() -> new IllegalStateException(
-                "the MCP endpoint needs sandbox records (a plugin made by SandboxPlugin.builder()) to scope its tools"));
+        Sandboxes sandboxes = plugin.sandboxes()
+                .orElseThrow(
+                        () -> new IllegalStateException(
+                                "the MCP endpoint needs sandbox records (a plugin made by SandboxPlugin.builder()) to scope its tools"));
         OwnSandboxes own = new OwnSandboxes(plugin, sandboxes, clock);
         List<ToolSpec> specs = new ArrayList<>();
         specs.addAll(new VerbTools(verbs, new NamedSandboxes(sandboxes, plugin.store(), clock)).specs());
@@ -79,51 +96,74 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());
         specs.addAll(new InspectTools(inspectors, inspection.maxRows()).specs());
-        Gate gate = new Gate(specs, new DefaultJsonSchemaValidator(mapper), plugin.store(), plugin.store(), plugin.guards(), own,
-                inspection, new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock), clock);
+        Gate gate = new Gate(
+                specs,
+                new DefaultJsonSchemaValidator(mapper),
+                plugin.store(),
+                plugin.store(),
+                plugin.guards(),
+                own,
+                inspection,
+                new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock),
+                clock);
 
-        SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built = SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
-                .jsonMapper(json)
-                .mcpEndpoint(PATH)
-                .maxRequestSize(McpAuthFilter.MAX_BODY)
-                // Sessions unused for a whole sweep interval are closed by the SDK; SessionOwners forgets them as fast.
-                .sessionSweepInterval(share.sessionIdle())
-                .contextExtractor(request -> request.getAttribute(Caller.CONTEXT_KEY) instanceof Caller caller
-                        ? McpTransportContext.create(Map.of(Caller.CONTEXT_KEY, caller)) : McpTransportContext.EMPTY)
-                // No allowed origins: a request with an Origin header (a browser page) is refused; agents send none.
-                .securityValidator(DefaultServerTransportSecurityValidator.builder().allowedHosts(allowedHosts).build())
-                .build());
+        SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built =
+                SdkThreads.catching(() -> HttpServletStreamableServerTransportProvider.builder()
+                        .jsonMapper(json)
+                        .mcpEndpoint(PATH)
+                        .maxRequestSize(McpAuthFilter.MAX_BODY)
+                        // Sessions unused for a whole sweep interval are closed by the SDK; SessionOwners forgets them
+                        // as fast.
+                        .sessionSweepInterval(share.sessionIdle())
+                        .contextExtractor(request -> request.getAttribute(Caller.CONTEXT_KEY) instanceof Caller caller
+                                ? McpTransportContext.create(Map.of(Caller.CONTEXT_KEY, caller))
+                                : McpTransportContext.EMPTY)
+                        // No allowed origins: a request with an Origin header (a browser page) is refused; agents send
+                        // none.
+                        .securityValidator(DefaultServerTransportSecurityValidator.builder()
+                                .allowedHosts(allowedHosts)
+                                .build())
+                        .build());
         HttpServletStreamableServerTransportProvider transport = built.value();
 
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : gate.tools()) {
             tools.add(McpServerFeatures.SyncToolSpecification.builder()
                     .tool(McpTools.describe(spec))
-                    .callHandler((exchange, request) -> gate.call(caller(exchange.transportContext()), request.name(), request.arguments()))
+                    .callHandler((exchange, request) ->
+                            gate.call(caller(exchange.transportContext()), request.name(), request.arguments()))
                     .build());
         }
         McpSyncServer server = McpServer.sync(transport)
                 .serverInfo(SERVER_NAME, version)
-                .instructions("Throwaway, isolated databases for your current task. Call request_sandbox when your work needs"
-                        + " a database; export the ROBOCO_TEST_* values it answers; call release_sandbox when done.")
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                .instructions(
+                        "Throwaway, isolated databases for your current task. Call request_sandbox when your work needs"
+                                + " a database; export the ROBOCO_TEST_* values it answers; call release_sandbox when done.")
+                .capabilities(
+                        McpSchema.ServerCapabilities.builder().tools(false).build())
                 .jsonMapper(json)
-                // The gate validates arguments (and audits the refusal); the SDK's own check would answer first, unaudited.
+                // The gate validates arguments (and audits the refusal); the SDK's own check would answer first,
+                // unaudited.
                 .validateToolInputs(false)
                 .immediateExecution(true)
                 .addToolFilter((context, tool) -> gate.visible(caller(context), tool.name()))
                 .tools(tools)
                 .build();
-        return new McpEndpoint(transport, server, new McpAuthFilter(adminToken, tokens,
-                new SessionOwners(share.maxSessions(), share.sessionIdle(), clock), gate), gate, inspectors, built.threads());
+        return new McpEndpoint(
+                transport,
+                server,
+                new McpAuthFilter(
+                        adminToken, tokens, new SessionOwners(share.maxSessions(), share.sessionIdle(), clock), gate),
+                gate,
+                inspectors,
+                built.threads());
     }
 
     /**
      * One agent token's fair share of the MCP server: tool calls under way, tool calls begun per minute, open sessions,
      * and how long an unused session lives.
      */
-    public record AgentShare(int maxConcurrentCalls, int callsPerMinute, int maxSessions, java.time.Duration sessionIdle) {
-    }
+    public record AgentShare(int maxConcurrentCalls, int callsPerMinute, int maxSessions, Duration sessionIdle) {}
 
     /** Adds the auth filter and the SDK servlet at {@value #PATH} to Javalin's servlet context. */
     public void mount(ServletContextHandler handler) {
@@ -150,8 +190,8 @@ public final class McpEndpoint implements AutoCloseable {
         }
     }
 
-    private static java.util.Set<String> liveContainers(SandboxPlugin plugin) {
-        java.util.Set<String> ids = new java.util.HashSet<>();
+    private static Set<String> liveContainers(SandboxPlugin plugin) {
+        Set<String> ids = new HashSet<>();
         plugin.manager().live().forEach(sandbox -> ids.addAll(sandbox.containerIds()));
         plugin.sandboxes().ifPresent(s -> ids.addAll(s.book().namedContainerIds()));
         return ids;

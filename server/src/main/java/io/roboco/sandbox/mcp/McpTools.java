@@ -1,7 +1,6 @@
 package io.roboco.sandbox.mcp;
 
 import io.modelcontextprotocol.spec.McpSchema;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +10,7 @@ final class McpTools {
     /** Every result is an object (the HTTP API's JSON); declaring it keeps the SDK from logging undeclared structured content. */
     static final Map<String, Object> OUTPUT_SCHEMA = Map.of("type", "object");
 
-    private McpTools() {
-    }
+    private McpTools() {}
 
     static McpSchema.Tool describe(ToolSpec spec) {
         return McpSchema.Tool.builder()
@@ -21,8 +19,8 @@ final class McpTools {
                 .description(spec.description())
                 .inputSchema(spec.inputSchema())
                 .outputSchema(OUTPUT_SCHEMA)
-                .annotations(new McpSchema.ToolAnnotations(spec.title(), spec.readOnly(), spec.destructive(), spec.idempotent(),
-                        false, null))
+                .annotations(new McpSchema.ToolAnnotations(
+                        spec.title(), spec.readOnly(), spec.destructive(), spec.idempotent(), false, null))
                 .build();
     }
 

@@ -2,6 +2,7 @@ package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
@@ -12,7 +13,6 @@ import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.views.SandboxViews;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * An agent's named sandboxes through MCP: created with the agent as owner, in its project, within its quotas
@@ -48,16 +49,23 @@ final class NamedSandboxes {
         Map<String, String> labels = args.get("labels") == null ? Map.of() : Labels.parse("labels", args.get("labels"));
         Optional<Agent> agent = agents.findAgent(slug);
         if (agent.isEmpty() || agent.get().project() == null) {
-            String reason = "you are not bound to a project; the orchestrator spawns you with one (POST /api/agents/" + slug + "/spawn)";
+            String reason = "you are not bound to a project; the orchestrator spawns you with one (POST /api/agents/"
+                    + slug + "/spawn)";
             return ToolResult.failed(Envelope.refused(reason, false).asMap(), "refused: " + reason);
         }
-        Optional<SandboxRecord> existing = sandboxes.list(new SandboxQuery(slug, null, Map.of(), EnumSet.of(SandboxState.LIVE), null,
-                clock.instant())).stream().filter(r -> r.kind() == SandboxRecord.Kind.NAMED && r.name().equals(name)).findFirst();
+        Optional<SandboxRecord> existing = sandboxes
+                .list(new SandboxQuery(slug, null, Map.of(), EnumSet.of(SandboxState.LIVE), null, clock.instant()))
+                .stream()
+                .filter(r -> r.kind() == SandboxRecord.Kind.NAMED && r.name().equals(name))
+                .findFirst();
         if (existing.isPresent()) {
-            // The core's registry of live sandboxes holds it: made since the start (MCP or HTTP), or re-adopted after a restart.
-            List<SandboxDecision.Grant> held = sandboxes.heldGrants(existing.get().id()).orElse(null);
+            // The core's registry of live sandboxes holds it: made since the start (MCP or HTTP), or re-adopted after a
+            // restart.
+            List<SandboxDecision.Grant> held =
+                    sandboxes.heldGrants(existing.get().id()).orElse(null);
             if (held == null) {
-                String reason = "your sandbox named '" + name + "' (" + existing.get().id() + ") exists, but its credentials were answered"
+                String reason = "your sandbox named '" + name + "' ("
+                        + existing.get().id() + ") exists, but its credentials were answered"
                         + " only when it was created and this server no longer holds them; release it (release_sandbox with sandbox="
                         + existing.get().id() + ") and request it again, or pick another name";
                 return ToolResult.failed(Envelope.refused(reason, false).asMap(), "refused: " + reason);
@@ -70,14 +78,15 @@ final class NamedSandboxes {
         }
         Map<String, List<String>> extensions = new LinkedHashMap<>();
         if (args.get("extensions") instanceof Map<?, ?> map) {
-            map.forEach((k, v) -> extensions.put(Names.requireService(String.valueOf(k)),
+            map.forEach((k, v) -> extensions.put(
+                    Names.requireService(String.valueOf(k)),
                     ((List<?>) v).stream().map(String::valueOf).toList()));
         }
         Sandboxes.CreateOutcome outcome;
         try {
-            outcome = sandboxes.createForAgent(new Sandboxes.CreateRequest(slug, agent.get().project(), services, extensions, name, ttl, labels,
-                    call.string("template")));
-        } catch (io.roboco.sandbox.request.BadRequest e) {
+            outcome = sandboxes.createForAgent(new Sandboxes.CreateRequest(
+                    slug, agent.get().project(), services, extensions, name, ttl, labels, call.string("template")));
+        } catch (BadRequest e) {
             // Well-formed but over a limit (a ttl past the project's max): a tool error the agent can correct.
             return ToolResult.failed(Envelope.refused(e.getMessage(), false).asMap(), "refused: " + e.getMessage());
         }
@@ -86,8 +95,10 @@ final class NamedSandboxes {
         }
         Envelope envelope = Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision());
         Map<String, Object> body = envelope.asMap();
-        return ToolResult.failed(body, envelope.error() + ": " + body.get("reason")
-                + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""));
+        return ToolResult.failed(
+                body,
+                envelope.error() + ": " + body.get("reason")
+                        + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""));
     }
 
     ToolResult release(ToolCall call) throws InterruptedException {
@@ -106,11 +117,14 @@ final class NamedSandboxes {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("ok", true);
         body.put("sandbox", SandboxViews.created(record, grants));
-        StringBuilder text = new StringBuilder(what + " " + record.id() + " '" + record.name() + "', expires " + record.expires()
-                + ". Export these (also in structuredContent.sandbox.services):");
+        StringBuilder text = new StringBuilder(what + " " + record.id() + " '" + record.name() + "', expires "
+                + record.expires() + ". Export these (also in structuredContent.sandbox.services):");
         for (SandboxDecision.Grant g : grants) {
-            new java.util.TreeMap<>(g.env()).forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
+            new TreeMap<>(g.env())
+                    .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
         }
-        return ToolResult.ok(body, text.toString()).withServices(grants.stream().map(SandboxDecision.Grant::service).toList());
+        return ToolResult.ok(body, text.toString())
+                .withServices(
+                        grants.stream().map(SandboxDecision.Grant::service).toList());
     }
 }

@@ -6,7 +6,6 @@ import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
-
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -36,21 +35,27 @@ final class OwnSandboxes implements Gate.SandboxScope {
     public Optional<ScopedSandbox> resolve(Caller caller, String sandboxId) {
         if (sandboxId == null) {
             return caller instanceof Caller.Agent agent
-                    ? plugin.sandboxOf(agent.slug()).map(set -> ScopedSandbox.of(set, registry)) : Optional.empty();
+                    ? plugin.sandboxOf(agent.slug()).map(set -> ScopedSandbox.of(set, registry))
+                    : Optional.empty();
         }
-        Optional<SandboxRecord> record = sandboxes.find(sandboxId)
+        Optional<SandboxRecord> record = sandboxes
+                .find(sandboxId)
                 .filter(r -> r.state(clock.instant()) == SandboxState.LIVE)
-                .filter(r -> !(caller instanceof Caller.Agent agent) || r.owner().equals(agent.slug()));
+                .filter(r ->
+                        !(caller instanceof Caller.Agent agent) || r.owner().equals(agent.slug()));
         if (record.isEmpty()) {
             return Optional.empty();
         }
         SandboxRecord r = record.get();
         Map<String, ScopedSandbox.Access> access = new TreeMap<>();
-        sandboxes.heldServices(r.id()).ifPresent(services -> services.values().forEach(i -> access.put(i.service(), access(i))));
+        sandboxes
+                .heldServices(r.id())
+                .ifPresent(services -> services.values().forEach(i -> access.put(i.service(), access(i))));
         return Optional.of(new ScopedSandbox(r.id(), r.owner(), r.kind().wire(), r.services(), access));
     }
 
     private ScopedSandbox.Access access(ServiceInstance i) {
-        return new ScopedSandbox.Access(i.service(), i.containerId(), registry.require(i.service()).env(i.endpoint(), i.credentials()));
+        return new ScopedSandbox.Access(
+                i.service(), i.containerId(), registry.require(i.service()).env(i.endpoint(), i.credentials()));
     }
 }

@@ -10,7 +10,6 @@ import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.views.SandboxViews;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,29 +53,69 @@ final class SandboxTools {
         Map<String, Object> listArgs = new LinkedHashMap<>();
         listArgs.put("state", state);
         listArgs.put("labels", labels);
-        listArgs.put("owner", McpTools.string("operator only: one owner's sandboxes", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63));
-        Map<String, Object> ttl = McpTools.string("how long from now, e.g. 30m, 2h (never past the sandbox's max lifetime)", null, 16);
+        listArgs.put(
+                "owner", McpTools.string("operator only: one owner's sandboxes", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63));
+        Map<String, Object> ttl =
+                McpTools.string("how long from now, e.g. 30m, 2h (never past the sandbox's max lifetime)", null, 16);
         return List.of(
-                new ToolSpec("list_sandboxes", "List sandboxes",
+                new ToolSpec(
+                        "list_sandboxes",
+                        "List sandboxes",
                         "Your sandboxes (the admin token: every one): id, name, kind (default = your request_sandbox set, or"
                                 + " named), services, containers, labels, state, expiry. No credentials.",
-                        McpTools.object(listArgs, List.of()), true, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::list,
+                        McpTools.object(listArgs, List.of()),
+                        true,
+                        false,
+                        true,
+                        ToolSpec.Audience.BOTH,
+                        ToolSpec.Scope.CALLER,
+                        this::list,
                         AgentOperation.LIST_SANDBOXES),
-                new ToolSpec("extend_sandbox", "Extend a sandbox",
+                new ToolSpec(
+                        "extend_sandbox",
+                        "Extend a sandbox",
                         "Keep a sandbox of yours alive longer: its expiry becomes now + ttl (at most its max lifetime)."
                                 + " Without 'sandbox', your request_sandbox set.",
-                        McpTools.object(Map.of("sandbox", sandboxArgument("the sandbox id (list_sandboxes)"), "ttl", ttl), List.of("ttl")),
-                        false, false, true, ToolSpec.Audience.BOTH, ToolSpec.Scope.CALLER, this::extend,
+                        McpTools.object(
+                                Map.of("sandbox", sandboxArgument("the sandbox id (list_sandboxes)"), "ttl", ttl),
+                                List.of("ttl")),
+                        false,
+                        false,
+                        true,
+                        ToolSpec.Audience.BOTH,
+                        ToolSpec.Scope.CALLER,
+                        this::extend,
                         AgentOperation.EXTEND),
-                new ToolSpec("delete_sandbox", "Delete a sandbox",
+                new ToolSpec(
+                        "delete_sandbox",
+                        "Delete a sandbox",
                         "Operator: remove any sandbox now, its containers and data. (Agents: release_sandbox.)",
                         McpTools.object(Map.of("sandbox", sandboxArgument("the sandbox id")), List.of("sandbox")),
-                        false, true, true, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::delete, null),
-                new ToolSpec("cleanup", "Remove expired sandboxes",
+                        false,
+                        true,
+                        true,
+                        ToolSpec.Audience.OPERATOR,
+                        ToolSpec.Scope.CALLER,
+                        this::delete,
+                        null),
+                new ToolSpec(
+                        "cleanup",
+                        "Remove expired sandboxes",
                         "Operator: list expired sandboxes (dry_run, the default) or remove them; optionally one owner's.",
-                        McpTools.object(Map.of("dry_run", Map.of("type", "boolean", "description", "only list (default true)"),
-                                "owner", McpTools.string("one owner's only", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63)), List.of()),
-                        false, true, false, ToolSpec.Audience.OPERATOR, ToolSpec.Scope.CALLER, this::cleanup, null));
+                        McpTools.object(
+                                Map.of(
+                                        "dry_run",
+                                        Map.of("type", "boolean", "description", "only list (default true)"),
+                                        "owner",
+                                        McpTools.string("one owner's only", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63)),
+                                List.of()),
+                        false,
+                        true,
+                        false,
+                        ToolSpec.Audience.OPERATOR,
+                        ToolSpec.Scope.CALLER,
+                        this::cleanup,
+                        null));
     }
 
     private ToolResult list(ToolCall call) {
@@ -95,7 +134,9 @@ final class SandboxTools {
         } else {
             owner = call.string("owner");
         }
-        Map<String, String> labels = call.arguments().get("labels") == null ? Map.of() : Labels.parse("labels", call.arguments().get("labels"));
+        Map<String, String> labels = call.arguments().get("labels") == null
+                ? Map.of()
+                : Labels.parse("labels", call.arguments().get("labels"));
         Instant now = clock.instant();
         List<Map<String, Object>> out = new ArrayList<>();
         for (SandboxRecord r : sandboxes.list(new SandboxQuery(owner, null, labels, states, null, now))) {
@@ -106,10 +147,20 @@ final class SandboxTools {
         if (call.caller() instanceof Caller.Operator) {
             body.put("capacity", SandboxViews.capacity(sandboxes.book().capacity()));
         }
-        StringBuilder text = new StringBuilder(out.size() + " sandbox(es)" + (call.caller() instanceof Caller.Agent ? " of yours" : ""));
+        StringBuilder text = new StringBuilder(
+                out.size() + " sandbox(es)" + (call.caller() instanceof Caller.Agent ? " of yours" : ""));
         for (Map<String, Object> s : out) {
-            text.append("\n").append(s.get("id")).append(' ').append(s.get("kind")).append(s.get("name").toString().isEmpty() ? "" : " '" + s.get("name") + "'")
-                    .append(' ').append(s.get("services")).append(", ").append(s.get("state")).append(", expires ").append(s.get("expires"));
+            text.append("\n")
+                    .append(s.get("id"))
+                    .append(' ')
+                    .append(s.get("kind"))
+                    .append(s.get("name").toString().isEmpty() ? "" : " '" + s.get("name") + "'")
+                    .append(' ')
+                    .append(s.get("services"))
+                    .append(", ")
+                    .append(s.get("state"))
+                    .append(", expires ")
+                    .append(s.get("expires"));
         }
         return ToolResult.ok(body, text.toString());
     }
@@ -119,9 +170,12 @@ final class SandboxTools {
         String id = call.sandbox() != null ? call.sandbox().id() : null;
         if (id == null) {
             // No 'sandbox': the caller's verb set, which must be live.
-            id = call.caller() instanceof Caller.Agent agent ? plugin.sandboxOf(agent.slug()).map(s -> s.id()).orElse(null) : null;
+            id = call.caller() instanceof Caller.Agent agent
+                    ? plugin.sandboxOf(agent.slug()).map(s -> s.id()).orElse(null)
+                    : null;
             if (id == null || id.isEmpty()) {
-                String reason = call.caller() instanceof Caller.Agent ? "you have no live sandbox to extend; call request_sandbox first"
+                String reason = call.caller() instanceof Caller.Agent
+                        ? "you have no live sandbox to extend; call request_sandbox first"
                         : "name the sandbox to extend ('sandbox')";
                 return ToolResult.failed(Gate.failure("invalid_state", reason, false), reason);
             }
@@ -142,7 +196,8 @@ final class SandboxTools {
         String id = call.sandbox().id();
         Sandboxes.Deletion deletion = sandboxes.delete(id, "deleted by an operator over MCP");
         if (deletion == Sandboxes.Deletion.OTHER_INSTANCE || deletion == Sandboxes.Deletion.NOT_FOUND) {
-            String reason = deletion == Sandboxes.Deletion.NOT_FOUND ? "no sandbox '" + id + "'"
+            String reason = deletion == Sandboxes.Deletion.NOT_FOUND
+                    ? "no sandbox '" + id + "'"
                     : "sandbox " + id + " belongs to another server instance; delete it through that server";
             return ToolResult.failed(Gate.failure("refused", reason, false), reason);
         }
@@ -168,6 +223,9 @@ final class SandboxTools {
         body.put("dry_run", dryRun);
         body.put("expired", expired);
         body.put("removed", removed);
-        return ToolResult.ok(body, expired.size() + " expired sandbox(es)" + (dryRun ? " (dry run: nothing removed)" : "; removed " + removed));
+        return ToolResult.ok(
+                body,
+                expired.size() + " expired sandbox(es)"
+                        + (dryRun ? " (dry run: nothing removed)" : "; removed " + removed));
     }
 }

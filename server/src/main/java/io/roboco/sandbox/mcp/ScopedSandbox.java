@@ -3,7 +3,6 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.provision.ServiceInstance;
-
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,9 +34,15 @@ public record ScopedSandbox(String id, String owner, String kind, List<String> s
     static ScopedSandbox of(AgentSandbox set, EngineRegistry registry) {
         Map<String, Access> access = new TreeMap<>();
         for (ServiceInstance i : set.services().values()) {
-            access.put(i.service(), new Access(i.service(), i.containerId(), registry.require(i.service()).env(i.endpoint(), i.credentials())));
+            access.put(
+                    i.service(),
+                    new Access(
+                            i.service(),
+                            i.containerId(),
+                            registry.require(i.service()).env(i.endpoint(), i.credentials())));
         }
-        return new ScopedSandbox(set.id() == null ? "" : set.id(), set.agent(), "default", List.copyOf(access.keySet()), access);
+        return new ScopedSandbox(
+                set.id() == null ? "" : set.id(), set.agent(), "default", List.copyOf(access.keySet()), access);
     }
 
     boolean held() {
@@ -46,6 +51,7 @@ public record ScopedSandbox(String id, String owner, String kind, List<String> s
 
     @Override
     public String toString() {
-        return "ScopedSandbox[" + id + ", owner=" + owner + ", " + kind + ", services=" + services + ", access held=" + held() + "]";
+        return "ScopedSandbox[" + id + ", owner=" + owner + ", " + kind + ", services=" + services + ", access held="
+                + held() + "]";
     }
 }

@@ -1,12 +1,11 @@
 package io.roboco.sandbox.mcp;
 
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The threads the MCP SDK starts for one transport, so that closing the endpoint ends them.
@@ -57,6 +56,5 @@ final class SdkThreads implements AutoCloseable {
         caught.forEach(Scheduler::dispose);
     }
 
-    record Caught<T>(T value, SdkThreads threads) {
-    }
+    record Caught<T>(T value, SdkThreads threads) {}
 }

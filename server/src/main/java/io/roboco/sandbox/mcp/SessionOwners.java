@@ -2,7 +2,6 @@ package io.roboco.sandbox.mcp;
 
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -114,7 +113,9 @@ final class SessionOwners {
     /** Open (not idle-expired) sessions of {@code caller}. */
     synchronized int openBy(Caller caller) {
         Instant now = clock.instant();
-        return (int) owners.values().stream().filter(o -> o.caller.equals(caller) && !expired(o, now)).count();
+        return (int) owners.values().stream()
+                .filter(o -> o.caller.equals(caller) && !expired(o, now))
+                .count();
     }
 
     int perAgent() {

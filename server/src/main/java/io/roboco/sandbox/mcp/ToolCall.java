@@ -1,7 +1,6 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.inspect.InspectionPolicy;
-
 import java.util.Map;
 
 /**
@@ -11,7 +10,8 @@ import java.util.Map;
  *                any call naming a {@code sandbox}); else null
  * @param policy  the inspection policy in force for the caller's project, its row cap the gate's
  */
-public record ToolCall(Caller caller, String tool, Map<String, Object> arguments, ScopedSandbox sandbox, InspectionPolicy policy) {
+public record ToolCall(
+        Caller caller, String tool, Map<String, Object> arguments, ScopedSandbox sandbox, InspectionPolicy policy) {
     public ToolCall {
         arguments = arguments == null ? Map.of() : arguments;
     }

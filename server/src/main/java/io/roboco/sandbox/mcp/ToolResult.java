@@ -9,7 +9,8 @@ import java.util.Objects;
  * for the model, and whether it is a tool error ({@code isError}: a refusal or an {@code invalid_state}
  * the agent can act on). {@code reason} and {@code services} go into the audit record, never a credential.
  */
-public record ToolResult(boolean error, Map<String, Object> structured, String text, String reason, List<String> services) {
+public record ToolResult(
+        boolean error, Map<String, Object> structured, String text, String reason, List<String> services) {
     public ToolResult {
         Objects.requireNonNull(structured, "structured");
         Objects.requireNonNull(text, "text");

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.guard.AgentOperation;
-
 import java.util.Map;
 import java.util.Objects;
 
@@ -16,12 +15,23 @@ import java.util.Objects;
  * @param operation   what an agent's call asks of the guard chain (role, flag, task, opt-in), which the gate asks before
  *                    anything else; required for every tool an agent can call (an operator-only tool has none)
  */
-public record ToolSpec(String name, String title, String description, Map<String, Object> inputSchema,
-                       boolean readOnly, boolean destructive, boolean idempotent, Audience audience, Scope scope,
-                       ToolHandler handler, AgentOperation operation) {
+public record ToolSpec(
+        String name,
+        String title,
+        String description,
+        Map<String, Object> inputSchema,
+        boolean readOnly,
+        boolean destructive,
+        boolean idempotent,
+        Audience audience,
+        Scope scope,
+        ToolHandler handler,
+        AgentOperation operation) {
     /** Who sees a tool in {@code tools/list} and may call it. */
     public enum Audience {
-        AGENT, OPERATOR, BOTH;
+        AGENT,
+        OPERATOR,
+        BOTH;
 
         boolean admits(Caller caller) {
             return this == BOTH || (caller instanceof Caller.Agent ? this == AGENT : this == OPERATOR);
@@ -43,14 +53,16 @@ public record ToolSpec(String name, String title, String description, Map<String
         Objects.requireNonNull(audience, "audience");
         Objects.requireNonNull(scope, "scope");
         if (scope == Scope.OWN_SANDBOX && audience != Audience.AGENT) {
-            throw new IllegalArgumentException("tool " + name + " acts on the caller's own sandbox, so only agents may call it");
+            throw new IllegalArgumentException(
+                    "tool " + name + " acts on the caller's own sandbox, so only agents may call it");
         }
         Objects.requireNonNull(handler, "handler");
         if (readOnly && destructive) {
             throw new IllegalArgumentException("tool " + name + " cannot be both read-only and destructive");
         }
         if (audience != Audience.OPERATOR && operation == null) {
-            throw new IllegalArgumentException("tool " + name + " can be called by an agent, so it names its guard-chain operation");
+            throw new IllegalArgumentException(
+                    "tool " + name + " can be called by an agent, so it names its guard-chain operation");
         }
     }
 }

@@ -1,12 +1,13 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.guard.AgentOperation;
+import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.VerbNames;
-
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,41 +36,81 @@ final class VerbTools {
 
     List<ToolSpec> specs() {
         Map<String, Object> service = McpTools.string("a service (engine) name, e.g. postgres", SERVICE, 32);
-        Map<String, Object> extensionsOf = McpTools.arrayOf(McpTools.string("an extension or module name", null, 64),
-                "per-call features for this service, from the engine's allowlist", 16);
-        Map<String, Object> extensions = new java.util.LinkedHashMap<>();
+        Map<String, Object> extensionsOf = McpTools.arrayOf(
+                McpTools.string("an extension or module name", null, 64),
+                "per-call features for this service, from the engine's allowlist",
+                16);
+        Map<String, Object> extensions = new LinkedHashMap<>();
         extensions.put("type", "object");
-        extensions.put("description", "service → extensions/modules to activate on top of the project's standing set,"
-                + " e.g. {\"postgres\":[\"pg_trgm\"]}");
+        extensions.put(
+                "description",
+                "service → extensions/modules to activate on top of the project's standing set,"
+                        + " e.g. {\"postgres\":[\"pg_trgm\"]}");
         extensions.put("propertyNames", Map.of("pattern", SERVICE));
         extensions.put("additionalProperties", extensionsOf);
-        Map<String, Object> properties = new java.util.LinkedHashMap<>();
-        properties.put("services", McpTools.arrayOf(service, "the services you need now (default: all the project opted into);"
-                + " the whole set is provisioned on the first call either way", 8));
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put(
+                "services",
+                McpTools.arrayOf(
+                        service,
+                        "the services you need now (default: all the project opted into);"
+                                + " the whole set is provisioned on the first call either way",
+                        8));
         properties.put("extensions", extensions);
-        Map<String, Object> labels = new java.util.LinkedHashMap<>();
+        Map<String, Object> labels = new LinkedHashMap<>();
         labels.put("type", "object");
         labels.put("description", "labels to find it by later, e.g. {\"purpose\":\"migration-test\"} (at most 16)");
         labels.put("additionalProperties", Map.of("type", "string"));
         properties.put("labels", labels);
-        properties.put("name", McpTools.string("a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
-                + " within your quota); asking again with the same name answers the same sandbox", NAME, 63));
-        properties.put("ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
-        properties.put("template", McpTools.string("a template of your project (saved with save_template; list_templates lists them) that the"
-                + " NEW sandbox's Postgres starts from, instead of the project's seed", "^[a-z0-9][a-z0-9_-]{0,29}$", 30));
-        Map<String, Object> releaseArgs = McpTools.object(Map.of("sandbox", SandboxTools.sandboxArgument(
-                "a sandbox id of yours (list_sandboxes) to remove; default: your request_sandbox set")), List.of());
+        properties.put(
+                "name",
+                McpTools.string(
+                        "a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
+                                + " within your quota); asking again with the same name answers the same sandbox",
+                        NAME,
+                        63));
+        properties.put(
+                "ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
+        properties.put(
+                "template",
+                McpTools.string(
+                        "a template of your project (saved with save_template; list_templates lists them) that the"
+                                + " NEW sandbox's Postgres starts from, instead of the project's seed",
+                        "^[a-z0-9][a-z0-9_-]{0,29}$",
+                        30));
+        Map<String, Object> releaseArgs = McpTools.object(
+                Map.of(
+                        "sandbox",
+                        SandboxTools.sandboxArgument(
+                                "a sandbox id of yours (list_sandboxes) to remove; default: your request_sandbox set")),
+                List.of());
         return List.of(
-                new ToolSpec(VerbNames.REQUEST_SANDBOX, "Request a sandbox",
+                new ToolSpec(
+                        VerbNames.REQUEST_SANDBOX,
+                        "Request a sandbox",
                         "Get throwaway, isolated databases for your current task (the project's opted-in Postgres / Redis /"
                                 + " Mongo). Answers ready-to-export credentials (ROBOCO_TEST_* env) in the same call; asking"
                                 + " again returns the same sandbox. With 'name': a separate named sandbox of yours (create).",
-                        McpTools.object(properties, List.of()), false, false, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::request,
+                        McpTools.object(properties, List.of()),
+                        false,
+                        false,
+                        true,
+                        ToolSpec.Audience.AGENT,
+                        ToolSpec.Scope.CALLER,
+                        this::request,
                         AgentOperation.REQUEST),
-                new ToolSpec(VerbNames.RELEASE_SANDBOX, "Release your sandbox",
+                new ToolSpec(
+                        VerbNames.RELEASE_SANDBOX,
+                        "Release your sandbox",
                         "Tear your sandbox down now: its containers and data are removed. The next request_sandbox makes a new one."
                                 + " With 'sandbox': that sandbox of yours (delete).",
-                        releaseArgs, false, true, true, ToolSpec.Audience.AGENT, ToolSpec.Scope.CALLER, this::release,
+                        releaseArgs,
+                        false,
+                        true,
+                        true,
+                        ToolSpec.Audience.AGENT,
+                        ToolSpec.Scope.CALLER,
+                        this::release,
                         AgentOperation.RELEASE));
     }
 
@@ -78,7 +119,7 @@ final class VerbTools {
             return named.request(call);
         }
         if (call.arguments().containsKey("ttl")) {
-            throw new io.roboco.sandbox.request.BadRequest("'ttl' applies to a named sandbox: add 'name' (your request_sandbox set"
+            throw new BadRequest("'ttl' applies to a named sandbox: add 'name' (your request_sandbox set"
                     + " lives as long as your project's sandbox_ttl_default and slides while you use it)");
         }
         Envelope envelope = verbs.call(call.agent(), VerbNames.REQUEST_SANDBOX, call.arguments());
@@ -91,10 +132,13 @@ final class VerbTools {
             Map<?, ?> sandbox = (Map<?, ?>) s;
             services.add(String.valueOf(sandbox.get("service")));
         }
-        text.append(": ").append(String.join(", ", services)).append(". Export these (also in structuredContent.evidence):");
+        text.append(": ")
+                .append(String.join(", ", services))
+                .append(". Export these (also in structuredContent.evidence):");
         for (Object s : sandboxes(envelope)) {
             Map<?, ?> env = (Map<?, ?>) ((Map<?, ?>) s).get("env");
-            new TreeMap<>(env).forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
+            new TreeMap<>(env)
+                    .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
         }
         return ToolResult.ok(envelope.asMap(), text.toString()).withServices(services);
     }

@@ -1,16 +1,17 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.settings.ProjectForm;
-import io.roboco.sandbox.settings.FlagStatus;
-import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.settings.AuditPage;
+import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.FlagStatus;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.ProjectForm;
 import io.roboco.sandbox.settings.SettingsStore;
-
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,10 +36,24 @@ final class AdminRoutes {
     }
 
     void register(Javalin app) {
-        app.get("/api/projects", ctx -> Json.write(ctx, 200,
-                Map.of("projects", store.allProjects().stream().map(ProjectForm::toJson).toList())));
-        app.get("/api/projects/{id}", ctx -> Json.write(ctx, 200, ProjectForm.toJson(store.findProject(ctx.pathParam("id"))
-                .orElseThrow(() -> ApiError.notFound("no project '" + io.roboco.sandbox.request.Names.printable(ctx.pathParam("id")) + "'")))));
+        app.get(
+                "/api/projects",
+                ctx -> Json.write(
+                        ctx,
+                        200,
+                        Map.of(
+                                "projects",
+                                store.allProjects().stream()
+                                        .map(ProjectForm::toJson)
+                                        .toList())));
+        app.get(
+                "/api/projects/{id}",
+                ctx -> Json.write(
+                        ctx,
+                        200,
+                        ProjectForm.toJson(store.findProject(ctx.pathParam("id"))
+                                .orElseThrow(() -> ApiError.notFound(
+                                        "no project '" + Names.printable(ctx.pathParam("id")) + "'")))));
         app.put("/api/projects/{id}", this::putProject);
         app.get("/api/flags", ctx -> Json.write(ctx, 200, Map.of(FlagStore.SANDBOX_DB_ENABLED, flagView())));
         app.put("/api/flags/{name}", this::putFlag);
@@ -46,8 +61,12 @@ final class AdminRoutes {
     }
 
     private void putProject(Context ctx) {
-        Project project = ProjectForm.parse(ctx.pathParam("id"), Json.body(ctx), plugin.registry(),
-                plugin.manager().provisioner().settings(), plugin.templates());
+        Project project = ProjectForm.parse(
+                ctx.pathParam("id"),
+                Json.body(ctx),
+                plugin.registry(),
+                plugin.manager().provisioner().settings(),
+                plugin.templates());
         store.saveProject(project);
         plugin.primeSeededPools(project);
         Json.write(ctx, 200, ProjectForm.toJson(project));
@@ -56,7 +75,7 @@ final class AdminRoutes {
     private void putFlag(Context ctx) {
         String name = ctx.pathParam("name");
         if (!FlagStore.SANDBOX_DB_ENABLED.equals(name)) {
-            throw ApiError.notFound("no flag '" + io.roboco.sandbox.request.Names.printable(name) + "'; known: " + FlagStore.SANDBOX_DB_ENABLED);
+            throw ApiError.notFound("no flag '" + Names.printable(name) + "'; known: " + FlagStore.SANDBOX_DB_ENABLED);
         }
         Map<String, Object> body = Json.body(ctx);
         Object enabled = body.get("enabled");
@@ -85,8 +104,8 @@ final class AdminRoutes {
                 throw ApiError.badRequest("limit must be a whole number from 1 to " + MAX_AUDIT_LIMIT);
             }
         }
-        io.roboco.sandbox.settings.AuditPage page = store.page(new io.roboco.sandbox.settings.AuditQuery(ctx.queryParam("agent"),
-                ctx.queryParam("decision"), limit, ctx.queryParam("cursor")));
+        AuditPage page = store.page(
+                new AuditQuery(ctx.queryParam("agent"), ctx.queryParam("decision"), limit, ctx.queryParam("cursor")));
         List<Map<String, Object>> records = new ArrayList<>();
         for (AuditRecord r : page.records()) {
             Map<String, Object> json = new LinkedHashMap<>();

@@ -1,13 +1,12 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.request.Names;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.SpawnManifest;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;

@@ -1,21 +1,21 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.request.BadRequest;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.roboco.sandbox.limits.BodyLimitFilter;
 import io.roboco.sandbox.limits.BodyTooLarge;
+import io.roboco.sandbox.plugin.OrchestratorHandle;
+import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.web.Access;
 import jakarta.servlet.DispatcherType;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.eclipse.jetty.servlet.FilterHolder;
 import org.eclipse.jetty.servlet.ServletContextHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.EnumSet;
-import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * The Javalin application: auth, routes, and errors as JSON. No request body, envelope or
@@ -26,15 +26,21 @@ final class ApiApp {
     private static final Logger log = LoggerFactory.getLogger(ApiApp.class);
     private static final String ANSWERED = "roboco.answered";
 
-    private ApiApp() {
-    }
+    private ApiApp() {}
 
     /**
      * {@code servlets} adds what runs beside Javalin in its servlet context (the MCP endpoint at /mcp). In front of
      * everything, Javalin's routes, the dashboard and /mcp alike, a {@link BodyLimitFilter} bounds every request body.
      */
-    static Javalin create(TokenAuth auth, io.roboco.sandbox.plugin.OrchestratorHandle lifecycle, EdgeSettings edge, AdminRoutes admin, AgentRoutes agents,
-                          SandboxRoutes sandboxes, OpsRoutes ops, Consumer<ServletContextHandler> servlets) {
+    static Javalin create(
+            TokenAuth auth,
+            OrchestratorHandle lifecycle,
+            EdgeSettings edge,
+            AdminRoutes admin,
+            AgentRoutes agents,
+            SandboxRoutes sandboxes,
+            OpsRoutes ops,
+            Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.http.defaultContentType = "application/json";
@@ -46,7 +52,13 @@ final class ApiApp {
                 servlets.accept(handler);
             });
         });
-        app.get("/healthz", ctx -> Json.write(ctx, 200, Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())), Access.ANYONE);
+        app.get(
+                "/healthz",
+                ctx -> Json.write(
+                        ctx,
+                        200,
+                        Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())),
+                Access.ANYONE);
         app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
         admin.register(app);
         agents.register(app);
@@ -55,10 +67,21 @@ final class ApiApp {
 
         app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));
         app.exception(BadRequest.class, (e, ctx) -> answer(ctx, 400, "bad_request", e.getMessage()));
-        app.exception(BodyTooLarge.class, (e, ctx) -> answer(ctx, 413, "too_large", "the request body is larger than " + e.limit()
-                + " bytes, the most this server accepts (ROBOCO_SANDBOX_MAX_BODY; forms ROBOCO_SANDBOX_MAX_FORM_BODY); send a smaller one"));
-        app.exception(HttpResponseException.class, (e, ctx) -> answer(ctx, e.getStatus(),
-                e.getStatus() == 404 ? "not_found" : "http_" + e.getStatus(), e.getStatus() == 404 ? "no such route" : "request failed"));
+        app.exception(
+                BodyTooLarge.class,
+                (e, ctx) -> answer(
+                        ctx,
+                        413,
+                        "too_large",
+                        "the request body is larger than " + e.limit()
+                                + " bytes, the most this server accepts (ROBOCO_SANDBOX_MAX_BODY; forms ROBOCO_SANDBOX_MAX_FORM_BODY); send a smaller one"));
+        app.exception(
+                HttpResponseException.class,
+                (e, ctx) -> answer(
+                        ctx,
+                        e.getStatus(),
+                        e.getStatus() == 404 ? "not_found" : "http_" + e.getStatus(),
+                        e.getStatus() == 404 ? "no such route" : "request failed"));
         app.exception(Exception.class, (e, ctx) -> {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

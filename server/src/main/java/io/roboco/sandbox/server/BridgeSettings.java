@@ -25,8 +25,8 @@ record BridgeSettings(URI server, String token) {
         McpSettings.requireHttpUrl(URL, url);
         URI uri = URI.create(url);
         if (uri.getPath() != null && !uri.getPath().isEmpty() && !uri.getPath().equals("/")) {
-            throw new ConfigException(URL + "='" + url + "' must be the server's address without a path, e.g. " + DEFAULT_URL
-                    + " (the bridge talks to its /mcp)");
+            throw new ConfigException(URL + "='" + url + "' must be the server's address without a path, e.g. "
+                    + DEFAULT_URL + " (the bridge talks to its /mcp)");
         }
         String token = env.get(McpSettings.TOKEN);
         if (token == null || token.isBlank()) {

@@ -2,7 +2,6 @@ package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.settings.ByteSize;
-
 import java.util.Map;
 
 /**
@@ -15,8 +14,7 @@ import java.util.Map;
  * </ul>
  */
 final class ContainerLogSettings {
-    private ContainerLogSettings() {
-    }
+    private ContainerLogSettings() {}
 
     static LogCap fromEnv(Map<String, String> env) {
         LogCap d = LogCap.defaults();
@@ -27,16 +25,15 @@ final class ContainerLogSettings {
             try {
                 files = Integer.parseInt(rawFiles);
             } catch (NumberFormatException e) {
-                throw new ConfigException("ROBOCO_SANDBOX_CONTAINER_LOG_MAX_FILES='" + rawFiles + "' is not a whole number; use 1-100"
-                        + " (default " + d.maxFiles() + ")");
+                throw new ConfigException("ROBOCO_SANDBOX_CONTAINER_LOG_MAX_FILES='" + rawFiles
+                        + "' is not a whole number; use 1-100" + " (default " + d.maxFiles() + ")");
             }
         }
         try {
             return new LogCap(size, files);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("ROBOCO_SANDBOX_CONTAINER_LOG_MAX_SIZE / _MAX_FILES: " + e.getMessage() + " (defaults "
-                    + ByteSize.format(d.maxFileBytes()) + ", " + d.maxFiles() + ")");
+            throw new ConfigException("ROBOCO_SANDBOX_CONTAINER_LOG_MAX_SIZE / _MAX_FILES: " + e.getMessage()
+                    + " (defaults " + ByteSize.format(d.maxFileBytes()) + ", " + d.maxFiles() + ")");
         }
     }
-
 }

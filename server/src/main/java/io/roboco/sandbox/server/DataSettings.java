@@ -3,7 +3,6 @@ package io.roboco.sandbox.server;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.ByteSize;
 import io.roboco.sandbox.template.TemplateLimits;
-
 import java.util.Map;
 import java.util.Objects;
 
@@ -45,8 +44,8 @@ public record DataSettings(TemplateLimits templates) {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw new ConfigException(key + "='" + Names.printable(raw) + "' must be a whole number 1-10000"
-                + " (default " + fallback + ")");
+        throw new ConfigException(
+                key + "='" + Names.printable(raw) + "' must be a whole number 1-10000" + " (default " + fallback + ")");
     }
 
     private static long size(Map<String, String> env, String key, long fallback) {

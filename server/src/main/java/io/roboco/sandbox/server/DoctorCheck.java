@@ -8,7 +8,11 @@ import java.util.Map;
  * broken), what was found, and what to do about it (empty when nothing).
  */
 public record DoctorCheck(String name, Status status, String detail, String fix) {
-    public enum Status { OK, WARN, FAIL }
+    public enum Status {
+        OK,
+        WARN,
+        FAIL
+    }
 
     public DoctorCheck {
         fix = fix == null ? "" : fix;

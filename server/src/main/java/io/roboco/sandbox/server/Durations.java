@@ -1,21 +1,20 @@
 package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.request.DurationText;
-
 import java.time.Duration;
 
 /** Parses configuration durations: a positive whole number and a unit, {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 30d}. */
 public final class Durations {
 
-    private Durations() {
-    }
+    private Durations() {}
 
     public static Duration parse(String setting, String value) {
         if (value != null && value.trim().matches("0+(ms|s|m|h|d)")) {
             throw new ConfigException(setting + "='" + value + "' must be longer than zero");
         }
-        return DurationText.parse(value).orElseThrow(() -> new ConfigException(setting + "='" + value + "' is not a positive duration; "
-                + "use a whole number and a unit, e.g. 500ms, 30s, 5m, 1h, 30d"));
+        return DurationText.parse(value)
+                .orElseThrow(() -> new ConfigException(setting + "='" + value + "' is not a positive duration; "
+                        + "use a whole number and a unit, e.g. 500ms, 30s, 5m, 1h, 30d"));
     }
 
     /** {@code 30s}, {@code 2m}, {@code 1500ms}: the shortest exact form, for messages and pages. */

@@ -1,9 +1,9 @@
 package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.settings.ByteSize;
-
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Limits at the server's edge (containment, issue 18 items 5, 7 and 8), validated at start.
@@ -19,8 +19,14 @@ import java.util.Map;
  * @param maxSessions        {@code ROBOCO_SANDBOX_MCP_MAX_SESSIONS} (8): open MCP sessions per agent token
  * @param sessionIdle        {@code ROBOCO_SANDBOX_MCP_SESSION_IDLE} (10m): an MCP session unused this long is closed
  */
-public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, int maxConcurrentCalls, int callsPerMinute,
-                           int maxSessions, Duration sessionIdle) {
+public record EdgeSettings(
+        long maxBody,
+        long maxFormBody,
+        Duration tokenTtl,
+        int maxConcurrentCalls,
+        int callsPerMinute,
+        int maxSessions,
+        Duration sessionIdle) {
     public static final String MAX_BODY = "ROBOCO_SANDBOX_MAX_BODY";
     public static final String MAX_FORM_BODY = "ROBOCO_SANDBOX_MAX_FORM_BODY";
     public static final String TOKEN_TTL = "ROBOCO_SANDBOX_MCP_TOKEN_TTL";
@@ -29,8 +35,8 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
     public static final String MAX_SESSIONS = "ROBOCO_SANDBOX_MCP_MAX_SESSIONS";
     public static final String SESSION_IDLE = "ROBOCO_SANDBOX_MCP_SESSION_IDLE";
     /** The MCP-prefixed names, which {@link McpSettings} must know (it refuses unknown ones). */
-    static final java.util.Set<String> MCP_NAMES = java.util.Set.of(TOKEN_TTL, MAX_CONCURRENT_CALLS, CALLS_PER_MINUTE, MAX_SESSIONS,
-            SESSION_IDLE);
+    static final Set<String> MCP_NAMES =
+            Set.of(TOKEN_TTL, MAX_CONCURRENT_CALLS, CALLS_PER_MINUTE, MAX_SESSIONS, SESSION_IDLE);
 
     private static final long MIN_BODY = 16 << 10;
     private static final long MAX_BODY_CEILING = 256L << 20;
@@ -42,10 +48,12 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
         requireRange(CALLS_PER_MINUTE, callsPerMinute, 1, 100_000);
         requireRange(MAX_SESSIONS, maxSessions, 1, 1000);
         if (tokenTtl.compareTo(Duration.ofMinutes(1)) < 0) {
-            throw new ConfigException(TOKEN_TTL + "=" + Durations.format(tokenTtl) + " is too short; use at least 1m (default 24h)");
+            throw new ConfigException(
+                    TOKEN_TTL + "=" + Durations.format(tokenTtl) + " is too short; use at least 1m (default 24h)");
         }
         if (sessionIdle.compareTo(Duration.ofSeconds(10)) < 0) {
-            throw new ConfigException(SESSION_IDLE + "=" + Durations.format(sessionIdle) + " is too short; use at least 10s (default 10m)");
+            throw new ConfigException(SESSION_IDLE + "=" + Durations.format(sessionIdle)
+                    + " is too short; use at least 10s (default 10m)");
         }
     }
 
@@ -55,9 +63,13 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
 
     static EdgeSettings fromEnv(Map<String, String> env) {
         EdgeSettings d = defaults();
-        return new EdgeSettings(EnvValues.size(env, MAX_BODY, d.maxBody()), EnvValues.size(env, MAX_FORM_BODY, d.maxFormBody()),
-                EnvValues.duration(env, TOKEN_TTL, d.tokenTtl()), EnvValues.number(env, MAX_CONCURRENT_CALLS, d.maxConcurrentCalls()),
-                EnvValues.number(env, CALLS_PER_MINUTE, d.callsPerMinute()), EnvValues.number(env, MAX_SESSIONS, d.maxSessions()),
+        return new EdgeSettings(
+                EnvValues.size(env, MAX_BODY, d.maxBody()),
+                EnvValues.size(env, MAX_FORM_BODY, d.maxFormBody()),
+                EnvValues.duration(env, TOKEN_TTL, d.tokenTtl()),
+                EnvValues.number(env, MAX_CONCURRENT_CALLS, d.maxConcurrentCalls()),
+                EnvValues.number(env, CALLS_PER_MINUTE, d.callsPerMinute()),
+                EnvValues.number(env, MAX_SESSIONS, d.maxSessions()),
                 EnvValues.duration(env, SESSION_IDLE, d.sessionIdle()));
     }
 
@@ -70,13 +82,14 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
     }
 
     public EdgeSettings withTokenTtl(Duration ttl) {
-        return new EdgeSettings(maxBody, maxFormBody, ttl, maxConcurrentCalls, callsPerMinute, maxSessions, sessionIdle);
+        return new EdgeSettings(
+                maxBody, maxFormBody, ttl, maxConcurrentCalls, callsPerMinute, maxSessions, sessionIdle);
     }
 
     private static void requireSize(String key, long bytes) {
         if (bytes < MIN_BODY || bytes > MAX_BODY_CEILING) {
-            throw new ConfigException(key + "=" + bytes + " bytes is out of range; use " + ByteSize.format(MIN_BODY) + "-"
-                    + ByteSize.format(MAX_BODY_CEILING) + ", e.g. 1m");
+            throw new ConfigException(key + "=" + bytes + " bytes is out of range; use " + ByteSize.format(MIN_BODY)
+                    + "-" + ByteSize.format(MAX_BODY_CEILING) + ", e.g. 1m");
         }
     }
 
@@ -85,7 +98,4 @@ public record EdgeSettings(long maxBody, long maxFormBody, Duration tokenTtl, in
             throw new ConfigException(key + "=" + value + " is out of range; use " + min + "-" + max);
         }
     }
-
-
-
 }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.settings.ByteSize;
-
 import java.time.Duration;
 import java.util.Map;
 
@@ -11,8 +10,7 @@ import java.util.Map;
  * reads and refuses values alike.
  */
 final class EnvValues {
-    private EnvValues() {
-    }
+    private EnvValues() {}
 
     /** The setting's value, trimmed; {@code null} when it is unset or blank. */
     static String value(Map<String, String> env, String key) {

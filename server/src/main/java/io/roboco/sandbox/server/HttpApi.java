@@ -10,10 +10,9 @@ import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.web.Dashboard;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.function.Supplier;
 
 /**
  * The server's front doors as one plugin extension: the HTTP API, MCP at {@code /mcp} and the dashboard, on
@@ -48,20 +47,41 @@ final class HttpApi implements PluginExtension {
         Supplier<Doctor> doctor = () -> doctor(context);
         EdgeSettings edge = config.edge();
         AgentTokens agentTokens = new AgentTokens(context.store(), edge.tokenTtl(), context.clock());
-        McpEndpoint mcp = McpEndpoint.create(plugin, verbs, agentTokens, tokens.admin(), config.mcp().inspection(),
-                config.mcp().allowedHosts(), () -> Doctor.toJson(doctor.get().run()), SandboxServer.version(),
-                new McpEndpoint.AgentShare(edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()),
+        McpEndpoint mcp = McpEndpoint.create(
+                plugin,
+                verbs,
+                agentTokens,
+                tokens.admin(),
+                config.mcp().inspection(),
+                config.mcp().allowedHosts(),
+                () -> Doctor.toJson(doctor.get().run()),
+                SandboxServer.version(),
+                new McpEndpoint.AgentShare(
+                        edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()),
                 context.clock());
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
-        ForeignOrphans foreign = new ForeignOrphans(context.runtime(), context.store(), context.store(), context.instanceId(),
-                SandboxServer.aliveWindow(config.janitorTick()), context.clock());
-        Javalin app = ApiApp.create(new TokenAuth(tokens.api(), tokens.admin()), context.state(), edge,
-                new AdminRoutes(plugin, config.dbEnabledOverride(), context.clock()), agentRoutes,
-                new SandboxRoutes(context.sandboxes(), foreign, plugin, context.clock()), new OpsRoutes(doctor, metrics), mcp::mount);
+        ForeignOrphans foreign = new ForeignOrphans(
+                context.runtime(),
+                context.store(),
+                context.store(),
+                context.instanceId(),
+                SandboxServer.aliveWindow(config.janitorTick()),
+                context.clock());
+        Javalin app = ApiApp.create(
+                new TokenAuth(tokens.api(), tokens.admin()),
+                context.state(),
+                edge,
+                new AdminRoutes(plugin, config.dbEnabledOverride(), context.clock()),
+                agentRoutes,
+                new SandboxRoutes(context.sandboxes(), foreign, plugin, context.clock()),
+                new OpsRoutes(doctor, metrics),
+                mcp::mount);
         Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), tokens.admin(), context.clock());
         if (!config.loopbackOnly()) {
-            log.warn("ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "
-                    + "sandbox credentials cross the network in clear text. Put a TLS proxy in front, or bind 127.0.0.1", config.bind());
+            log.warn(
+                    "ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "
+                            + "sandbox credentials cross the network in clear text. Put a TLS proxy in front, or bind 127.0.0.1",
+                    config.bind());
         }
         try {
             app.start(config.bind(), config.port());
@@ -87,10 +107,22 @@ final class HttpApi implements PluginExtension {
 
     private Doctor doctor(PluginContext context) {
         SandboxPlugin plugin = context.plugin();
-        return new Doctor(config, context.engines(), context.provisioning(), context::runtime, context::store,
-                new Doctor.Live(plugin.flagEffective(), context.poolSizes().sizes(), SandboxServer.poolIdle(plugin.manager()),
-                        context.capacity().used(), context.capacity().limited() ? context.capacity().max() : Integer.MAX_VALUE,
-                        janitor.lastTick(), context.started(), config.janitorTick()),
-                context.clock(), Doctor.findRepoRoot(System.getenv()));
+        return new Doctor(
+                config,
+                context.engines(),
+                context.provisioning(),
+                context::runtime,
+                context::store,
+                new Doctor.Live(
+                        plugin.flagEffective(),
+                        context.poolSizes().sizes(),
+                        SandboxServer.poolIdle(plugin.manager()),
+                        context.capacity().used(),
+                        context.capacity().limited() ? context.capacity().max() : Integer.MAX_VALUE,
+                        janitor.lastTick(),
+                        context.started(),
+                        config.janitorTick()),
+                context.clock(),
+                Doctor.findRepoRoot(System.getenv()));
     }
 }

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.http.Context;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,11 +14,9 @@ final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private static final TypeReference<LinkedHashMap<String, Object>> OBJECT = new TypeReference<>() {
-    };
+    private static final TypeReference<LinkedHashMap<String, Object>> OBJECT = new TypeReference<>() {};
 
-    private Json() {
-    }
+    private Json() {}
 
     /** The request body as an object; an empty body is an empty object. */
     static Map<String, Object> body(Context ctx) {
@@ -36,7 +33,11 @@ final class Json {
         } catch (JsonProcessingException e) {
             // The parser's own message can quote the body; say where, not what.
             throw ApiError.badRequest("request body is not a JSON object (malformed JSON near line "
-                    + (e.getLocation() == null ? "?" : e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()) + ")");
+                    + (e.getLocation() == null
+                            ? "?"
+                            : e.getLocation().getLineNr() + ", column "
+                                    + e.getLocation().getColumnNr())
+                    + ")");
         }
     }
 
@@ -44,7 +45,8 @@ final class Json {
         try {
             ctx.status(status).contentType("application/json").result(MAPPER.writeValueAsString(body));
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("response not serializable: " + e.getClass().getSimpleName());
+            throw new IllegalStateException(
+                    "response not serializable: " + e.getClass().getSimpleName());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.request.DurationText;
 import java.time.Duration;
 import java.util.Map;
 
@@ -14,25 +15,29 @@ import java.util.Map;
  * @param auditRetention {@code ROBOCO_SANDBOX_AUDIT_RETENTION} (30d): audit records (and deleted sandbox records)
  *                       older than this are pruned by the janitor
  */
-public record LifecycleConfig(Duration ttlDefault, Duration ttlMax, int maxPerOwner, Integer maxContainers, Duration auditRetention) {
+public record LifecycleConfig(
+        Duration ttlDefault, Duration ttlMax, int maxPerOwner, Integer maxContainers, Duration auditRetention) {
     public static final int DEFAULT_MAX_PER_OWNER = 3;
 
     public LifecycleConfig {
         if (ttlDefault.compareTo(ttlMax) > 0) {
-            throw new ConfigException("ROBOCO_SANDBOX_TTL_DEFAULT (" + io.roboco.sandbox.request.DurationText.format(ttlDefault)
-                    + ") must not exceed ROBOCO_SANDBOX_TTL_MAX (" + io.roboco.sandbox.request.DurationText.format(ttlMax) + ")");
+            throw new ConfigException("ROBOCO_SANDBOX_TTL_DEFAULT (" + DurationText.format(ttlDefault)
+                    + ") must not exceed ROBOCO_SANDBOX_TTL_MAX ("
+                    + DurationText.format(ttlMax) + ")");
         }
         if (maxPerOwner < 1 || maxPerOwner > 1000) {
-            throw new ConfigException("ROBOCO_SANDBOX_MAX_PER_OWNER=" + maxPerOwner + " is out of range; use 1-1000 (default 3)");
+            throw new ConfigException(
+                    "ROBOCO_SANDBOX_MAX_PER_OWNER=" + maxPerOwner + " is out of range; use 1-1000 (default 3)");
         }
         if (maxContainers != null && (maxContainers < 1 || maxContainers > 100_000)) {
-            throw new ConfigException("ROBOCO_SANDBOX_MAX_CONTAINERS=" + maxContainers + " is out of range; use 1-100000, or unset it"
-                    + " to derive it from the Docker host's memory");
+            throw new ConfigException("ROBOCO_SANDBOX_MAX_CONTAINERS=" + maxContainers
+                    + " is out of range; use 1-100000, or unset it" + " to derive it from the Docker host's memory");
         }
     }
 
     public static LifecycleConfig defaults() {
-        return new LifecycleConfig(Duration.ofHours(4), Duration.ofHours(24), DEFAULT_MAX_PER_OWNER, null, Duration.ofDays(30));
+        return new LifecycleConfig(
+                Duration.ofHours(4), Duration.ofHours(24), DEFAULT_MAX_PER_OWNER, null, Duration.ofDays(30));
     }
 
     static LifecycleConfig fromEnv(Map<String, String> env) {
@@ -41,7 +46,9 @@ public record LifecycleConfig(Duration ttlDefault, Duration ttlMax, int maxPerOw
                 EnvValues.duration(env, "ROBOCO_SANDBOX_TTL_DEFAULT", d.ttlDefault()),
                 EnvValues.duration(env, "ROBOCO_SANDBOX_TTL_MAX", d.ttlMax()),
                 EnvValues.number(env, "ROBOCO_SANDBOX_MAX_PER_OWNER", d.maxPerOwner()),
-                env.get("ROBOCO_SANDBOX_MAX_CONTAINERS") == null || env.get("ROBOCO_SANDBOX_MAX_CONTAINERS").isBlank() ? null
+                env.get("ROBOCO_SANDBOX_MAX_CONTAINERS") == null
+                                || env.get("ROBOCO_SANDBOX_MAX_CONTAINERS").isBlank()
+                        ? null
                         : EnvValues.number(env, "ROBOCO_SANDBOX_MAX_CONTAINERS", 0),
                 EnvValues.duration(env, "ROBOCO_SANDBOX_AUDIT_RETENTION", d.auditRetention()));
     }
@@ -61,6 +68,4 @@ public record LifecycleConfig(Duration ttlDefault, Duration ttlMax, int maxPerOw
     public LifecycleConfig withAuditRetention(Duration retention) {
         return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, maxContainers, retention);
     }
-
-
 }

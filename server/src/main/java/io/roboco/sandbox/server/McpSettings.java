@@ -1,8 +1,6 @@
 package io.roboco.sandbox.server;
 
-
 import io.roboco.sandbox.inspect.InspectionPolicy;
-
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +41,7 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
     public static final String ALLOWED_HOSTS = PREFIX + "ALLOWED_HOSTS";
     /** The stdio bridge's token: read by {@code roboco-sandbox mcp}, not by the server. */
     public static final String TOKEN = PREFIX + "TOKEN";
+
     public static final int DEFAULT_ROW_CAP = 200;
     public static final int MAX_ROW_CAP = 10_000;
     public static final String DEFAULT_ALLOWED_HOSTS = "127.0.0.1:*,localhost:*,[::1]:*";
@@ -57,19 +56,21 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
 
     public McpSettings {
         if (rowCap < 1 || rowCap > MAX_ROW_CAP) {
-            throw new ConfigException(ROW_CAP + "=" + rowCap + " is out of range; use 1-" + MAX_ROW_CAP
-                    + " (default " + DEFAULT_ROW_CAP + ")");
+            throw new ConfigException(ROW_CAP + "=" + rowCap + " is out of range; use 1-" + MAX_ROW_CAP + " (default "
+                    + DEFAULT_ROW_CAP + ")");
         }
         if (fetchBytes < InspectionPolicy.MIN_FETCH_BYTES || fetchBytes > InspectionPolicy.MAX_FETCH_BYTES) {
-            throw new ConfigException(FETCH_BYTES + "=" + fetchBytes + " is out of range; use " + InspectionPolicy.MIN_FETCH_BYTES + "-"
-                    + InspectionPolicy.MAX_FETCH_BYTES + " (default " + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
+            throw new ConfigException(FETCH_BYTES + "=" + fetchBytes + " is out of range; use "
+                    + InspectionPolicy.MIN_FETCH_BYTES + "-" + InspectionPolicy.MAX_FETCH_BYTES + " (default "
+                    + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
         }
         if (publicUrl != null) {
             requireHttpUrl(URL, publicUrl);
         }
         allowedHosts = List.copyOf(allowedHosts);
         if (allowedHosts.isEmpty()) {
-            throw new ConfigException(ALLOWED_HOSTS + " is empty; name at least one host (default " + DEFAULT_ALLOWED_HOSTS + ")");
+            throw new ConfigException(
+                    ALLOWED_HOSTS + " is empty; name at least one host (default " + DEFAULT_ALLOWED_HOSTS + ")");
         }
         for (String host : allowedHosts) {
             if (host.isBlank() || host.contains("/") || host.chars().anyMatch(c -> c <= 0x20 || c >= 0x7f)) {
@@ -81,8 +82,9 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
             URI uri = URI.create(publicUrl);
             String authority = uri.getPort() < 0 ? uri.getHost() : uri.getHost() + ":" + uri.getPort();
             if (allowedHosts.stream().noneMatch(allowed -> hostMatches(allowed, authority))) {
-                throw new ConfigException(URL + " names " + authority + ", which " + ALLOWED_HOSTS + " (" + String.join(",", allowedHosts)
-                        + ") does not accept, so every agent given that address would be refused; add it there");
+                throw new ConfigException(
+                        URL + " names " + authority + ", which " + ALLOWED_HOSTS + " (" + String.join(",", allowedHosts)
+                                + ") does not accept, so every agent given that address would be refused; add it there");
             }
         }
     }
@@ -97,7 +99,8 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
     }
 
     public static McpSettings defaults() {
-        return new McpSettings(DEFAULT_ROW_CAP, InspectionPolicy.DEFAULT_FETCH_BYTES, null, List.of(DEFAULT_ALLOWED_HOSTS.split(",")));
+        return new McpSettings(
+                DEFAULT_ROW_CAP, InspectionPolicy.DEFAULT_FETCH_BYTES, null, List.of(DEFAULT_ALLOWED_HOSTS.split(",")));
     }
 
     /** Reads every {@code ROBOCO_SANDBOX_MCP_*} setting; an unknown one is refused, never ignored. */
@@ -128,13 +131,15 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
             try {
                 fetchBytes = Integer.parseInt(fetch);
             } catch (NumberFormatException e) {
-                throw new ConfigException(FETCH_BYTES + "='" + fetch + "' is not a whole number of bytes; use " + InspectionPolicy.MIN_FETCH_BYTES
-                        + "-" + InspectionPolicy.MAX_FETCH_BYTES + " (default " + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
+                throw new ConfigException(FETCH_BYTES + "='" + fetch + "' is not a whole number of bytes; use "
+                        + InspectionPolicy.MIN_FETCH_BYTES + "-" + InspectionPolicy.MAX_FETCH_BYTES + " (default "
+                        + InspectionPolicy.DEFAULT_FETCH_BYTES + ")");
             }
         }
         String hosts = EnvValues.value(env, ALLOWED_HOSTS);
         List<String> allowed = List.of((hosts == null ? DEFAULT_ALLOWED_HOSTS : hosts).split(",", -1)).stream()
-                .map(String::trim).toList();
+                .map(String::trim)
+                .toList();
         return new McpSettings(rowCap, fetchBytes, EnvValues.value(env, URL), allowed);
     }
 
@@ -156,11 +161,14 @@ public record McpSettings(int rowCap, int fetchBytes, String publicUrl, List<Str
             throw new ConfigException(setting + "='" + url + "' is not a URL; e.g. http://127.0.0.1:7070/mcp");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null || uri.getUserInfo() != null
-                || uri.getQuery() != null || uri.getFragment() != null) {
-            throw new ConfigException(setting + "='" + url + "' must be an http(s) URL with a host and no user, query or"
-                    + " fragment; e.g. http://127.0.0.1:7070/mcp");
+        if (!(scheme.equals("http") || scheme.equals("https"))
+                || uri.getHost() == null
+                || uri.getUserInfo() != null
+                || uri.getQuery() != null
+                || uri.getFragment() != null) {
+            throw new ConfigException(
+                    setting + "='" + url + "' must be an http(s) URL with a host and no user, query or"
+                            + " fragment; e.g. http://127.0.0.1:7070/mcp");
         }
     }
-
 }

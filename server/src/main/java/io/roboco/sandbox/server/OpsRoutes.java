@@ -2,7 +2,6 @@ package io.roboco.sandbox.server;
 
 import io.javalin.Javalin;
 import io.roboco.sandbox.web.Access;
-
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -23,6 +22,9 @@ final class OpsRoutes {
             List<DoctorCheck> checks = doctor.get().run();
             Json.write(ctx, 200, Doctor.toJson(checks));
         });
-        app.get("/metrics", ctx -> ctx.status(200).contentType(PROMETHEUS_TEXT).result(metrics.scrape()), Access.ANYONE);
+        app.get(
+                "/metrics",
+                ctx -> ctx.status(200).contentType(PROMETHEUS_TEXT).result(metrics.scrape()),
+                Access.ANYONE);
     }
 }

@@ -5,13 +5,11 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
-
 import java.time.Clock;
 
 /** The production parts: the engine registry, the Docker runtime and the persistent settings store. */
 final class Production {
-    private Production() {
-    }
+    private Production() {}
 
     static RunningServer start(ServerConfig config) {
         EngineRegistry registry = registry();
@@ -22,7 +20,8 @@ final class Production {
                 : JdbcSettingsStore.embedded(config.stateDir());
         ContainerRuntime runtime;
         try {
-            runtime = DockerContainerRuntime.connect(null, DockerContainerRuntime.DEFAULT_EXEC_TIMEOUT, config.containerLogs());
+            runtime = DockerContainerRuntime.connect(
+                    null, DockerContainerRuntime.DEFAULT_EXEC_TIMEOUT, config.containerLogs());
         } catch (RuntimeException e) {
             store.close();
             throw e;

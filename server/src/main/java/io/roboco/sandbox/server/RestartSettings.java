@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.request.Names;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -36,7 +37,8 @@ public record RestartSettings(boolean readopt, Path keyFile) {
 
     static RestartSettings fromEnv(Map<String, String> env) {
         String file = env.get("ROBOCO_SANDBOX_SECRET_KEY_FILE");
-        return new RestartSettings(readopt(env.get("ROBOCO_SANDBOX_READOPT")),
+        return new RestartSettings(
+                readopt(env.get("ROBOCO_SANDBOX_READOPT")),
                 file == null || file.isBlank() ? null : Path.of(file.trim()));
     }
 
@@ -45,10 +47,20 @@ public record RestartSettings(boolean readopt, Path keyFile) {
             return true;
         }
         switch (raw.trim().toLowerCase(Locale.ROOT)) {
-            case "true": case "1": case "on": case "yes": return true;
-            case "false": case "0": case "off": case "no": return false;
-            default: throw new ConfigException("ROBOCO_SANDBOX_READOPT='" + io.roboco.sandbox.request.Names.printable(raw)
-                    + "' is not a boolean; use true (default: sandboxes survive a restart) or false (a restart releases them)");
+            case "true":
+            case "1":
+            case "on":
+            case "yes":
+                return true;
+            case "false":
+            case "0":
+            case "off":
+            case "no":
+                return false;
+            default:
+                throw new ConfigException(
+                        "ROBOCO_SANDBOX_READOPT='" + Names.printable(raw)
+                                + "' is not a boolean; use true (default: sandboxes survive a restart) or false (a restart releases them)");
         }
     }
 }

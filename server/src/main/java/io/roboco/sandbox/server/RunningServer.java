@@ -1,5 +1,8 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.janitor.SweepReport;
+import java.util.Map;
+
 /** A started server: where it listens, and how to stop it (idempotent; tears down live sandboxes). */
 public interface RunningServer extends AutoCloseable {
     /** The port on 127.0.0.1. */
@@ -12,16 +15,16 @@ public interface RunningServer extends AutoCloseable {
      * Ready, unclaimed warm-pool containers per engine right now, and under {@code seeded} those of every seeded
      * project's pool (when {@code ROBOCO_SANDBOX_POOL_SEEDED} is set); empty when no pool is configured.
      */
-    java.util.Map<String, Integer> poolIdle();
+    Map<String, Integer> poolIdle();
 
     /**
      * Runs one janitor sweep now, exactly as a tick does (logged; audited when it is the startup sweep or
      * removed or failed something), and returns its report. Waits for a tick that is running.
      */
-    io.roboco.sandbox.janitor.SweepReport sweepNow();
+    SweepReport sweepNow();
 
     /** One whole janitor tick now (heartbeat, expiry, audit retention, then the orphan sweep); the sweep's report. */
-    io.roboco.sandbox.janitor.SweepReport tickNow();
+    SweepReport tickNow();
 
     @Override
     void close();

@@ -15,12 +15,13 @@ import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxEvents;
-
+import io.roboco.sandbox.pool.WarmPool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The server's metrics through Micrometer, scraped as Prometheus text at {@code GET /metrics}. Names are in base
@@ -41,7 +42,7 @@ import java.util.TreeMap;
  */
 final class SandboxMetrics implements SandboxEvents, PluginExtension {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final Map<String, Timer> requests = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Timer> requests = new ConcurrentHashMap<>();
     /** The multi-gauges' refreshes; none until the plugin's gauges are bound ({@link #start}). */
     private volatile List<Runnable> refreshers = List.of();
 
@@ -60,27 +61,43 @@ final class SandboxMetrics implements SandboxEvents, PluginExtension {
     /** Binds the gauges to the built plugin's live numbers (Micrometer's binder step). */
     @Override
     public AutoCloseable start(PluginContext context) {
-        gauges(context.engines(), context.plugin().manager(), context.sandboxes().book(), context.capacity());
+        gauges(
+                context.engines(),
+                context.plugin().manager(),
+                context.sandboxes().book(),
+                context.capacity());
         return registry::close;
     }
 
     private void gauges(EngineRegistry engines, SandboxManager manager, SandboxBook book, Capacity capacity) {
-        Gauge.builder("roboco.sandbox.live.sandboxes", manager, m -> m.live().size()).tag("kind", "default")
-                .description("live request_sandbox sets").register(registry);
-        Gauge.builder("roboco.sandbox.live.sandboxes", book, b -> b.namedSandboxCount()).tag("kind", "named")
-                .description("live named sandboxes").register(registry);
-        MultiGauge containers = MultiGauge.builder("roboco.sandbox.live.containers").description("containers of live sandboxes")
+        Gauge.builder("roboco.sandbox.live.sandboxes", manager, m -> m.live().size())
+                .tag("kind", "default")
+                .description("live request_sandbox sets")
                 .register(registry);
-        MultiGauge pool = MultiGauge.builder("roboco.sandbox.pool.idle.containers").description("ready warm-pool containers")
+        Gauge.builder("roboco.sandbox.live.sandboxes", book, b -> b.namedSandboxCount())
+                .tag("kind", "named")
+                .description("live named sandboxes")
                 .register(registry);
-        Gauge.builder("roboco.sandbox.pool.seeded.idle.containers", manager,
-                        m -> m.pool().map(io.roboco.sandbox.pool.WarmPool::idleSeeded).orElse(0))
-                .description("ready seeded warm-pool containers (ROBOCO_SANDBOX_POOL_SEEDED), all seeded projects").register(registry);
+        MultiGauge containers = MultiGauge.builder("roboco.sandbox.live.containers")
+                .description("containers of live sandboxes")
+                .register(registry);
+        MultiGauge pool = MultiGauge.builder("roboco.sandbox.pool.idle.containers")
+                .description("ready warm-pool containers")
+                .register(registry);
+        Gauge.builder(
+                        "roboco.sandbox.pool.seeded.idle.containers",
+                        manager,
+                        m -> m.pool().map(WarmPool::idleSeeded).orElse(0))
+                .description("ready seeded warm-pool containers (ROBOCO_SANDBOX_POOL_SEEDED), all seeded projects")
+                .register(registry);
         Gauge.builder("roboco.sandbox.capacity.used.containers", capacity, Capacity::used)
-                .description("sandbox containers this server accounts for, warm pool included").register(registry);
+                .description("sandbox containers this server accounts for, warm pool included")
+                .register(registry);
         Gauge.builder("roboco.sandbox.capacity.max.containers", capacity, c -> c.limited() ? c.max() : Double.NaN)
-                .description("ROBOCO_SANDBOX_MAX_CONTAINERS (derived from the host's memory when unset)").register(registry);
-        this.refreshers = List.of(() -> containers.register(rows(engines, containersByEngine(manager, book)), true),
+                .description("ROBOCO_SANDBOX_MAX_CONTAINERS (derived from the host's memory when unset)")
+                .register(registry);
+        this.refreshers = List.of(
+                () -> containers.register(rows(engines, containersByEngine(manager, book)), true),
                 () -> pool.register(rows(engines, poolIdle(manager)), true));
         refresh();
     }
@@ -98,27 +115,42 @@ final class SandboxMetrics implements SandboxEvents, PluginExtension {
 
     @Override
     public void refused(String code) {
-        Counter.builder("roboco.sandbox.refusals").tag("reason", code).description("refused requests by reason").register(registry)
+        Counter.builder("roboco.sandbox.refusals")
+                .tag("reason", code)
+                .description("refused requests by reason")
+                .register(registry)
                 .increment();
     }
 
     @Override
     public void invalidState(String code) {
-        Counter.builder("roboco.sandbox.invalid.state").tag("reason", code).description("invalid_state answers by reason")
-                .register(registry).increment();
+        Counter.builder("roboco.sandbox.invalid.state")
+                .tag("reason", code)
+                .description("invalid_state answers by reason")
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void janitorRemoved(String cause, int containers) {
-        Counter.builder("roboco.sandbox.janitor.removals").tag("cause", cause).description("containers the janitor removed")
-                .register(registry).increment(containers);
+        Counter.builder("roboco.sandbox.janitor.removals")
+                .tag("cause", cause)
+                .description("containers the janitor removed")
+                .register(registry)
+                .increment(containers);
     }
 
     private Timer timer(String path) {
-        return requests.computeIfAbsent(path, p -> Timer.builder("roboco.sandbox.request").tag("path", p)
-                .description("time to working credentials of granted requests, by path: cache hit, pool claim, cold start")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(60))
-                .register(registry));
+        return requests.computeIfAbsent(
+                path,
+                p -> Timer.builder("roboco.sandbox.request")
+                        .tag("path", p)
+                        .description(
+                                "time to working credentials of granted requests, by path: cache hit, pool claim, cold start")
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofMillis(1))
+                        .maximumExpectedValue(Duration.ofSeconds(60))
+                        .register(registry));
     }
 
     private void refresh() {
@@ -135,7 +167,11 @@ final class SandboxMetrics implements SandboxEvents, PluginExtension {
 
     private static Map<String, Integer> poolIdle(SandboxManager manager) {
         Map<String, Integer> idle = new TreeMap<>();
-        manager.pool().ifPresent(p -> p.sizes().sizes().keySet().forEach(key -> idle.merge(engineOf(key), p.idle(key), Integer::sum)));
+        manager.pool()
+                .ifPresent(p -> p.sizes()
+                        .sizes()
+                        .keySet()
+                        .forEach(key -> idle.merge(engineOf(key), p.idle(key), Integer::sum)));
         return idle;
     }
 

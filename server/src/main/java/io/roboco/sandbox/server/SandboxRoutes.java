@@ -2,7 +2,10 @@ package io.roboco.sandbox.server;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.roboco.sandbox.data.DataOutcome;
+import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.plugin.ForeignOrphans;
+import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
@@ -11,11 +14,12 @@ import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
+import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.views.SandboxViews;
-
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -23,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Sandboxes as records (admin): create a named one, list with filters, show, delete, extend, clean up
@@ -30,18 +36,19 @@ import java.util.TreeMap;
  * verb set. Only a create's answer carries credentials.
  */
 final class SandboxRoutes {
-    private static final Set<String> CREATE_FIELDS = Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels",
-            "template");
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels", "template");
     private static final Set<String> CLEANUP_FIELDS = Set.of("dry_run", "owner", "foreign", "older_than", "force");
-    static final String NAME_RULE = "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
-    static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+    static final String NAME_RULE =
+            "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     private final Sandboxes sandboxes;
     private final ForeignOrphans foreign;
-    private final io.roboco.sandbox.plugin.SandboxPlugin plugin;
+    private final SandboxPlugin plugin;
     private final Clock clock;
 
-    SandboxRoutes(Sandboxes sandboxes, ForeignOrphans foreign, io.roboco.sandbox.plugin.SandboxPlugin plugin, Clock clock) {
+    SandboxRoutes(Sandboxes sandboxes, ForeignOrphans foreign, SandboxPlugin plugin, Clock clock) {
         this.sandboxes = sandboxes;
         this.foreign = foreign;
         this.plugin = plugin;
@@ -53,19 +60,30 @@ final class SandboxRoutes {
         app.post("/api/sandboxes", this::create);
         app.post("/api/sandboxes/cleanup", this::cleanup);
         app.post("/api/sandboxes/release", this::release);
-        app.get("/api/sandboxes/{id}", ctx -> Json.write(ctx, 200, Map.of("sandbox",
-                SandboxViews.record(found(ctx.pathParam("id")), clock.instant(), plugin.manager()))));
+        app.get(
+                "/api/sandboxes/{id}",
+                ctx -> Json.write(
+                        ctx,
+                        200,
+                        Map.of(
+                                "sandbox",
+                                SandboxViews.record(found(ctx.pathParam("id")), clock.instant(), plugin.manager()))));
         app.delete("/api/sandboxes/{id}", this::delete);
         app.post("/api/sandboxes/{id}/extend", this::extend);
         // Data operations (issue 13) on a sandbox record, the same SandboxData the verbs use.
-        app.post("/api/sandboxes/{id}/snapshots", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.SNAPSHOT_SCHEMA, bodyName(ctx)));
-        app.get("/api/sandboxes/{id}/snapshots/{name}/diff", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.DIFF_SCHEMA, ctx.pathParam("name")));
-        app.post("/api/sandboxes/{id}/checkpoints", ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.CHECKPOINT, bodyName(ctx)));
-        app.post("/api/sandboxes/{id}/checkpoints/{name}/rewind",
-                ctx -> data(ctx, io.roboco.sandbox.data.SandboxData.REWIND, ctx.pathParam("name")));
+        app.post("/api/sandboxes/{id}/snapshots", ctx -> data(ctx, SandboxData.SNAPSHOT_SCHEMA, bodyName(ctx)));
+        app.get(
+                "/api/sandboxes/{id}/snapshots/{name}/diff",
+                ctx -> data(ctx, SandboxData.DIFF_SCHEMA, ctx.pathParam("name")));
+        app.post("/api/sandboxes/{id}/checkpoints", ctx -> data(ctx, SandboxData.CHECKPOINT, bodyName(ctx)));
+        app.post(
+                "/api/sandboxes/{id}/checkpoints/{name}/rewind",
+                ctx -> data(ctx, SandboxData.REWIND, ctx.pathParam("name")));
         new TemplateRoutes(sandboxes, plugin).register(app);
-        app.exception(Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
-        app.exception(Sandboxes.Conflict.class, (e, ctx) -> Json.write(ctx, 409, Json.error("conflict", e.getMessage())));
+        app.exception(
+                Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
+        app.exception(
+                Sandboxes.Conflict.class, (e, ctx) -> Json.write(ctx, 409, Json.error("conflict", e.getMessage())));
     }
 
     private void list(Context ctx) {
@@ -75,7 +93,9 @@ final class SandboxRoutes {
             case "expired" -> EnumSet.of(SandboxState.EXPIRED);
             case "deleted" -> EnumSet.of(SandboxState.DELETED);
             case "all" -> EnumSet.allOf(SandboxState.class);
-            default -> throw new BadRequest("state must be live, expired, deleted or all; got '" + Names.printable(state) + "'");
+            default ->
+                throw new BadRequest(
+                        "state must be live, expired, deleted or all; got '" + Names.printable(state) + "'");
         };
         Map<String, String> labels = new TreeMap<>();
         for (String filter : ctx.queryParams("label")) {
@@ -90,7 +110,7 @@ final class SandboxRoutes {
         if (project != null) {
             Names.requireProjectId(project);
         }
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         List<Map<String, Object>> out = new ArrayList<>();
         for (SandboxRecord r : sandboxes.list(new SandboxQuery(owner, project, labels, states, null, now))) {
             out.add(SandboxViews.record(r, now, plugin.manager()));
@@ -105,7 +125,8 @@ final class SandboxRoutes {
         Map<String, Object> body = Json.body(ctx);
         for (String key : body.keySet()) {
             if (!CREATE_FIELDS.contains(key)) {
-                throw new BadRequest("unknown field '" + Names.printable(key) + "'; a sandbox takes: " + String.join(", ", new java.util.TreeSet<>(CREATE_FIELDS)));
+                throw new BadRequest("unknown field '" + Names.printable(key) + "'; a sandbox takes: "
+                        + String.join(", ", new TreeSet<>(CREATE_FIELDS)));
             }
         }
         String owner = requireOwnerThatExists(requiredString(body, "owner"));
@@ -118,9 +139,11 @@ final class SandboxRoutes {
         Object raw = body.get("extensions");
         if (raw != null) {
             if (!(raw instanceof Map<?, ?> map)) {
-                throw new BadRequest("'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
+                throw new BadRequest(
+                        "'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
             }
-            map.forEach((k, v) -> extensions.put(Names.requireService(String.valueOf(k)), strings("extensions." + k, v)));
+            map.forEach(
+                    (k, v) -> extensions.put(Names.requireService(String.valueOf(k)), strings("extensions." + k, v)));
         }
         String name = "";
         if (body.get("name") != null) {
@@ -133,13 +156,13 @@ final class SandboxRoutes {
         Map<String, String> labels = Labels.parse("labels", body.get("labels"));
         String template = null;
         if (body.get("template") != null) {
-            if (!(body.get("template") instanceof String t) || !io.roboco.sandbox.template.TemplateInfo.validName(t)) {
-                throw new BadRequest("'template' must be a template name (" + io.roboco.sandbox.template.TemplateInfo.NAME_RULE + ")");
+            if (!(body.get("template") instanceof String t) || !TemplateInfo.validName(t)) {
+                throw new BadRequest("'template' must be a template name (" + TemplateInfo.NAME_RULE + ")");
             }
             template = t;
         }
-        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl,
-                labels, template));
+        Sandboxes.CreateOutcome outcome = sandboxes.create(
+                new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl, labels, template));
         if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
             Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("ok", true);
@@ -147,7 +170,11 @@ final class SandboxRoutes {
             Json.write(ctx, 200, answer);
             return;
         }
-        Json.write(ctx, 200, Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision()).asMap());
+        Json.write(
+                ctx,
+                200,
+                Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision())
+                        .asMap());
     }
 
     private void delete(Context ctx) throws InterruptedException {
@@ -155,8 +182,10 @@ final class SandboxRoutes {
         Sandboxes.Deletion deletion = sandboxes.delete(id, "deleted by an operator");
         switch (deletion) {
             case NOT_FOUND -> throw new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'");
-            case OTHER_INSTANCE -> throw new Sandboxes.Conflict("sandbox " + id + " belongs to instance "
-                    + found(id).instance() + "; delete it through that server (its containers run on its Docker host)");
+            case OTHER_INSTANCE ->
+                throw new Sandboxes.Conflict(
+                        "sandbox " + id + " belongs to instance " + found(id).instance()
+                                + "; delete it through that server (its containers run on its Docker host)");
             default -> {
                 Map<String, Object> answer = new LinkedHashMap<>();
                 answer.put("ok", true);
@@ -174,14 +203,16 @@ final class SandboxRoutes {
             throw new BadRequest("body must be {\"ttl\": \"<duration>\"}, e.g. {\"ttl\":\"2h\"}");
         }
         SandboxRecord next = sandboxes.extend(ctx.pathParam("id"), DurationText.require("ttl", body.get("ttl")));
-        Json.write(ctx, 200, Map.of("ok", true, "sandbox", SandboxViews.record(next, clock.instant(), plugin.manager())));
+        Json.write(
+                ctx, 200, Map.of("ok", true, "sandbox", SandboxViews.record(next, clock.instant(), plugin.manager())));
     }
 
     private void cleanup(Context ctx) throws InterruptedException {
         Map<String, Object> body = Json.body(ctx);
         for (String key : body.keySet()) {
             if (!CLEANUP_FIELDS.contains(key)) {
-                throw new BadRequest("unknown field '" + Names.printable(key) + "'; cleanup takes: dry_run, owner, foreign, older_than, force");
+                throw new BadRequest("unknown field '" + Names.printable(key)
+                        + "'; cleanup takes: dry_run, owner, foreign, older_than, force");
             }
         }
         boolean dryRun = bool(body, "dry_run", true);
@@ -192,7 +223,8 @@ final class SandboxRoutes {
         answer.put("dry_run", dryRun);
         if (foreignMode) {
             if (body.get("owner") != null) {
-                throw new BadRequest("'owner' does not apply to foreign cleanup (other instances' containers have no records here)");
+                throw new BadRequest(
+                        "'owner' does not apply to foreign cleanup (other instances' containers have no records here)");
             }
             Duration olderThan = DurationText.require("older_than", body.get("older_than"));
             List<Map<String, Object>> found = new ArrayList<>();
@@ -216,7 +248,7 @@ final class SandboxRoutes {
             throw new BadRequest("'force' and 'older_than' apply only with \"foreign\": true");
         }
         String owner = body.get("owner") == null ? null : Names.requireOwner(String.valueOf(body.get("owner")));
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         List<Map<String, Object>> expired = new ArrayList<>();
         for (SandboxRecord r : sandboxes.expired(owner)) {
             expired.add(SandboxViews.record(r, now, plugin.manager()));
@@ -234,8 +266,8 @@ final class SandboxRoutes {
     private String requireOwnerThatExists(String raw) {
         String owner = Names.requireOwner(raw);
         if (!Names.isJobOwner(owner) && plugin.store().findAgent(owner).isEmpty()) {
-            throw new BadRequest("owner '" + owner + "' is not a spawned agent; name a CI job's sandbox owner " + Names.JOB_PREFIX
-                    + owner + ", or spawn the agent first (POST /api/agents/" + owner + "/spawn)");
+            throw new BadRequest("owner '" + owner + "' is not a spawned agent; name a CI job's sandbox owner "
+                    + Names.JOB_PREFIX + owner + ", or spawn the agent first (POST /api/agents/" + owner + "/spawn)");
         }
         return owner;
     }
@@ -260,15 +292,15 @@ final class SandboxRoutes {
      */
     private void data(Context ctx, String verb, String name) throws InterruptedException {
         SandboxRecord record = found(ctx.pathParam("id"));
-        io.roboco.sandbox.data.DataOutcome outcome = sandboxes.dataOperation(record.id(), verb, name);
-        if (outcome instanceof io.roboco.sandbox.data.DataOutcome.Done done) {
+        DataOutcome outcome = sandboxes.dataOperation(record.id(), verb, name);
+        if (outcome instanceof DataOutcome.Done done) {
             Map<String, Object> body = new LinkedHashMap<>(done.evidence());
             body.put("sandbox", record.id());
             Json.write(ctx, 200, body);
-        } else if (outcome instanceof io.roboco.sandbox.data.DataOutcome.Refused refused) {
+        } else if (outcome instanceof DataOutcome.Refused refused) {
             Json.write(ctx, 409, Json.error("conflict", refused.reason()));
         } else {
-            io.roboco.sandbox.data.DataOutcome.Failed failed = (io.roboco.sandbox.data.DataOutcome.Failed) outcome;
+            DataOutcome.Failed failed = (DataOutcome.Failed) outcome;
             Map<String, Object> body = new LinkedHashMap<>(Json.error("invalid_state", failed.reason()));
             body.put("retryable", failed.retryable());
             Json.write(ctx, 503, body);

@@ -10,15 +10,14 @@ import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.SettingsStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root of the standalone server: configuration from the environment, the settings
@@ -29,8 +28,7 @@ public final class SandboxServer {
     private static final Logger log = LoggerFactory.getLogger(SandboxServer.class);
     public static final String SHUTDOWN_VERB = "server_shutdown";
 
-    private SandboxServer() {
-    }
+    private SandboxServer() {}
 
     /** The jar's old entry point; {@code io.roboco.sandbox.cli.Cli} is the main class now (serve, doctor, list, …). */
     public static void main(String[] args) {
@@ -67,7 +65,11 @@ public final class SandboxServer {
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "roboco-sandbox-shutdown"));
-        log.info("roboco-sandbox listening on http://{}:{} (instance {})", config.bind(), server.port(), server.instanceId());
+        log.info(
+                "roboco-sandbox listening on http://{}:{} (instance {})",
+                config.bind(),
+                server.port(),
+                server.instanceId());
         return 0;
     }
 
@@ -83,32 +85,49 @@ public final class SandboxServer {
         // Stdout is the MCP channel: whatever else would print there (a log appender, a library) goes to stderr.
         PrintStream protocol = System.out;
         System.setOut(System.err);
-        return new McpBridge(settings.server(), settings.token(), Duration.ofMinutes(3)).run(System.in, protocol, System.err);
+        return new McpBridge(settings.server(), settings.token(), Duration.ofMinutes(3))
+                .run(System.in, protocol, System.err);
     }
 
     /**
      * Starts the server in this process. Takes ownership of {@code runtime} and {@code store}:
      * closing the returned server closes them.
      */
-    public static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
-                                      SettingsStore store, Clock clock) {
+    public static RunningServer start(
+            ServerConfig config, ContainerRuntime runtime, EngineRegistry registry, SettingsStore store, Clock clock) {
         return start(config, runtime, registry, store, clock, System.out);
     }
 
     /** As {@link #start(ServerConfig, ContainerRuntime, EngineRegistry, SettingsStore, Clock)}, with the secrets injected (security tests plant a canary). */
-    public static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
-                                      SettingsStore store, Clock clock, SecretSource secrets) {
+    public static RunningServer start(
+            ServerConfig config,
+            ContainerRuntime runtime,
+            EngineRegistry registry,
+            SettingsStore store,
+            Clock clock,
+            SecretSource secrets) {
         return start(config, runtime, registry, store, clock, System.out, secrets);
     }
 
-    static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
-                               SettingsStore store, Clock clock, PrintStream console) {
+    static RunningServer start(
+            ServerConfig config,
+            ContainerRuntime runtime,
+            EngineRegistry registry,
+            SettingsStore store,
+            Clock clock,
+            PrintStream console) {
         return start(config, runtime, registry, store, clock, console, SecretSource.secure());
     }
 
     /** Config → builder → extensions (metrics, HTTP API with MCP and dashboard, janitor) → a running plugin. */
-    private static RunningServer start(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry,
-                                       SettingsStore store, Clock clock, PrintStream console, SecretSource secrets) {
+    private static RunningServer start(
+            ServerConfig config,
+            ContainerRuntime runtime,
+            EngineRegistry registry,
+            SettingsStore store,
+            Clock clock,
+            PrintStream console,
+            SecretSource secrets) {
         config.validateAgainst(registry);
         SecretSafeLogging.check();
         StateDir state = StateDir.open(config.stateDir());
@@ -116,16 +135,27 @@ public final class SandboxServer {
         try {
             runtime.ping();
         } catch (RuntimeException e) {
-            log.warn("container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
+            log.warn(
+                    "container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
                     e.getMessage());
         }
         SandboxMetrics metrics = new SandboxMetrics();
-        JanitorExtension janitor = JanitorExtension.every(config.janitorTick(), config.janitorGrace(), config.lifecycle().auditRetention());
+        JanitorExtension janitor = JanitorExtension.every(
+                config.janitorTick(), config.janitorGrace(), config.lifecycle().auditRetention());
         HttpApi http = new HttpApi(config, tokens, metrics, janitor);
         SandboxPlugin plugin = ServerWiring.builder(config, state, runtime, registry, store, clock, secrets)
-                .events(metrics).extension(metrics).extension(http).extension(janitor).build();
-        log.info("sandbox feature flag {} is {} (stored {}, env override {})", FlagStore.SANDBOX_DB_ENABLED,
-                plugin.flagEffective() ? "on" : "off", store.storedFlag(FlagStore.SANDBOX_DB_ENABLED).map(String::valueOf).orElse("unset"),
+                .events(metrics)
+                .extension(metrics)
+                .extension(http)
+                .extension(janitor)
+                .build();
+        log.info(
+                "sandbox feature flag {} is {} (stored {}, env override {})",
+                FlagStore.SANDBOX_DB_ENABLED,
+                plugin.flagEffective() ? "on" : "off",
+                store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)
+                        .map(String::valueOf)
+                        .orElse("unset"),
                 config.dbEnabledOverride() == null ? "unset" : config.dbEnabledOverride());
         tokens.announce(console);
         return new Running(plugin, http.port(), janitor, runtime, store, state.instanceId());
@@ -152,9 +182,9 @@ public final class SandboxServer {
      * How recent another instance's heartbeat must be for it to count as alive (foreign cleanup never touches its
      * containers): three of this server's janitor ticks, and at least two minutes.
      */
-    static java.time.Duration aliveWindow(java.time.Duration tick) {
-        java.time.Duration three = tick.multipliedBy(3);
-        return three.compareTo(java.time.Duration.ofMinutes(2)) < 0 ? java.time.Duration.ofMinutes(2) : three;
+    static Duration aliveWindow(Duration tick) {
+        Duration three = tick.multipliedBy(3);
+        return three.compareTo(Duration.ofMinutes(2)) < 0 ? Duration.ofMinutes(2) : three;
     }
 
     /** A started server: the plugin (whose close ends its extensions), and the runtime and store it was given. */
@@ -167,7 +197,13 @@ public final class SandboxServer {
         private final String instanceId;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        Running(SandboxPlugin plugin, int port, JanitorExtension janitor, ContainerRuntime runtime, SettingsStore store, String instanceId) {
+        Running(
+                SandboxPlugin plugin,
+                int port,
+                JanitorExtension janitor,
+                ContainerRuntime runtime,
+                SettingsStore store,
+                String instanceId) {
             this.plugin = plugin;
             this.port = port;
             this.janitor = janitor;

@@ -1,8 +1,7 @@
 package io.roboco.sandbox.server;
 
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
+import org.slf4j.LoggerFactory;
 
 /**
  * Libraries that log whole requests at DEBUG, and what those requests carry: docker-java and its HTTP client log
@@ -19,15 +18,18 @@ public final class SecretSafeLogging {
             "org.apache.hc.client5.http.headers",
             "io.modelcontextprotocol");
 
-    private SecretSafeLogging() {
-    }
+    private SecretSafeLogging() {}
 
     /** @throws ConfigException naming every logger of {@link #LEAKY} that is at DEBUG or finer */
     static void check() {
-        List<String> debugging = LEAKY.stream().filter(name -> LoggerFactory.getLogger(name).isDebugEnabled()).toList();
+        List<String> debugging = LEAKY.stream()
+                .filter(name -> LoggerFactory.getLogger(name).isDebugEnabled())
+                .toList();
         if (!debugging.isEmpty()) {
-            throw new ConfigException("logging would write secrets: " + String.join(", ", debugging) + (debugging.size() == 1 ? " is" : " are")
-                    + " at DEBUG, where " + (debugging.size() == 1 ? "it logs" : "they log") + " whole requests with sandbox credentials"
+            throw new ConfigException("logging would write secrets: " + String.join(", ", debugging)
+                    + (debugging.size() == 1 ? " is" : " are")
+                    + " at DEBUG, where " + (debugging.size() == 1 ? "it logs" : "they log")
+                    + " whole requests with sandbox credentials"
                     + " (exec environments, MCP tool results); set " + (debugging.size() == 1 ? "it" : "them")
                     + " to INFO or above in the logging configuration (the shipped logback.xml has WARN)");
         }

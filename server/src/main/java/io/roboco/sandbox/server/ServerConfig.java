@@ -2,17 +2,19 @@ package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.pool.PoolSizes;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.settings.ByteSize;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The standalone server's settings, read once from the environment and validated at start;
@@ -40,17 +42,35 @@ import java.util.TreeMap;
  * @param data             what agents' data tools may keep in the state directory: templates per project (count, bytes each,
  *                         bytes in all)
  */
-public record ServerConfig(int port, Path stateDir, String stateUrl, String stateUser, String statePassword,
-                           Boolean dbEnabledOverride, Map<String, String> images, NetworkMode network,
-                           Duration readyTimeout, Duration janitorTick, Duration janitorGrace,
-                           String apiToken, String adminToken, Map<String, Integer> poolSizes, McpSettings mcp, String bind,
-                           LifecycleConfig lifecycle, Limits maxLimits, RestartSettings restart,
-                           LogCap containerLogs, EdgeSettings edge, DataSettings data) {
+public record ServerConfig(
+        int port,
+        Path stateDir,
+        String stateUrl,
+        String stateUser,
+        String statePassword,
+        Boolean dbEnabledOverride,
+        Map<String, String> images,
+        NetworkMode network,
+        Duration readyTimeout,
+        Duration janitorTick,
+        Duration janitorGrace,
+        String apiToken,
+        String adminToken,
+        Map<String, Integer> poolSizes,
+        McpSettings mcp,
+        String bind,
+        LifecycleConfig lifecycle,
+        Limits maxLimits,
+        RestartSettings restart,
+        LogCap containerLogs,
+        EdgeSettings edge,
+        DataSettings data) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
     /** Ready containers per seeded pool (one per seeded project and image); kept in {@link #poolSizes} under {@value #SEEDED_KEY}. */
     public static final String POOL_SEEDED = PREFIX + "POOL_SEEDED";
+
     static final String SEEDED_KEY = "seeded";
     public static final int DEFAULT_PORT = 7070;
     public static final String DEFAULT_BIND = "127.0.0.1";
@@ -66,14 +86,15 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         poolSizes = poolSizes == null ? Map.of() : Map.copyOf(poolSizes);
         poolSizes.forEach((engine, size) -> {
             if (size < 0 || size > PoolSizes.MAX_PER_ENGINE) {
-                throw new ConfigException(POOL_PREFIX + engine.toUpperCase(Locale.ROOT) + "=" + size + " is out of range; use 0-"
-                        + PoolSizes.MAX_PER_ENGINE + " ready containers (default 0: no warm pool)");
+                throw new ConfigException(
+                        POOL_PREFIX + engine.toUpperCase(Locale.ROOT) + "=" + size + " is out of range; use 0-"
+                                + PoolSizes.MAX_PER_ENGINE + " ready containers (default 0: no warm pool)");
             }
         });
         Objects.requireNonNull(network, "network");
         bind = bind == null || bind.isBlank() ? DEFAULT_BIND : bind.trim();
         if (!bind.matches("[0-9A-Za-z.:%\\-\\[\\]]{1,255}")) {
-            throw new ConfigException("ROBOCO_SANDBOX_BIND='" + io.roboco.sandbox.request.Names.printable(bind)
+            throw new ConfigException("ROBOCO_SANDBOX_BIND='" + Names.printable(bind)
                     + "' is not an address; use an IP address such as 127.0.0.1 (default) or 0.0.0.0");
         }
         lifecycle = lifecycle == null ? LifecycleConfig.defaults() : lifecycle;
@@ -86,31 +107,54 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         Objects.requireNonNull(mcp, "mcp");
         Objects.requireNonNull(maxLimits, "maxLimits");
         if (stateUrl == null && (stateUser != null || statePassword != null)) {
-            throw new ConfigException("ROBOCO_SANDBOX_STATE_USER / ROBOCO_SANDBOX_STATE_PASSWORD are set but ROBOCO_SANDBOX_STATE_URL "
-                    + "is not; set the URL to use PostgreSQL, or unset them to use the embedded database");
+            throw new ConfigException(
+                    "ROBOCO_SANDBOX_STATE_USER / ROBOCO_SANDBOX_STATE_PASSWORD are set but ROBOCO_SANDBOX_STATE_URL "
+                            + "is not; set the URL to use PostgreSQL, or unset them to use the embedded database");
         }
         if (stateUrl != null && !stateUrl.startsWith("jdbc:postgresql:")) {
             throw new ConfigException("ROBOCO_SANDBOX_STATE_URL must be a jdbc:postgresql:// URL");
         }
         if (janitorGrace.compareTo(readyTimeout) <= 0) {
-            throw new ConfigException("ROBOCO_SANDBOX_JANITOR_GRACE (" + Durations.format(janitorGrace) + ") must be longer than "
-                    + "ROBOCO_SANDBOX_READY_TIMEOUT (" + Durations.format(readyTimeout) + "), or the janitor could remove a "
-                    + "container that is still becoming ready");
+            throw new ConfigException(
+                    "ROBOCO_SANDBOX_JANITOR_GRACE (" + Durations.format(janitorGrace) + ") must be longer than "
+                            + "ROBOCO_SANDBOX_READY_TIMEOUT (" + Durations.format(readyTimeout)
+                            + "), or the janitor could remove a "
+                            + "container that is still becoming ready");
         }
         requireToken("ROBOCO_SANDBOX_API_TOKEN", apiToken);
         requireToken("ROBOCO_SANDBOX_ADMIN_TOKEN", adminToken);
         if (apiToken != null && apiToken.equals(adminToken)) {
-            throw new ConfigException("ROBOCO_SANDBOX_API_TOKEN and ROBOCO_SANDBOX_ADMIN_TOKEN must differ: the orchestrator's "
-                    + "token must not grant admin rights");
+            throw new ConfigException(
+                    "ROBOCO_SANDBOX_API_TOKEN and ROBOCO_SANDBOX_ADMIN_TOKEN must differ: the orchestrator's "
+                            + "token must not grant admin rights");
         }
     }
 
     /** Defaults for everything; {@code stateDir} is where tokens, instance id and the embedded database live. */
     public static ServerConfig defaults(Path stateDir) {
-        return new ServerConfig(DEFAULT_PORT, stateDir, null, null, null, null, Map.of(), NetworkMode.host(),
-                Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), null, null, Map.of(),
-                McpSettings.defaults(), DEFAULT_BIND, LifecycleConfig.defaults(), Limits.operatorMaximums(),
-                RestartSettings.defaults(), LogCap.defaults(), EdgeSettings.defaults(), DataSettings.defaults());
+        return new ServerConfig(
+                DEFAULT_PORT,
+                stateDir,
+                null,
+                null,
+                null,
+                null,
+                Map.of(),
+                NetworkMode.host(),
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(2),
+                null,
+                null,
+                Map.of(),
+                McpSettings.defaults(),
+                DEFAULT_BIND,
+                LifecycleConfig.defaults(),
+                Limits.operatorMaximums(),
+                RestartSettings.defaults(),
+                LogCap.defaults(),
+                EdgeSettings.defaults(),
+                DataSettings.defaults());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -124,7 +168,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 port = -1;
             }
             if (port < 1 || port > 65535) {
-                throw new ConfigException("ROBOCO_SANDBOX_PORT='" + rawPort + "' is not a TCP port; use 1-65535 (default 7070)");
+                throw new ConfigException(
+                        "ROBOCO_SANDBOX_PORT='" + rawPort + "' is not a TCP port; use 1-65535 (default 7070)");
             }
         }
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));
@@ -136,7 +181,8 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
             if (key.startsWith(IMAGE_PREFIX)) {
                 String engine = key.substring(IMAGE_PREFIX.length()).toLowerCase(Locale.ROOT);
                 if (engine.isEmpty() || image == null || image.isBlank()) {
-                    throw new ConfigException(key + " must name an image, e.g. " + IMAGE_PREFIX + "POSTGRES=postgres:16-alpine");
+                    throw new ConfigException(
+                            key + " must name an image, e.g. " + IMAGE_PREFIX + "POSTGRES=postgres:16-alpine");
                 }
                 images.put(engine, image.trim());
             }
@@ -150,14 +196,29 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         }
 
         ServerConfig d = defaults(stateDir);
-        return new ServerConfig(port, stateDir, EnvValues.value(env, "ROBOCO_SANDBOX_STATE_URL"), EnvValues.value(env, "ROBOCO_SANDBOX_STATE_USER"),
-                EnvValues.value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"), flag(EnvValues.value(env, "ROBOCO_SANDBOX_DB_ENABLED")), images, network,
+        return new ServerConfig(
+                port,
+                stateDir,
+                EnvValues.value(env, "ROBOCO_SANDBOX_STATE_URL"),
+                EnvValues.value(env, "ROBOCO_SANDBOX_STATE_USER"),
+                EnvValues.value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"),
+                flag(EnvValues.value(env, "ROBOCO_SANDBOX_DB_ENABLED")),
+                images,
+                network,
                 EnvValues.duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
                 EnvValues.duration(env, "ROBOCO_SANDBOX_JANITOR_TICK", d.janitorTick()),
                 EnvValues.duration(env, "ROBOCO_SANDBOX_JANITOR_GRACE", d.janitorGrace()),
-                EnvValues.value(env, "ROBOCO_SANDBOX_API_TOKEN"), EnvValues.value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"), poolSizes(env),
-                McpSettings.fromEnv(env), EnvValues.value(env, "ROBOCO_SANDBOX_BIND"), LifecycleConfig.fromEnv(env), maxLimits(env),
-                RestartSettings.fromEnv(env), ContainerLogSettings.fromEnv(env), EdgeSettings.fromEnv(env), DataSettings.fromEnv(env));
+                EnvValues.value(env, "ROBOCO_SANDBOX_API_TOKEN"),
+                EnvValues.value(env, "ROBOCO_SANDBOX_ADMIN_TOKEN"),
+                poolSizes(env),
+                McpSettings.fromEnv(env),
+                EnvValues.value(env, "ROBOCO_SANDBOX_BIND"),
+                LifecycleConfig.fromEnv(env),
+                maxLimits(env),
+                RestartSettings.fromEnv(env),
+                ContainerLogSettings.fromEnv(env),
+                EdgeSettings.fromEnv(env),
+                DataSettings.fromEnv(env));
     }
 
     /**
@@ -178,8 +239,10 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
                 cpus = -1;
             }
             if (cpus < defaults.nanoCpus()) {
-                throw new ConfigException("ROBOCO_SANDBOX_MAX_CPUS='" + rawCpus + "' must be a number of CPUs of at least the default "
-                        + ByteSize.formatCpus(defaults.nanoCpus()) + ", e.g. 2 (default " + ByteSize.formatCpus(d.nanoCpus()) + ")");
+                throw new ConfigException(
+                        "ROBOCO_SANDBOX_MAX_CPUS='" + rawCpus + "' must be a number of CPUs of at least the default "
+                                + ByteSize.formatCpus(defaults.nanoCpus()) + ", e.g. 2 (default "
+                                + ByteSize.formatCpus(d.nanoCpus()) + ")");
             }
         }
         return new Limits(memory, cpus, d.pidsLimit(), data);
@@ -205,24 +268,107 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
 
     /** Warm-pool sizes per engine, e.g. {@code ROBOCO_SANDBOX_POOL_POSTGRES=2}. */
     public ServerConfig withPoolSizes(Map<String, Integer> sizes) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, sizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                sizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, next, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                next,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     public ServerConfig withData(DataSettings next) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart,
-                containerLogs, edge, next);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                next);
     }
 
     public ServerConfig withRestart(RestartSettings next) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, next, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                next,
+                containerLogs,
+                edge,
+                data);
     }
 
     /** The key file credentials are sealed under ({@code ROBOCO_SANDBOX_SECRET_KEY_FILE}, else in the state directory). */
@@ -231,8 +377,29 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
     }
 
     public ServerConfig withJanitor(Duration tick, Duration grace) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, tick, grace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                tick,
+                grace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -292,16 +459,16 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         return poolSizes.getOrDefault(SEEDED_KEY, 0);
     }
 
-    private static final java.util.regex.Pattern MAJOR_SUFFIX = java.util.regex.Pattern.compile("^(.+)_(\\d+)$");
+    private static final Pattern MAJOR_SUFFIX = Pattern.compile("^(.+)_(\\d+)$");
 
     /** The major of a key such as {@code postgres_17}; null for a plain engine name. */
     private static String majorOf(String key) {
-        java.util.regex.Matcher m = MAJOR_SUFFIX.matcher(key);
+        Matcher m = MAJOR_SUFFIX.matcher(key);
         return m.matches() ? m.group(2) : null;
     }
 
     private static String engineOf(String key) {
-        java.util.regex.Matcher m = MAJOR_SUFFIX.matcher(key);
+        Matcher m = MAJOR_SUFFIX.matcher(key);
         return m.matches() ? m.group(1) : key;
     }
 
@@ -314,45 +481,136 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         String major = majorOf(key);
         if (major != null && !engine.get().majors().contains(major)) {
             throw new ConfigException(setting + " names no " + engine.get().name() + " major; known: "
-                    + (engine.get().majors().isEmpty() ? "none" : String.join(", ", engine.get().majors())));
+                    + (engine.get().majors().isEmpty()
+                            ? "none"
+                            : String.join(", ", engine.get().majors())));
         }
     }
 
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(newPort, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                newPort,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, enabled, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                enabled,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     public ServerConfig withTokens(String api, String admin) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, api, admin, poolSizes, mcp, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                api,
+                admin,
+                poolSizes,
+                mcp,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
-        return new ServerConfig(port, stateDir, stateUrl, stateUser, statePassword, dbEnabledOverride, images, network,
-                readyTimeout, janitorTick, janitorGrace, apiToken, adminToken, poolSizes, settings, bind, lifecycle, maxLimits, restart, containerLogs, edge, data);
+        return new ServerConfig(
+                port,
+                stateDir,
+                stateUrl,
+                stateUser,
+                statePassword,
+                dbEnabledOverride,
+                images,
+                network,
+                readyTimeout,
+                janitorTick,
+                janitorGrace,
+                apiToken,
+                adminToken,
+                poolSizes,
+                settings,
+                bind,
+                lifecycle,
+                maxLimits,
+                restart,
+                containerLogs,
+                edge,
+                data);
     }
 
     /** Never prints the state password or the tokens. */
     @Override
     public String toString() {
-        return "ServerConfig[port=" + port + ", stateDir=" + stateDir + ", stateUrl=" + (stateUrl == null ? "embedded" : stateUrl)
+        return "ServerConfig[port=" + port + ", stateDir=" + stateDir + ", stateUrl="
+                + (stateUrl == null ? "embedded" : stateUrl)
                 + ", dbEnabledOverride=" + dbEnabledOverride + ", images=" + images + ", network=" + network
                 + ", readyTimeout=" + Durations.format(readyTimeout) + ", janitorTick=" + Durations.format(janitorTick)
-                + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken=" + (apiToken == null ? "generated" : "<set>")
-                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp=" + mcp
-                + ", bind=" + bind + ", lifecycle=" + lifecycle + ", restart=" + restart + ", containerLogs=" + containerLogs + "]";
+                + ", janitorGrace=" + Durations.format(janitorGrace) + ", apiToken="
+                + (apiToken == null ? "generated" : "<set>")
+                + ", adminToken=" + (adminToken == null ? "generated" : "<set>") + ", poolSizes=" + poolSizes + ", mcp="
+                + mcp
+                + ", bind=" + bind + ", lifecycle=" + lifecycle + ", restart=" + restart + ", containerLogs="
+                + containerLogs + "]";
     }
 
     private static void requireToken(String setting, String token) {
-        if (token != null && (token.length() < MIN_TOKEN_LENGTH || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f))) {
-            throw new ConfigException(setting + " must be at least " + MIN_TOKEN_LENGTH + " printable characters without spaces; "
-                    + "unset it to have one generated");
+        if (token != null
+                && (token.length() < MIN_TOKEN_LENGTH || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f))) {
+            throw new ConfigException(setting + " must be at least " + MIN_TOKEN_LENGTH
+                    + " printable characters without spaces; " + "unset it to have one generated");
         }
     }
 
@@ -372,17 +630,24 @@ public record ServerConfig(int port, Path stateDir, String stateUrl, String stat
         return sizes;
     }
 
-
     private static Boolean flag(String raw) {
         if (raw == null) {
             return null;
         }
         switch (raw.toLowerCase(Locale.ROOT)) {
-            case "true": case "1": case "on": case "yes": return true;
-            case "false": case "0": case "off": case "no": return false;
-            default: throw new ConfigException("ROBOCO_SANDBOX_DB_ENABLED='" + raw + "' is not a boolean; use true or false "
-                    + "(or unset it to use the value stored from the admin page)");
+            case "true":
+            case "1":
+            case "on":
+            case "yes":
+                return true;
+            case "false":
+            case "0":
+            case "off":
+            case "no":
+                return false;
+            default:
+                throw new ConfigException("ROBOCO_SANDBOX_DB_ENABLED='" + raw + "' is not a boolean; use true or false "
+                        + "(or unset it to use the value stored from the admin page)");
         }
     }
-
 }

@@ -16,7 +16,8 @@ final class ServerTokens {
         StateDir.Token api = state.token("api-token", config.apiToken());
         StateDir.Token admin = state.token("admin-token", config.adminToken());
         if (api.value().equals(admin.value())) {
-            throw new ConfigException("the orchestrator and admin tokens must differ; change ROBOCO_SANDBOX_API_TOKEN or ROBOCO_SANDBOX_ADMIN_TOKEN");
+            throw new ConfigException(
+                    "the orchestrator and admin tokens must differ; change ROBOCO_SANDBOX_API_TOKEN or ROBOCO_SANDBOX_ADMIN_TOKEN");
         }
         return new ServerTokens(api, admin);
     }

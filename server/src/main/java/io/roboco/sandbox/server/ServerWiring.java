@@ -9,23 +9,35 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
-
 import java.time.Clock;
 
 /** The server's configuration, section by section, as builder options: the one wiring an embedder also uses. */
 final class ServerWiring {
-    private ServerWiring() {
-    }
+    private ServerWiring() {}
 
-    static SandboxPluginBuilder builder(ServerConfig config, StateDir state, ContainerRuntime runtime, EngineRegistry registry,
-                                        SettingsStore store, Clock clock, SecretSource secrets) {
-        SandboxPluginBuilder builder = SandboxPlugin.builder().instanceId(state.instanceId()).runtime(runtime).engines(registry)
-                .store(store).clock(clock).secrets(secrets).closeVerb(SandboxServer.SHUTDOWN_VERB).announceStop();
+    static SandboxPluginBuilder builder(
+            ServerConfig config,
+            StateDir state,
+            ContainerRuntime runtime,
+            EngineRegistry registry,
+            SettingsStore store,
+            Clock clock,
+            SecretSource secrets) {
+        SandboxPluginBuilder builder = SandboxPlugin.builder()
+                .instanceId(state.instanceId())
+                .runtime(runtime)
+                .engines(registry)
+                .store(store)
+                .clock(clock)
+                .secrets(secrets)
+                .closeVerb(SandboxServer.SHUTDOWN_VERB)
+                .announceStop();
         provisioning(builder, config);
         lifecycle(builder, config.lifecycle());
         builder.warmPool(new PoolSizes(config.poolKeys(), config.seededPoolSize()))
                 // Saved templates: <state>/templates/<project>/<name>.sql + <name>.json, capped per project.
-                .templates(new DirectoryTemplateStore(state.path().resolve("templates"), config.data().templates()));
+                .templates(new DirectoryTemplateStore(
+                        state.path().resolve("templates"), config.data().templates()));
         if (config.restart().readopt()) {
             builder.readoption(config.secretKeyFile());
         }
@@ -36,14 +48,21 @@ final class ServerWiring {
     }
 
     private static void provisioning(SandboxPluginBuilder builder, ServerConfig config) {
-        builder.images(config.defaultImages()).majorImages(config.majorImages()).network(config.network())
-                .readyTimeout(config.readyTimeout()).maxLimits(config.maxLimits());
+        builder.images(config.defaultImages())
+                .majorImages(config.majorImages())
+                .network(config.network())
+                .readyTimeout(config.readyTimeout())
+                .maxLimits(config.maxLimits());
     }
 
     /** How sandboxes are started, from the configuration (the doctor checks it without a server). */
     static ProvisionSettings provisioning(ServerConfig config, String instanceId) {
-        return ProvisionSettings.defaults(instanceId).withImages(config.defaultImages()).withMajorImages(config.majorImages())
-                .withNetwork(config.network()).withReadyTimeout(config.readyTimeout()).withMaxLimits(config.maxLimits());
+        return ProvisionSettings.defaults(instanceId)
+                .withImages(config.defaultImages())
+                .withMajorImages(config.majorImages())
+                .withNetwork(config.network())
+                .withReadyTimeout(config.readyTimeout())
+                .withMaxLimits(config.maxLimits());
     }
 
     private static void lifecycle(SandboxPluginBuilder builder, LifecycleConfig limits) {

@@ -6,9 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.function.Supplier;
 
 /**
  * The server's state directory (mode 0700): the stable {@code instance-id}, generated tokens
@@ -38,8 +40,8 @@ final class StateDir {
             }
             return new StateDir(dir);
         } catch (IOException e) {
-            throw new ConfigException("ROBOCO_SANDBOX_STATE_DIR " + dir + " cannot be created (" + e.getMessage() + "); "
-                    + "point it at a writable directory");
+            throw new ConfigException("ROBOCO_SANDBOX_STATE_DIR " + dir + " cannot be created (" + e.getMessage()
+                    + "); " + "point it at a writable directory");
         }
     }
 
@@ -49,7 +51,9 @@ final class StateDir {
 
     /** This installation's id: created once, then read on every start, so container labels stay ours across restarts. */
     String instanceId() {
-        return readOrCreate("instance-id", () -> "sbx-" + random(9).toLowerCase().replaceAll("[^a-z0-9]", "0")).value();
+        return readOrCreate(
+                        "instance-id", () -> "sbx-" + random(9).toLowerCase().replaceAll("[^a-z0-9]", "0"))
+                .value();
     }
 
     /** The configured token, or the one kept in {@code fileName}, generated (and persisted 0600) on first start. */
@@ -60,7 +64,7 @@ final class StateDir {
         return readOrCreate(fileName, () -> random(32));
     }
 
-    private Token readOrCreate(String fileName, java.util.function.Supplier<String> fresh) {
+    private Token readOrCreate(String fileName, Supplier<String> fresh) {
         Path file = dir.resolve(fileName);
         try {
             if (Files.exists(file)) {
@@ -75,7 +79,7 @@ final class StateDir {
             restrict(tmp, "rw-------");
             Files.writeString(tmp, value + "\n", StandardCharsets.UTF_8);
             try {
-                Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
             } catch (FileAlreadyExistsException raced) {
                 Files.deleteIfExists(tmp);
                 return new Token(Files.readString(file, StandardCharsets.UTF_8).strip(), file, false);

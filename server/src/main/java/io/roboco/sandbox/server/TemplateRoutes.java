@@ -10,7 +10,8 @@ import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
-
+import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,8 @@ final class TemplateRoutes {
         Map<String, Object> body = Json.body(ctx);
         for (String key : body.keySet()) {
             if (!SAVE_FIELDS.contains(key)) {
-                throw new BadRequest("unknown field '" + Names.printable(key) + "'; saving a template takes: name, replace");
+                throw new BadRequest(
+                        "unknown field '" + Names.printable(key) + "'; saving a template takes: name, replace");
             }
         }
         String name = name(body.get("name"));
@@ -76,13 +78,15 @@ final class TemplateRoutes {
 
     private void list(Context ctx) {
         String project = ctx.queryParam("project");
-        List<Map<String, Object>> out = (project == null || project.isBlank() ? plugin.templates().listAll()
-                : plugin.templates().list(Names.requireProjectId(project))).stream().map(DirectoryTemplateStore::toJson).toList();
+        List<Map<String, Object>> out = (project == null || project.isBlank()
+                        ? plugin.templates().listAll()
+                        : plugin.templates().list(Names.requireProjectId(project)))
+                .stream().map(DirectoryTemplateStore::toJson).toList();
         Json.write(ctx, 200, Map.of("templates", out));
     }
 
     /** {@code ?project=} names whose template; it may be left out while only one project has a template of that name. */
-    private void delete(Context ctx) throws java.io.IOException {
+    private void delete(Context ctx) throws IOException {
         String name = name(ctx.pathParam("name"));
         String project = projectOf(name, ctx.queryParam("project"));
         if (!plugin.deleteTemplate(project, name, "operator")) {
@@ -101,7 +105,8 @@ final class TemplateRoutes {
         Map<String, Object> body = Json.body(ctx);
         for (String key : body.keySet()) {
             if (!COPY_FIELDS.contains(key)) {
-                throw new BadRequest("unknown field '" + Names.printable(key) + "'; copying a template takes: from, to, as, replace");
+                throw new BadRequest("unknown field '" + Names.printable(key)
+                        + "'; copying a template takes: from, to, as, replace");
             }
         }
         String from = body.get("from") == null ? projectOf(name, null) : Names.requireProjectId(text(body, "from"));
@@ -117,7 +122,7 @@ final class TemplateRoutes {
         TemplateInfo copied;
         try {
             copied = plugin.copyTemplate(from, name, to, as, (Boolean) replace, "operator");
-        } catch (java.io.FileNotFoundException e) {
+        } catch (FileNotFoundException e) {
             throw ApiError.notFound(e.getMessage());
         } catch (TemplateStore.NameTaken | TemplateStore.OverCap e) {
             Json.write(ctx, 409, Json.error("conflict", e.getMessage()));
@@ -131,7 +136,9 @@ final class TemplateRoutes {
         if (given != null && !given.isBlank()) {
             return Names.requireProjectId(given);
         }
-        List<String> owners = plugin.templates().listAll().stream().filter(t -> t.name().equals(name)).map(TemplateInfo::project)
+        List<String> owners = plugin.templates().listAll().stream()
+                .filter(t -> t.name().equals(name))
+                .map(TemplateInfo::project)
                 .toList();
         if (owners.size() == 1) {
             return owners.get(0);
@@ -139,7 +146,8 @@ final class TemplateRoutes {
         if (owners.isEmpty()) {
             throw ApiError.notFound("no project has a template '" + name + "'");
         }
-        throw new BadRequest("projects " + String.join(", ", owners) + " each have a template '" + name + "'; say whose with ?project=");
+        throw new BadRequest("projects " + String.join(", ", owners) + " each have a template '" + name
+                + "'; say whose with ?project=");
     }
 
     private static String text(Map<String, Object> body, String key) {

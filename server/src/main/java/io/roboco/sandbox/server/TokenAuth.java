@@ -23,11 +23,15 @@ final class TokenAuth {
         boolean agentRoute = path.startsWith("/api/agents/");
         String given = bearer(authorization);
         if (given == null) {
-            throw new ApiError(401, "unauthorized", "missing bearer token; send 'Authorization: Bearer <"
-                    + (agentRoute ? "ROBOCO_SANDBOX_API_TOKEN" : "ROBOCO_SANDBOX_ADMIN_TOKEN") + ">'");
+            throw new ApiError(
+                    401,
+                    "unauthorized",
+                    "missing bearer token; send 'Authorization: Bearer <"
+                            + (agentRoute ? "ROBOCO_SANDBOX_API_TOKEN" : "ROBOCO_SANDBOX_ADMIN_TOKEN") + ">'");
         }
         if (!MessageDigest.isEqual(digest(given), agentRoute ? apiDigest : adminDigest)) {
-            throw new ApiError(403, "forbidden", "this token does not grant " + (agentRoute ? "agent" : "admin") + " routes");
+            throw new ApiError(
+                    403, "forbidden", "this token does not grant " + (agentRoute ? "agent" : "admin") + " routes");
         }
     }
 

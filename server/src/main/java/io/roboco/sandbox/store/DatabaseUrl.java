@@ -6,7 +6,10 @@ import java.util.regex.Pattern;
 
 /** Which database a JDBC URL names, and how to show it in a message without its password. */
 record DatabaseUrl(String url, Kind kind) {
-    enum Kind { H2, POSTGRES }
+    enum Kind {
+        H2,
+        POSTGRES
+    }
 
     private static final Pattern PASSWORD_PARAM = Pattern.compile("(?i)((?:ssl)?password=)[^&;]*");
     private static final Pattern USER_INFO = Pattern.compile("//[^/@?;]*@");
@@ -19,8 +22,9 @@ record DatabaseUrl(String url, Kind kind) {
         if (url.startsWith("jdbc:postgresql:")) {
             return new DatabaseUrl(url, Kind.POSTGRES);
         }
-        throw new SettingsStoreException("unsupported settings database URL '" + redact(url)
-                + "'; supported: jdbc:h2:file:<path> (embedded, the default) and jdbc:postgresql://<host>:<port>/<database>");
+        throw new SettingsStoreException(
+                "unsupported settings database URL '" + redact(url)
+                        + "'; supported: jdbc:h2:file:<path> (embedded, the default) and jdbc:postgresql://<host>:<port>/<database>");
     }
 
     /** The URL with any password replaced by {@code ***}. */

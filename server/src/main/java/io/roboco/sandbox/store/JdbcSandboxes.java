@@ -1,5 +1,10 @@
 package io.roboco.sandbox.store;
 
+import static io.roboco.sandbox.store.JdbcSettingsStore.all;
+import static io.roboco.sandbox.store.JdbcSettingsStore.one;
+import static io.roboco.sandbox.store.JdbcSettingsStore.read;
+import static io.roboco.sandbox.store.JdbcSettingsStore.write;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.Quota;
@@ -22,11 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static io.roboco.sandbox.store.JdbcSettingsStore.all;
-import static io.roboco.sandbox.store.JdbcSettingsStore.one;
-import static io.roboco.sandbox.store.JdbcSettingsStore.read;
-import static io.roboco.sandbox.store.JdbcSettingsStore.write;
+import java.util.TreeMap;
 
 /**
  * The SQL of sandbox records and instance heartbeats, each method one step inside a transaction the
@@ -36,18 +37,19 @@ import static io.roboco.sandbox.store.JdbcSettingsStore.write;
  * single connection already runs one transaction at a time, and H2's file lock keeps other processes out.
  */
 final class JdbcSandboxes {
-    private static final String COLUMNS = "id, owner, project, name, kind, labels, services, containers, instance, created,"
-            + " expires, max_expires, deleted, deleted_reason";
-    private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() { };
-    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() { };
-    private static final TypeReference<List<ContainerRef>> CONTAINERS = new TypeReference<>() { };
+    private static final String COLUMNS =
+            "id, owner, project, name, kind, labels, services, containers, instance, created,"
+                    + " expires, max_expires, deleted, deleted_reason";
+    private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() {};
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {};
+    private static final TypeReference<List<ContainerRef>> CONTAINERS = new TypeReference<>() {};
     /** First word of the advisory lock keys, so ours never collide with another application's. */
     private static final long LOCK_SPACE = 0x524f424f434fL; // "ROBOCO"
 
-    private JdbcSandboxes() {
-    }
+    private JdbcSandboxes() {}
 
-    static Reservation reserve(Connection c, DatabaseUrl.Kind kind, SandboxRecord draft, Quota quota) throws SQLException {
+    static Reservation reserve(Connection c, DatabaseUrl.Kind kind, SandboxRecord draft, Quota quota)
+            throws SQLException {
         if (kind == DatabaseUrl.Kind.POSTGRES) {
             // Sorted, so two transactions always take them in the same order and never deadlock.
             long[] keys = {lockKey("owner", draft.owner()), lockKey("project", draft.project())};
@@ -58,28 +60,57 @@ final class JdbcSandboxes {
         }
         OffsetDateTime now = ts(draft.created());
         if (draft.kind() == SandboxRecord.Kind.NAMED && !draft.name().isEmpty()) {
-            Optional<SandboxRecord> taken = one(c, "SELECT " + COLUMNS + " FROM sandboxes WHERE owner = ? AND name = ?"
-                    + " AND kind = ? AND deleted IS NULL", JdbcSandboxes::record, draft.owner(), draft.name(), draft.kind().name());
+            Optional<SandboxRecord> taken = one(
+                    c,
+                    "SELECT " + COLUMNS + " FROM sandboxes WHERE owner = ? AND name = ?"
+                            + " AND kind = ? AND deleted IS NULL",
+                    JdbcSandboxes::record,
+                    draft.owner(),
+                    draft.name(),
+                    draft.kind().name());
             if (taken.isPresent()) {
                 return new Reservation.NameTaken(taken.get());
             }
         }
-        List<SandboxRecord> ownerLive = all(c, "SELECT " + COLUMNS + " FROM sandboxes WHERE owner = ? AND deleted IS NULL"
-                + " AND expires > ? ORDER BY created, seq", JdbcSandboxes::record, draft.owner(), now);
+        List<SandboxRecord> ownerLive = all(
+                c,
+                "SELECT " + COLUMNS + " FROM sandboxes WHERE owner = ? AND deleted IS NULL"
+                        + " AND expires > ? ORDER BY created, seq",
+                JdbcSandboxes::record,
+                draft.owner(),
+                now);
         if (ownerLive.size() >= quota.perOwner()) {
             return new Reservation.OverQuota("owner", quota.perOwner(), ownerLive.size(), ownerLive);
         }
         if (quota.perProject() > 0) {
-            int projectLive = one(c, "SELECT COUNT(*) FROM sandboxes WHERE project = ? AND deleted IS NULL AND expires > ?",
-                    rs -> rs.getInt(1), draft.project(), now).orElse(0);
+            int projectLive = one(
+                            c,
+                            "SELECT COUNT(*) FROM sandboxes WHERE project = ? AND deleted IS NULL AND expires > ?",
+                            rs -> rs.getInt(1),
+                            draft.project(),
+                            now)
+                    .orElse(0);
             if (projectLive >= quota.perProject()) {
                 return new Reservation.OverQuota("project", quota.perProject(), projectLive, ownerLive);
             }
         }
-        JdbcSettingsStore.update(c, "INSERT INTO sandboxes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                draft.id(), draft.owner(), draft.project(), draft.name(), draft.kind().name(), write(draft.labels()),
-                write(draft.services()), write(draft.containers()), draft.instance(), now, ts(draft.expires()),
-                ts(draft.maxExpires()), null, null);
+        JdbcSettingsStore.update(
+                c,
+                "INSERT INTO sandboxes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                draft.id(),
+                draft.owner(),
+                draft.project(),
+                draft.name(),
+                draft.kind().name(),
+                write(draft.labels()),
+                write(draft.services()),
+                write(draft.containers()),
+                draft.instance(),
+                now,
+                ts(draft.expires()),
+                ts(draft.maxExpires()),
+                null,
+                null);
         return new Reservation.Reserved(draft);
     }
 
@@ -108,19 +139,30 @@ final class JdbcSandboxes {
             states.add("(deleted IS NOT NULL)");
         }
         sql.append(" AND (").append(String.join(" OR ", states)).append(") ORDER BY created, seq");
-        return all(c, sql.toString(), JdbcSandboxes::record, args.toArray()).stream().filter(q::matches).toList();
+        return all(c, sql.toString(), JdbcSandboxes::record, args.toArray()).stream()
+                .filter(q::matches)
+                .toList();
     }
 
     static boolean updateRecord(Connection c, SandboxRecord r) throws SQLException {
-        return JdbcSettingsStore.update(c, "UPDATE sandboxes SET labels = ?, services = ?, containers = ?, expires = ?"
-                        + " WHERE id = ? AND deleted IS NULL", write(r.labels()), write(r.services()), write(r.containers()),
-                ts(r.expires()), r.id()) == 1;
+        return JdbcSettingsStore.update(
+                        c,
+                        "UPDATE sandboxes SET labels = ?, services = ?, containers = ?, expires = ?"
+                                + " WHERE id = ? AND deleted IS NULL",
+                        write(r.labels()),
+                        write(r.services()),
+                        write(r.containers()),
+                        ts(r.expires()),
+                        r.id())
+                == 1;
     }
 
-    static boolean markDeleted(Connection c, String id, Instant when, String reason, boolean onlyIfExpired) throws SQLException {
+    static boolean markDeleted(Connection c, String id, Instant when, String reason, boolean onlyIfExpired)
+            throws SQLException {
         String sql = "UPDATE sandboxes SET deleted = ?, deleted_reason = ? WHERE id = ? AND deleted IS NULL"
                 + (onlyIfExpired ? " AND expires <= ?" : "");
-        return onlyIfExpired ? JdbcSettingsStore.update(c, sql, ts(when), reason, id, ts(when)) == 1
+        return onlyIfExpired
+                ? JdbcSettingsStore.update(c, sql, ts(when), reason, id, ts(when)) == 1
                 : JdbcSettingsStore.update(c, sql, ts(when), reason, id) == 1;
     }
 
@@ -129,15 +171,23 @@ final class JdbcSandboxes {
     }
 
     static int prune(Connection c, Instant before, int batch) throws SQLException {
-        return JdbcSettingsStore.update(c, "DELETE FROM sandboxes WHERE id IN (SELECT id FROM sandboxes WHERE deleted IS NOT NULL"
-                + " AND deleted < ? ORDER BY deleted LIMIT ?)", ts(before), batch);
+        return JdbcSettingsStore.update(
+                c,
+                "DELETE FROM sandboxes WHERE id IN (SELECT id FROM sandboxes WHERE deleted IS NOT NULL"
+                        + " AND deleted < ? ORDER BY deleted LIMIT ?)",
+                ts(before),
+                batch);
     }
 
     static void heartbeat(Connection c, DatabaseUrl.Kind kind, String instance, Instant now) throws SQLException {
         if (JdbcSettingsStore.update(c, "UPDATE instances SET heartbeat = ? WHERE id = ?", ts(now), instance) == 0) {
             if (kind == DatabaseUrl.Kind.POSTGRES) {
-                JdbcSettingsStore.update(c, "INSERT INTO instances (id, heartbeat) VALUES (?, ?) ON CONFLICT (id) DO UPDATE"
-                        + " SET heartbeat = EXCLUDED.heartbeat", instance, ts(now));
+                JdbcSettingsStore.update(
+                        c,
+                        "INSERT INTO instances (id, heartbeat) VALUES (?, ?) ON CONFLICT (id) DO UPDATE"
+                                + " SET heartbeat = EXCLUDED.heartbeat",
+                        instance,
+                        ts(now));
             } else {
                 JdbcSettingsStore.update(c, "INSERT INTO instances (id, heartbeat) VALUES (?, ?)", instance, ts(now));
             }
@@ -145,9 +195,12 @@ final class JdbcSandboxes {
     }
 
     static Map<String, Instant> heartbeats(Connection c) throws SQLException {
-        Map<String, Instant> out = new java.util.TreeMap<>();
-        for (Map.Entry<String, Instant> e : all(c, "SELECT id, heartbeat FROM instances", rs -> Map.entry(rs.getString(1),
-                rs.getObject(2, OffsetDateTime.class).toInstant()))) {
+        Map<String, Instant> out = new TreeMap<>();
+        for (Map.Entry<String, Instant> e : all(
+                c,
+                "SELECT id, heartbeat FROM instances",
+                rs -> Map.entry(
+                        rs.getString(1), rs.getObject(2, OffsetDateTime.class).toInstant()))) {
             out.put(e.getKey(), e.getValue());
         }
         return out;
@@ -162,11 +215,21 @@ final class JdbcSandboxes {
 
     private static SandboxRecord record(ResultSet rs) throws SQLException {
         OffsetDateTime deleted = rs.getObject(13, OffsetDateTime.class);
-        return new SandboxRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                SandboxRecord.Kind.valueOf(rs.getString(5)), read(rs.getString(6), LABELS), read(rs.getString(7), STRINGS),
-                read(rs.getString(8), CONTAINERS), rs.getString(9), rs.getObject(10, OffsetDateTime.class).toInstant(),
-                rs.getObject(11, OffsetDateTime.class).toInstant(), rs.getObject(12, OffsetDateTime.class).toInstant(),
-                deleted == null ? null : deleted.toInstant(), rs.getString(14));
+        return new SandboxRecord(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                SandboxRecord.Kind.valueOf(rs.getString(5)),
+                read(rs.getString(6), LABELS),
+                read(rs.getString(7), STRINGS),
+                read(rs.getString(8), CONTAINERS),
+                rs.getString(9),
+                rs.getObject(10, OffsetDateTime.class).toInstant(),
+                rs.getObject(11, OffsetDateTime.class).toInstant(),
+                rs.getObject(12, OffsetDateTime.class).toInstant(),
+                deleted == null ? null : deleted.toInstant(),
+                rs.getString(14));
     }
 
     static OffsetDateTime ts(Instant instant) {
@@ -176,7 +239,8 @@ final class JdbcSandboxes {
     /** 64 bits of SHA-256 over the namespace and key, mixed into our lock space. */
     private static long lockKey(String namespace, String key) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest((namespace + ":" + key).getBytes(StandardCharsets.UTF_8));
+            byte[] d = MessageDigest.getInstance("SHA-256")
+                    .digest((namespace + ":" + key).getBytes(StandardCharsets.UTF_8));
             long h = 0;
             for (int i = 0; i < 8; i++) {
                 h = (h << 8) | (d[i] & 0xff);

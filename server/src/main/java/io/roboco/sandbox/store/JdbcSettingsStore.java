@@ -1,9 +1,11 @@
 package io.roboco.sandbox.store;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AuditCursor;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
@@ -14,10 +16,12 @@ import io.roboco.sandbox.settings.Reservation;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SealedContainer;
-import io.roboco.sandbox.settings.StoredSnapshot;
+import io.roboco.sandbox.settings.SeedForm;
 import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
+import io.roboco.sandbox.settings.StoredSnapshot;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -34,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,23 +54,23 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSettingsStore.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() { };
-    private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() { };
-    private static final TypeReference<ProjectData> DATA = new TypeReference<>() { };
+    private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {};
+    private static final TypeReference<Map<String, List<String>>> EXTENSIONS = new TypeReference<>() {};
+    private static final TypeReference<ProjectData> DATA = new TypeReference<>() {};
 
     /**
      * The {@code data_settings} column: the project's majors and seeds per engine (seeds as the API's JSON) and its
      * limits per engine (bytes and nano-CPUs; 0 = the server's default). Rows written before limits existed have none.
      */
-    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
-    private record ProjectData(Map<String, String> versions, Map<String, Object> seed, Map<String, StoredLimits> limits) {
-    }
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    private record ProjectData(
+            Map<String, String> versions, Map<String, Object> seed, Map<String, StoredLimits> limits) {}
 
-    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
-    private record StoredLimits(long memoryBytes, long dataBytes, long nanoCpus) {
-    }
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    private record StoredLimits(long memoryBytes, long dataBytes, long nanoCpus) {}
 
-    private static final String PROJECT_COLUMNS = "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
+    private static final String PROJECT_COLUMNS =
+            "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
     private static final String AUDIT_COLUMNS = "ts, agent, project, verb, decision, reason, services, duration_ms, id";
 
     private final SingleConnection db;
@@ -84,7 +89,10 @@ public final class JdbcSettingsStore implements SettingsStore {
         SingleConnection db = new SingleConnection(url, user == null ? "" : user, password == null ? "" : password);
         try {
             int found = Schema.migrate(db, url.redacted());
-            LOG.info("settings store open at {} (schema version {}{})", url.redacted(), Schema.CURRENT,
+            LOG.info(
+                    "settings store open at {} (schema version {}{})",
+                    url.redacted(),
+                    Schema.CURRENT,
                     found == Schema.CURRENT ? "" : ", migrated from " + found);
             return new JdbcSettingsStore(db);
         } catch (RuntimeException e) {
@@ -105,9 +113,11 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
         try {
             Files.createDirectories(dir);
-        } catch (java.io.IOException e) {
-            throw new SettingsStoreException("cannot create the state directory " + dir + ": " + e
-                    + "; create it, or set ROBOCO_SANDBOX_STATE_DIR to a writable directory", e);
+        } catch (IOException e) {
+            throw new SettingsStoreException(
+                    "cannot create the state directory " + dir + ": " + e
+                            + "; create it, or set ROBOCO_SANDBOX_STATE_DIR to a writable directory",
+                    e);
         }
         // FILE lock (H2's default) refuses a second process; WRITE_DELAY=0 flushes each commit so a killed
         // server loses nothing it acknowledged; DB_CLOSE_ON_EXIT=FALSE keeps H2's own JVM shutdown hook from
@@ -120,68 +130,106 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Project> findProject(String id) {
-        return db.transaction("read project " + id, c -> one(c, "SELECT " + PROJECT_COLUMNS + " FROM projects"
-                + " WHERE id = ?", JdbcSettingsStore::project, id));
+        return db.transaction(
+                "read project " + id,
+                c -> one(
+                        c,
+                        "SELECT " + PROJECT_COLUMNS + " FROM projects" + " WHERE id = ?",
+                        JdbcSettingsStore::project,
+                        id));
     }
 
     @Override
     public List<Project> allProjects() {
-        return db.transaction("list projects", c -> all(c, "SELECT " + PROJECT_COLUMNS + " FROM projects"
-                + " ORDER BY id", JdbcSettingsStore::project));
+        return db.transaction(
+                "list projects",
+                c -> all(
+                        c,
+                        "SELECT " + PROJECT_COLUMNS + " FROM projects" + " ORDER BY id",
+                        JdbcSettingsStore::project));
     }
 
     @Override
     public void saveProject(Project project) {
         String services = write(project.services());
         String extensions = write(project.extensions());
-        Map<String, StoredLimits> limits = new java.util.TreeMap<>();
-        project.limits().forEach((service, l) -> limits.put(service, new StoredLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
-        String data = write(new ProjectData(project.versions(), io.roboco.sandbox.settings.SeedForm.toJson(project.seeds()), limits));
-        db.transaction("save project " + project.id(), c -> upsert(c,
-                "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ?, ttl_default_ms = ?, ttl_max_ms = ?,"
-                        + " max_live = ? WHERE id = ?",
-                "INSERT INTO projects (name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live, id)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                project.name(), services, extensions, data, millis(project.ttlDefault()), millis(project.ttlMax()), project.maxLive(),
-                project.id()));
+        Map<String, StoredLimits> limits = new TreeMap<>();
+        project.limits()
+                .forEach((service, l) ->
+                        limits.put(service, new StoredLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
+        String data = write(new ProjectData(project.versions(), SeedForm.toJson(project.seeds()), limits));
+        db.transaction(
+                "save project " + project.id(),
+                c -> upsert(
+                        c,
+                        "UPDATE projects SET name = ?, services = ?, extensions = ?, data_settings = ?, ttl_default_ms = ?, ttl_max_ms = ?,"
+                                + " max_live = ? WHERE id = ?",
+                        "INSERT INTO projects (name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live, id)"
+                                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        project.name(),
+                        services,
+                        extensions,
+                        data,
+                        millis(project.ttlDefault()),
+                        millis(project.ttlMax()),
+                        project.maxLive(),
+                        project.id()));
     }
 
     // --- flags ------------------------------------------------------------------------------
 
     @Override
     public Optional<Boolean> storedFlag(String name) {
-        return db.transaction("read flag " + name, c -> one(c, "SELECT enabled FROM flags WHERE name = ?",
-                rs -> rs.getBoolean(1), name));
+        return db.transaction(
+                "read flag " + name,
+                c -> one(c, "SELECT enabled FROM flags WHERE name = ?", rs -> rs.getBoolean(1), name));
     }
 
     @Override
     public void storeFlag(String name, boolean enabled) {
         Objects.requireNonNull(name, "name");
-        db.transaction("store flag " + name, c -> upsert(c,
-                "UPDATE flags SET enabled = ? WHERE name = ?",
-                "INSERT INTO flags (enabled, name) VALUES (?, ?)", enabled, name));
+        db.transaction(
+                "store flag " + name,
+                c -> upsert(
+                        c,
+                        "UPDATE flags SET enabled = ? WHERE name = ?",
+                        "INSERT INTO flags (enabled, name) VALUES (?, ?)",
+                        enabled,
+                        name));
     }
 
     // --- agents -----------------------------------------------------------------------------
 
     @Override
     public Optional<Agent> findAgent(String slug) {
-        return db.transaction("read agent " + slug, c -> one(c, "SELECT slug, role, project, task FROM agents"
-                + " WHERE slug = ?", JdbcSettingsStore::agent, slug));
+        return db.transaction(
+                "read agent " + slug,
+                c -> one(
+                        c,
+                        "SELECT slug, role, project, task FROM agents" + " WHERE slug = ?",
+                        JdbcSettingsStore::agent,
+                        slug));
     }
 
     @Override
     public List<Agent> allAgents() {
-        return db.transaction("list agents", c -> all(c, "SELECT slug, role, project, task FROM agents ORDER BY slug",
-                JdbcSettingsStore::agent));
+        return db.transaction(
+                "list agents",
+                c -> all(c, "SELECT slug, role, project, task FROM agents ORDER BY slug", JdbcSettingsStore::agent));
     }
 
     @Override
     public void saveAgent(Agent agent) {
-        db.transaction("save agent " + agent.slug(), c -> upsert(c,
-                "UPDATE agents SET role = ?, project = ?, task = ? WHERE slug = ?",
-                "INSERT INTO agents (role, project, task, slug) VALUES (?, ?, ?, ?)",
-                agent.role(), agent.project(), agent.task(), agent.slug()));
+        db.transaction(
+                "save agent " + agent.slug(),
+                c -> upsert(
+                        c,
+                        "UPDATE agents SET role = ?, project = ?, task = ? WHERE slug = ?",
+                        "INSERT INTO agents (role, project, task, slug) VALUES (?, ?, ?, ?)",
+                        agent.role(),
+                        agent.project(),
+                        agent.task(),
+                        agent.slug()));
     }
 
     @Override
@@ -192,52 +240,76 @@ public final class JdbcSettingsStore implements SettingsStore {
     // --- agents' MCP tokens (digests only) --------------------------------------------------
 
     @Override
-    public void beginEngagement(String agent, String engagement, java.time.Instant started) {
+    public void beginEngagement(String agent, String engagement, Instant started) {
         db.transaction("begin an engagement of agent " + agent, c -> {
             update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent);
             update(c, "DELETE FROM agent_engagements WHERE agent = ?", agent);
-            return update(c, "INSERT INTO agent_engagements (agent, engagement, started) VALUES (?, ?, ?)", agent, engagement,
+            return update(
+                    c,
+                    "INSERT INTO agent_engagements (agent, engagement, started) VALUES (?, ?, ?)",
+                    agent,
+                    engagement,
                     timestamp(started));
         });
     }
 
     @Override
     public Optional<String> engagement(String agent) {
-        return db.transaction("read the engagement of agent " + agent, c -> one(c,
-                "SELECT engagement FROM agent_engagements WHERE agent = ?", rs -> rs.getString(1), agent));
+        return db.transaction(
+                "read the engagement of agent " + agent,
+                c -> one(c, "SELECT engagement FROM agent_engagements WHERE agent = ?", rs -> rs.getString(1), agent));
     }
 
     @Override
     public boolean endEngagement(String agent) {
-        return db.transaction("end the engagement of agent " + agent, c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)
-                + update(c, "DELETE FROM agent_engagements WHERE agent = ?", agent)) > 0;
+        return db.transaction(
+                        "end the engagement of agent " + agent,
+                        c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)
+                                + update(c, "DELETE FROM agent_engagements WHERE agent = ?", agent))
+                > 0;
     }
 
     @Override
-    public void saveToken(io.roboco.sandbox.settings.AgentToken token) {
+    public void saveToken(AgentToken token) {
         db.transaction("save the MCP token of agent " + token.agent(), c -> {
             update(c, "DELETE FROM agent_tokens WHERE agent = ?", token.agent());
-            return update(c, "INSERT INTO agent_tokens (agent, digest, created, engagement, expires) VALUES (?, ?, ?, ?, ?)",
-                    token.agent(), token.digest(), timestamp(token.created()), token.engagement(), timestamp(token.expires()));
+            return update(
+                    c,
+                    "INSERT INTO agent_tokens (agent, digest, created, engagement, expires) VALUES (?, ?, ?, ?, ?)",
+                    token.agent(),
+                    token.digest(),
+                    timestamp(token.created()),
+                    token.engagement(),
+                    timestamp(token.expires()));
         });
     }
 
     @Override
-    public Optional<io.roboco.sandbox.settings.AgentToken> findToken(String digest) {
+    public Optional<AgentToken> findToken(String digest) {
         // A token from before engagements (no expiry) is never current: its agent is minted a new one.
-        return db.transaction("look up an MCP token", c -> one(c,
-                "SELECT agent, digest, engagement, created, expires FROM agent_tokens WHERE digest = ? AND expires IS NOT NULL",
-                rs -> new io.roboco.sandbox.settings.AgentToken(rs.getString(1), rs.getString(2), rs.getString(3),
-                        rs.getObject(4, OffsetDateTime.class).toInstant(), rs.getObject(5, OffsetDateTime.class).toInstant()), digest));
+        return db.transaction(
+                "look up an MCP token",
+                c -> one(
+                        c,
+                        "SELECT agent, digest, engagement, created, expires FROM agent_tokens WHERE digest = ? AND expires IS NOT NULL",
+                        rs -> new AgentToken(
+                                rs.getString(1),
+                                rs.getString(2),
+                                rs.getString(3),
+                                rs.getObject(4, OffsetDateTime.class).toInstant(),
+                                rs.getObject(5, OffsetDateTime.class).toInstant()),
+                        digest));
     }
 
     @Override
     public boolean deleteToken(String agent) {
-        return db.transaction("revoke the MCP token of agent " + agent,
-                c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent)) > 0;
+        return db.transaction(
+                        "revoke the MCP token of agent " + agent,
+                        c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent))
+                > 0;
     }
 
-    private static OffsetDateTime timestamp(java.time.Instant instant) {
+    private static OffsetDateTime timestamp(Instant instant) {
         return OffsetDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
     }
 
@@ -248,9 +320,20 @@ public final class JdbcSettingsStore implements SettingsStore {
         Objects.requireNonNull(r.time(), "audit record time");
         OffsetDateTime ts = OffsetDateTime.ofInstant(r.time().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
         String services = write(r.services());
-        db.transaction("append an audit record", c -> update(c, "INSERT INTO audit"
-                        + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                ts, r.agent(), r.project(), r.verb(), r.decision(), r.reason(), services, r.durationMillis()));
+        db.transaction(
+                "append an audit record",
+                c -> update(
+                        c,
+                        "INSERT INTO audit"
+                                + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        ts,
+                        r.agent(),
+                        r.project(),
+                        r.verb(),
+                        r.decision(),
+                        r.reason(),
+                        services,
+                        r.durationMillis()));
     }
 
     @Override
@@ -258,8 +341,8 @@ public final class JdbcSettingsStore implements SettingsStore {
         if (limit <= 0) {
             return List.of();
         }
-        StringBuilder sql = new StringBuilder("SELECT ts, agent, project, verb, decision, reason, services, duration_ms"
-                + " FROM audit WHERE 1 = 1");
+        StringBuilder sql = new StringBuilder(
+                "SELECT ts, agent, project, verb, decision, reason, services, duration_ms" + " FROM audit WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
         if (agent != null && !agent.isBlank()) {
             sql.append(" AND agent = ?");
@@ -271,8 +354,8 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
         sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
         args.add(limit);
-        return db.transaction("read the audit trail", c -> all(c, sql.toString(), JdbcSettingsStore::auditRecord,
-                args.toArray()));
+        return db.transaction(
+                "read the audit trail", c -> all(c, sql.toString(), JdbcSettingsStore::auditRecord, args.toArray()));
     }
 
     @Override
@@ -297,29 +380,38 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
         sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
         args.add(q.limit() + 1);
-        List<Object[]> rows = db.transaction("read a page of the audit trail", c -> all(c, sql.toString(),
-                rs -> new Object[] {auditRecord(rs), rs.getLong(9)}, args.toArray()));
+        List<Object[]> rows = db.transaction(
+                "read a page of the audit trail",
+                c -> all(c, sql.toString(), rs -> new Object[] {auditRecord(rs), rs.getLong(9)}, args.toArray()));
         boolean more = rows.size() > q.limit();
         List<Object[]> page = more ? rows.subList(0, q.limit()) : rows;
         String next = null;
         if (more) {
             Object[] last = page.get(page.size() - 1);
-            next = AuditCursor.after(((AuditRecord) last[0]).time(), (Long) last[1]).toString();
+            next = AuditCursor.after(((AuditRecord) last[0]).time(), (Long) last[1])
+                    .toString();
         }
         return new AuditPage(page.stream().map(r -> (AuditRecord) r[0]).toList(), next);
     }
 
     @Override
     public int pruneAudit(Instant before, int batch) {
-        return db.transaction("prune the audit trail", c -> update(c, "DELETE FROM audit WHERE id IN (SELECT id FROM audit"
-                + " WHERE ts < ? ORDER BY ts, id LIMIT ?)", JdbcSandboxes.ts(before), batch));
+        return db.transaction(
+                "prune the audit trail",
+                c -> update(
+                        c,
+                        "DELETE FROM audit WHERE id IN (SELECT id FROM audit"
+                                + " WHERE ts < ? ORDER BY ts, id LIMIT ?)",
+                        JdbcSandboxes.ts(before),
+                        batch));
     }
 
     // --- sandboxes --------------------------------------------------------------------------
 
     @Override
     public Reservation reserve(SandboxRecord draft, Quota quota) {
-        return db.transaction("reserve sandbox " + draft.id() + " for owner " + draft.owner(),
+        return db.transaction(
+                "reserve sandbox " + draft.id() + " for owner " + draft.owner(),
                 c -> JdbcSandboxes.reserve(c, db.kind(), draft, quota));
     }
 
@@ -343,8 +435,8 @@ public final class JdbcSettingsStore implements SettingsStore {
         return db.transaction("mark sandbox " + id + " deleted", c -> {
             boolean marked = JdbcSandboxes.markDeleted(c, id, when, reason, onlyIfExpired);
             if (marked) {
-                JdbcSealedCredentials.deleteAll(c, id);   // a closed sandbox's credentials do not outlive it
-                JdbcSnapshots.deleteAll(c, id);           // nor its schema snapshots
+                JdbcSealedCredentials.deleteAll(c, id); // a closed sandbox's credentials do not outlive it
+                JdbcSnapshots.deleteAll(c, id); // nor its schema snapshots
             }
             return marked;
         });
@@ -380,8 +472,10 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     /** The schema version the database records now. */
     public int schemaVersion() {
-        return db.transaction("read the schema version", c -> one(c, "SELECT MAX(version) FROM schema_version", rs -> rs.getInt(1))
-                .orElse(0));
+        return db.transaction(
+                "read the schema version",
+                c -> one(c, "SELECT MAX(version) FROM schema_version", rs -> rs.getInt(1))
+                        .orElse(0));
     }
 
     /** The schema version this code writes. */
@@ -398,13 +492,15 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public boolean saveSnapshot(StoredSnapshot snapshot, int max) {
-        return db.transaction("save snapshot '" + snapshot.name() + "' of sandbox " + snapshot.sandbox(),
+        return db.transaction(
+                "save snapshot '" + snapshot.name() + "' of sandbox " + snapshot.sandbox(),
                 c -> JdbcSnapshots.save(c, snapshot, max));
     }
 
     @Override
     public Optional<StoredSnapshot> findSnapshot(String sandbox, String name) {
-        return db.transaction("read snapshot '" + name + "' of sandbox " + sandbox, c -> JdbcSnapshots.find(c, sandbox, name));
+        return db.transaction(
+                "read snapshot '" + name + "' of sandbox " + sandbox, c -> JdbcSnapshots.find(c, sandbox, name));
     }
 
     @Override
@@ -421,23 +517,28 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public void saveSealed(SealedContainer row) {
-        db.transaction("save the sealed credential of container " + row.containerId(), c -> JdbcSealedCredentials.save(c, row));
+        db.transaction(
+                "save the sealed credential of container " + row.containerId(),
+                c -> JdbcSealedCredentials.save(c, row));
     }
 
     @Override
     public List<SealedContainer> sealedOf(String instance) {
-        return db.transaction("read the sealed credentials of instance " + instance, c -> JdbcSealedCredentials.of(c, instance));
+        return db.transaction(
+                "read the sealed credentials of instance " + instance, c -> JdbcSealedCredentials.of(c, instance));
     }
 
     @Override
     public boolean deleteSealed(String sandboxId, String containerId) {
-        return db.transaction("delete the sealed credential of container " + containerId,
+        return db.transaction(
+                "delete the sealed credential of container " + containerId,
                 c -> JdbcSealedCredentials.delete(c, sandboxId, containerId));
     }
 
     @Override
     public boolean resealIf(String sandboxId, String containerId, String expected, String next) {
-        return db.transaction("re-seal the credential of container " + containerId,
+        return db.transaction(
+                "re-seal the credential of container " + containerId,
                 c -> JdbcSealedCredentials.resealIf(c, sandboxId, containerId, expected, next));
     }
 
@@ -456,13 +557,23 @@ public final class JdbcSettingsStore implements SettingsStore {
         Duration max = rs.wasNull() ? null : Duration.ofMillis(ttlMax);
         int maxLive = rs.getInt(8);
         Integer live = rs.wasNull() ? null : maxLive;
-        Map<String, ServiceLimits> limits = new java.util.TreeMap<>();
+        Map<String, ServiceLimits> limits = new TreeMap<>();
         if (data.limits() != null) {
-            data.limits().forEach((service, l) -> limits.put(service, new ServiceLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
+            data.limits()
+                    .forEach((service, l) ->
+                            limits.put(service, new ServiceLimits(l.memoryBytes(), l.dataBytes(), l.nanoCpus())));
         }
-        return new Project(rs.getString(1), rs.getString(2), read(rs.getString(3), STRINGS),
-                read(rs.getString(4), EXTENSIONS), data.versions(), def, max, live,
-                io.roboco.sandbox.settings.SeedForm.fromStored(data.seed()), limits);
+        return new Project(
+                rs.getString(1),
+                rs.getString(2),
+                read(rs.getString(3), STRINGS),
+                read(rs.getString(4), EXTENSIONS),
+                data.versions(),
+                def,
+                max,
+                live,
+                SeedForm.fromStored(data.seed()),
+                limits);
     }
 
     private static Long millis(Duration d) {
@@ -474,8 +585,15 @@ public final class JdbcSettingsStore implements SettingsStore {
     }
 
     private static AuditRecord auditRecord(ResultSet rs) throws SQLException {
-        return new AuditRecord(rs.getObject(1, OffsetDateTime.class).toInstant(), rs.getString(2), rs.getString(3),
-                rs.getString(4), rs.getString(5), rs.getString(6), read(rs.getString(7), STRINGS), rs.getLong(8));
+        return new AuditRecord(
+                rs.getObject(1, OffsetDateTime.class).toInstant(),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getString(6),
+                read(rs.getString(7), STRINGS),
+                rs.getLong(8));
     }
 
     // --- plumbing ---------------------------------------------------------------------------
@@ -485,15 +603,14 @@ public final class JdbcSettingsStore implements SettingsStore {
         T map(ResultSet rs) throws SQLException;
     }
 
-    static <T> Optional<T> one(Connection c, String sql, RowMapper<T> mapper, Object... args)
-            throws SQLException {
+    static <T> Optional<T> one(Connection c, String sql, RowMapper<T> mapper, Object... args) throws SQLException {
         List<T> rows = all(c, sql, mapper, args);
         return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
     }
 
-    static <T> List<T> all(Connection c, String sql, RowMapper<T> mapper, Object... args)
-            throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+    static <T> List<T> all(Connection c, String sql, RowMapper<T> mapper, Object... args) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, args);
+                ResultSet rs = ps.executeQuery()) {
             List<T> rows = new ArrayList<>();
             while (rs.next()) {
                 rows.add(mapper.map(rs));
@@ -541,8 +658,8 @@ public final class JdbcSettingsStore implements SettingsStore {
         try {
             return JSON.readValue(json, type);
         } catch (JsonProcessingException e) {
-            throw new SettingsStoreException("settings database holds malformed JSON '" + json + "': "
-                    + e.getOriginalMessage(), e);
+            throw new SettingsStoreException(
+                    "settings database holds malformed JSON '" + json + "': " + e.getOriginalMessage(), e);
         }
     }
 }

@@ -53,8 +53,10 @@ final class SingleConnection implements AutoCloseable {
                 return result;
             } catch (SQLException e) {
                 rollbackAfterFailure(c);
-                throw new SettingsStoreException("settings store could not " + what + " on " + url.redacted()
-                        + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+                throw new SettingsStoreException(
+                        "settings store could not " + what + " on " + url.redacted() + ": " + e.getMessage()
+                                + " (SQLState " + e.getSQLState() + ")",
+                        e);
             } catch (RuntimeException e) {
                 rollbackAfterFailure(c);
                 throw e;
@@ -86,8 +88,10 @@ final class SingleConnection implements AutoCloseable {
             c.setAutoCommit(false);
             return c;
         } catch (SQLException e) {
-            throw new SettingsStoreException("cannot open the settings database " + url.redacted() + " as user '"
-                    + user + "': " + e.getMessage() + ". " + hint(e), e);
+            throw new SettingsStoreException(
+                    "cannot open the settings database " + url.redacted() + " as user '" + user + "': " + e.getMessage()
+                            + ". " + hint(e),
+                    e);
         }
     }
 

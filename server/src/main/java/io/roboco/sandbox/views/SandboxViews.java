@@ -7,7 +7,6 @@ import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.SandboxRecord;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,8 +25,7 @@ import java.util.TreeSet;
  * answer that carries a named sandbox's credentials.
  */
 public final class SandboxViews {
-    private SandboxViews() {
-    }
+    private SandboxViews() {}
 
     /** {@code {"sandboxes":[…]}}, ordered by agent. */
     public static Map<String, Object> listing(Collection<AgentSandbox> live, Clock clock) {
@@ -58,7 +56,9 @@ public final class SandboxViews {
         }
         entry.put("containers", containers);
         entry.put("created", sandbox.created().toString());
-        entry.put("age_seconds", Math.max(0, Duration.between(sandbox.created(), clock.instant()).toSeconds()));
+        entry.put(
+                "age_seconds",
+                Math.max(0, Duration.between(sandbox.created(), clock.instant()).toSeconds()));
         return entry;
     }
 
@@ -76,8 +76,10 @@ public final class SandboxViews {
         v.put("kind", r.kind().wire());
         v.put("labels", new TreeMap<>(r.labels()));
         v.put("state", r.state(now).wire());
-        v.put("services", List.copyOf(new java.util.TreeSet<>(r.services())));
-        AgentSandbox cached = r.kind() == SandboxRecord.Kind.DEFAULT ? manager.find(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null) : null;
+        v.put("services", List.copyOf(new TreeSet<>(r.services())));
+        AgentSandbox cached = r.kind() == SandboxRecord.Kind.DEFAULT
+                ? manager.find(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null)
+                : null;
         List<Map<String, Object>> containers = new ArrayList<>();
         for (ContainerRef c : r.containers()) {
             Map<String, Object> cv = new LinkedHashMap<>();
@@ -86,7 +88,7 @@ public final class SandboxViews {
             cv.put("container_name", c.containerName());
             cv.put("image", c.image());
             ServiceInstance live = cached == null ? null : cached.services().get(c.service());
-            cv.put("features", live == null ? c.features() : List.copyOf(new java.util.TreeSet<>(live.features())));
+            cv.put("features", live == null ? c.features() : List.copyOf(new TreeSet<>(live.features())));
             cv.put("from_pool", c.fromPool());
             cv.put("major", c.major());
             cv.put("seed", c.seed());

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.architecture;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
@@ -7,17 +9,16 @@ import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The embedding surface, declared and checked (issue 19 item 6): what an embedder may name is the builder and the plugin
@@ -91,7 +92,7 @@ class EmbeddingApiTest {
     void theDeclaredSurfaceReachesNoUndeclaredTypeOfOurs() {
         Map<String, String> leaks = new TreeMap<>();
         Deque<JavaClass> todo = new ArrayDeque<>();
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (JavaClass c : classes) {
             if (declared(c)) {
                 todo.add(c);
@@ -111,11 +112,17 @@ class EmbeddingApiTest {
                 todo.add(type);
             }
         }
-        String table = leaks.entrySet().stream().map(e -> "            Map.entry(\"" + e.getKey() + "\", \"" + e.getValue() + "\"),")
+        String table = leaks.entrySet().stream()
+                .map(e -> "            Map.entry(\"" + e.getKey() + "\", \"" + e.getValue() + "\"),")
                 .collect(Collectors.joining("\n"));
-        assertThat(leaks.keySet()).as("internal types reachable from the embedding surface; close them off (or declare them in"
-                + " FACADE). All found now:%n%s", table).isSubsetOf(KNOWN_LEAKS.keySet());
-        assertThat(KNOWN_LEAKS.keySet()).as("KNOWN_LEAKS entries no longer reachable; remove them. All found now:%n%s", table)
+        assertThat(leaks.keySet())
+                .as(
+                        "internal types reachable from the embedding surface; close them off (or declare them in"
+                                + " FACADE). All found now:%n%s",
+                        table)
+                .isSubsetOf(KNOWN_LEAKS.keySet());
+        assertThat(KNOWN_LEAKS.keySet())
+                .as("KNOWN_LEAKS entries no longer reachable; remove them. All found now:%n%s", table)
                 .isSubsetOf(leaks.keySet());
     }
 
@@ -126,7 +133,7 @@ class EmbeddingApiTest {
 
     /** The types a public member of a public type names, with the member that names each. */
     private static Map<JavaClass, String> reachedFrom(JavaClass c) {
-        Map<JavaClass, String> out = new java.util.LinkedHashMap<>();
+        Map<JavaClass, String> out = new LinkedHashMap<>();
         if (!c.getModifiers().contains(JavaModifier.PUBLIC)) {
             return out;
         }
@@ -140,7 +147,9 @@ class EmbeddingApiTest {
         }
         for (JavaField field : c.getFields()) {
             if (field.getModifiers().contains(JavaModifier.PUBLIC)) {
-                field.getType().getAllInvolvedRawTypes().forEach(t -> out.putIfAbsent(t, c.getSimpleName() + "." + field.getName()));
+                field.getType()
+                        .getAllInvolvedRawTypes()
+                        .forEach(t -> out.putIfAbsent(t, c.getSimpleName() + "." + field.getName()));
             }
         }
         return out;

@@ -1,18 +1,17 @@
 package io.roboco.sandbox.architecture;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * "A new engine is one class and one registry line" (DESIGN.md, issue 19 item 3): nothing outside the {@code engines}
@@ -62,15 +61,20 @@ class EngineConfinementTest {
                 }
             }
         }
-        assertThat(evidence).as("classes outside engines using an engine's own package (ask the registry or an Engine"
-                + " capability instead)").isEmpty();
-        assertThat(NOT_YET_MOVED).as("NOT_YET_MOVED lists only classes that still use an engine's package; remove the others")
+        assertThat(evidence)
+                .as("classes outside engines using an engine's own package (ask the registry or an Engine"
+                        + " capability instead)")
+                .isEmpty();
+        assertThat(NOT_YET_MOVED)
+                .as("NOT_YET_MOVED lists only classes that still use an engine's package; remove the others")
                 .isSubsetOf(using);
     }
 
     private static boolean isEnginesModule(JavaClass c) {
         String p = c.getPackageName();
-        return p.equals("io.roboco.sandbox.engine") || p.startsWith("io.roboco.sandbox.engine.") || p.equals("io.roboco.sandbox.inspect")
+        return p.equals("io.roboco.sandbox.engine")
+                || p.startsWith("io.roboco.sandbox.engine.")
+                || p.equals("io.roboco.sandbox.inspect")
                 || p.startsWith("io.roboco.sandbox.inspect.");
     }
 

@@ -1,6 +1,6 @@
 package io.roboco.sandbox.architecture;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,8 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * Vendor types stay behind our own interfaces: docker-java only in {@code runtime.docker}, Javalin
@@ -32,7 +31,8 @@ class VendorConfinementTest {
 
     private static boolean imports(Path file, String prefix) {
         try {
-            return Files.readAllLines(file).stream().anyMatch(l -> l.startsWith("import " + prefix) || l.startsWith("import static " + prefix));
+            return Files.readAllLines(file).stream()
+                    .anyMatch(l -> l.startsWith("import " + prefix) || l.startsWith("import static " + prefix));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -42,25 +42,32 @@ class VendorConfinementTest {
     void dockerJavaIsConfinedToTheDockerRuntimePackage() {
         List<Path> sources = mainSources();
         assertThat(sources).as("found the modules' sources").hasSizeGreaterThan(50);
-        assertThat(sources.stream().filter(p -> imports(p, "com.github.dockerjava"))
-                .filter(p -> !p.toString().contains("/io/roboco/sandbox/runtime/docker/"))
-                // The benchmark drives Testcontainers, whose container-command hook speaks docker-java.
-                .filter(p -> !ROOT.relativize(p).startsWith("bench")))
-                .as("docker-java outside runtime.docker (and the benchmark)").isEmpty();
+        assertThat(sources.stream()
+                        .filter(p -> imports(p, "com.github.dockerjava"))
+                        .filter(p -> !p.toString().contains("/io/roboco/sandbox/runtime/docker/"))
+                        // The benchmark drives Testcontainers, whose container-command hook speaks docker-java.
+                        .filter(p -> !ROOT.relativize(p).startsWith("bench")))
+                .as("docker-java outside runtime.docker (and the benchmark)")
+                .isEmpty();
     }
 
     @Test
     void javalinAndTheMcpSdkAreConfinedToTheServerAndDashboardModules() {
-        assertThat(mainSources().stream().filter(p -> imports(p, "io.javalin") || imports(p, "io.modelcontextprotocol"))
-                .filter(p -> !ROOT.relativize(p).startsWith("dashboard") && !ROOT.relativize(p).startsWith("server")))
-                .as("Javalin / MCP SDK outside server and dashboard").isEmpty();
+        assertThat(mainSources().stream()
+                        .filter(p -> imports(p, "io.javalin") || imports(p, "io.modelcontextprotocol"))
+                        .filter(p -> !ROOT.relativize(p).startsWith("dashboard")
+                                && !ROOT.relativize(p).startsWith("server")))
+                .as("Javalin / MCP SDK outside server and dashboard")
+                .isEmpty();
     }
 
     @Test
     void driversStayInTheEnginesModule() {
         assertThat(mainSources().stream()
-                .filter(p -> imports(p, "redis.clients") || imports(p, "com.mongodb"))
-                .filter(p -> !ROOT.relativize(p).startsWith("engines") && !ROOT.relativize(p).startsWith("bench")))
-                .as("Jedis / Mongo driver outside engines (and the benchmark)").isEmpty();
+                        .filter(p -> imports(p, "redis.clients") || imports(p, "com.mongodb"))
+                        .filter(p -> !ROOT.relativize(p).startsWith("engines")
+                                && !ROOT.relativize(p).startsWith("bench")))
+                .as("Jedis / Mongo driver outside engines (and the benchmark)")
+                .isEmpty();
     }
 }

@@ -15,12 +15,13 @@ final class DockerDaemon {
     /** Where the restarted dockerd logs: {@code ROBOCO_DOCKERD_LOG} (as scripts/lib/prereqs.sh), else /tmp/dockerd.log as started by hand here. */
     static final String LOG = System.getenv().getOrDefault("ROBOCO_DOCKERD_LOG", "/tmp/dockerd.log");
 
-    private DockerDaemon() {
-    }
+    private DockerDaemon() {}
 
     static boolean answers() {
         try {
-            Process p = new ProcessBuilder("docker", "info", "--format", "{{.ServerVersion}}").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("docker", "info", "--format", "{{.ServerVersion}}")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             return p.waitFor(15, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
@@ -34,12 +35,17 @@ final class DockerDaemon {
     /** SIGTERM to dockerd; waits (at most {@code seconds}) for it to exit. Returns the pid it stopped. */
     static long stop(int seconds) throws Exception {
         long pid = Long.parseLong(Files.readString(PID_FILE).strip());
-        ProcessHandle daemon = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no process " + pid + " from " + PID_FILE));
-        String comm = Files.readString(Path.of("/proc", Long.toString(pid), "comm")).strip();
+        ProcessHandle daemon = ProcessHandle.of(pid)
+                .orElseThrow(() -> new IllegalStateException("no process " + pid + " from " + PID_FILE));
+        String comm =
+                Files.readString(Path.of("/proc", Long.toString(pid), "comm")).strip();
         if (!comm.equals("dockerd")) {
-            throw new IllegalStateException("pid " + pid + " from " + PID_FILE + " is '" + comm + "', not dockerd; not touching it");
+            throw new IllegalStateException(
+                    "pid " + pid + " from " + PID_FILE + " is '" + comm + "', not dockerd; not touching it");
         }
-        Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(pid))
+                .inheritIO()
+                .start();
         kill.waitFor(10, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (daemon.isAlive() && System.nanoTime() < deadline) {
@@ -56,7 +62,9 @@ final class DockerDaemon {
         if (answers()) {
             return;
         }
-        Process p = new ProcessBuilder("bash", "-c", "setsid nohup dockerd >> " + LOG + " 2>&1 < /dev/null &").inheritIO().start();
+        Process p = new ProcessBuilder("bash", "-c", "setsid nohup dockerd >> " + LOG + " 2>&1 < /dev/null &")
+                .inheritIO()
+                .start();
         p.waitFor(10, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!answers() && System.nanoTime() < deadline) {

@@ -1,9 +1,12 @@
 package io.roboco.sandbox.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
+import io.roboco.sandbox.janitor.SweepReport;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
@@ -11,12 +14,6 @@ import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,8 +22,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Docker daemon restarts under live sandboxes (SIGTERM to dockerd, which stops every container;
@@ -41,10 +41,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * when {@code ROBOCO_IT_DOCKER_RESTART=1} (the test script runs it alone, last). Whatever happens,
  * dockerd is running again when it ends.
  */
-@EnabledIfEnvironmentVariable(named = "ROBOCO_IT_DOCKER_RESTART", matches = "1",
+@EnabledIfEnvironmentVariable(
+        named = "ROBOCO_IT_DOCKER_RESTART",
+        matches = "1",
         disabledReason = "restarts the machine's dockerd; set ROBOCO_IT_DOCKER_RESTART=1 and run it alone")
 class DockerRestartIT {
     private static final List<String> AGENTS = List.of("dockerd-a", "dockerd-b");
+
     @RegisterExtension
     static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedByTheTest(
             stateDir -> new InProcessServer(stateDir, "2s", "40s", "30s", null));
@@ -74,7 +77,8 @@ class DockerRestartIT {
         }
         // The second server: one agent's set, kept by a graceful stop for the next start to re-adopt.
         Path keptState = Files.createTempDirectory("roboco-dockerd-kept");
-        ServerConfig keptConfig = ServerConfig.fromEnv(Fixtures.serverEnv(keptState, "2s", "40s", "30s")).withPort(0);
+        ServerConfig keptConfig = ServerConfig.fromEnv(Fixtures.serverEnv(keptState, "2s", "40s", "30s"))
+                .withPort(0);
         RunningServer kept = startKept(keptConfig, keptState);
         String keptInstance = kept.instanceId();
         Map<String, Map<String, String>> keptBefore;
@@ -106,7 +110,7 @@ class DockerRestartIT {
             }
             // Two janitor sweeps against the missing daemon, run as its ticks run them: each must report the failure.
             for (int i = 0; i < 2; i++) {
-                io.roboco.sandbox.janitor.SweepReport sweep = server.sweepNow();
+                SweepReport sweep = server.sweepNow();
                 if (sweep.ok()) {
                     wrongWhileDown.add("a janitor sweep while the daemon was down reported ok: " + sweep.summary());
                 }
@@ -136,16 +140,20 @@ class DockerRestartIT {
         }
         String audit = api.admin("GET", "/api/audit?limit=500", null).body();
         long failedSweeps = audit.split("sweep failed", -1).length - 1;
-        Fixtures.figure("DockerRestartIT dead endpoints handed out after the daemon restart: " + dead.size() + " (working "
-                + working + "/" + AGENTS.size() * 2 + "; answers while down: " + downAnswers + ", not retryable invalid_state: "
-                + wrongWhileDown.size() + "; old credentials failing: " + oldFailing + "/" + AGENTS.size() * 2
-                + "; janitor sweeps reported failed while down: " + failedSweeps + ")");
+        Fixtures.figure(
+                "DockerRestartIT dead endpoints handed out after the daemon restart: " + dead.size() + " (working "
+                        + working + "/" + AGENTS.size() * 2 + "; answers while down: " + downAnswers
+                        + ", not retryable invalid_state: "
+                        + wrongWhileDown.size() + "; old credentials failing: " + oldFailing + "/" + AGENTS.size() * 2
+                        + "; janitor sweeps reported failed while down: " + failedSweeps + ")");
         assertThat(wrongWhileDown).isEmpty();
         assertThat(dead).isEmpty();
         assertThat(failedSweeps).isPositive();
         assertThat(oldFailing).isEqualTo(AGENTS.size() * 2);
         String deleted = api.admin("GET", "/api/sandboxes?state=deleted", null).body();
-        assertThat(oldIds).as("the dead sets' records are closed").allSatisfy(id -> assertThat(deleted).contains(id));
+        assertThat(oldIds)
+                .as("the dead sets' records are closed")
+                .allSatisfy(id -> assertThat(deleted).contains(id));
 
         // The second server starts after the daemon restart: its kept sandbox's containers are stopped, so re-adoption
         // closes the record and removes them; the agent's next call provisions a fresh, working set.
@@ -164,14 +172,16 @@ class DockerRestartIT {
                     failures.add(service + " (the dead credentials again)");
                 }
             });
-            String closed = keptApi.admin("GET", "/api/sandboxes?state=deleted", null).body();
+            String closed =
+                    keptApi.admin("GET", "/api/sandboxes?state=deleted", null).body();
             Fixtures.figure("DockerRestartIT re-adoption after the daemon restart: record " + keptId + " closed "
                     + closed.contains(keptId) + ", fresh working set " + failures.isEmpty());
             assertThat(closed).contains(keptId).contains("closed at restart");
             assertThat(failures).isEmpty();
         } finally {
             again.close();
-            System.out.println("DockerRestartIT cleanup removed " + Fixtures.removeAllOf(keptInstance) + " container(s) of the second server");
+            System.out.println("DockerRestartIT cleanup removed " + Fixtures.removeAllOf(keptInstance)
+                    + " container(s) of the second server");
         }
     }
 
@@ -179,8 +189,12 @@ class DockerRestartIT {
 
     /** The second server: its own state directory and embedded store (so its records outlive it), real Docker. */
     private static RunningServer startKept(ServerConfig config, Path state) {
-        return SandboxServer.start(config, LocalImages.requireDockerAndImages(), EngineRegistry.defaults(),
-                JdbcSettingsStore.embedded(state), Clock.systemUTC());
+        return SandboxServer.start(
+                config,
+                LocalImages.requireDockerAndImages(),
+                EngineRegistry.defaults(),
+                JdbcSettingsStore.embedded(state),
+                Clock.systemUTC());
     }
 
     @SuppressWarnings("unchecked")

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
@@ -8,12 +10,6 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,15 +18,19 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Phaser;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Agents request sandboxes while their containers are {@code docker kill}ed: no dead endpoint is ever
@@ -57,9 +57,17 @@ class KillStormIT {
     private static final int AFTER = 3;
     private static final Duration DEADLINE = Duration.ofMinutes(8);
     private static final Duration CONFIRM = Duration.ofSeconds(20);
-    private static final Map<String, String> AGENTS = Map.of("storm-r1", "[\"redis\"]", "storm-r2", "[\"redis\"]", "storm-r3", "[\"redis\"]",
-            "storm-pg", "[\"postgres\",\"redis\"]");
+    private static final Map<String, String> AGENTS = Map.of(
+            "storm-r1",
+            "[\"redis\"]",
+            "storm-r2",
+            "[\"redis\"]",
+            "storm-r3",
+            "[\"redis\"]",
+            "storm-pg",
+            "[\"postgres\",\"redis\"]");
     private static final long SEED = Long.getLong("roboco.storm.seed", System.nanoTime());
+
     @RegisterExtension
     static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
             stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
@@ -74,6 +82,7 @@ class KillStormIT {
     private final List<String[]> racedGrants = Collections.synchronizedList(new ArrayList<>());
     /** Per agent, the containers of its last working grant: the targets of other agents' kills. */
     private final Map<String, Map<String, String>> lastGrant = new ConcurrentHashMap<>();
+
     private final AtomicInteger confirmed = new AtomicInteger();
     private final AtomicInteger ownKills = new AtomicInteger();
     private final AtomicInteger crossKills = new AtomicInteger();
@@ -107,7 +116,8 @@ class KillStormIT {
         ApiClient api = SERVER.api();
         List<String> agents = AGENTS.keySet().stream().sorted().toList();
         for (String agent : agents) {
-            api.working(agent, "storm-" + (AGENTS.get(agent).contains("postgres") ? "full" : "redis"), AGENTS.get(agent));
+            api.working(
+                    agent, "storm-" + (AGENTS.get(agent).contains("postgres") ? "full" : "redis"), AGENTS.get(agent));
         }
         long begin = System.nanoTime();
         long deadline = begin + DEADLINE.toNanos();
@@ -134,24 +144,33 @@ class KillStormIT {
                 dead.add(r[0] + " " + r[1] + " " + r[2] + ": does not work, and the only kill of it failed: " + r[3]);
             }
         }
-        Fixtures.figure("KillStormIT dead endpoints handed out: " + dead.size() + " (confirmed kills " + confirmed.get() + " of " + KILLS
-                + " wanted: " + ownKills.get() + " of the agent's own fresh grant, " + crossKills.get() + " of another agent's; kill attempts that"
-                + " failed (container already gone, not counted) " + failedKills.get() + "; requests " + requests.get() + ", granted "
-                + granted.get() + ", service credentials verified working " + verified.get() + ", killed while in flight " + raced.get()
-                + ", retryable invalid_state " + retryable.get() + ", working grants after the last kill " + workingAfter.get() + " of "
+        Fixtures.figure("KillStormIT dead endpoints handed out: " + dead.size() + " (confirmed kills " + confirmed.get()
+                + " of " + KILLS
+                + " wanted: " + ownKills.get() + " of the agent's own fresh grant, " + crossKills.get()
+                + " of another agent's; kill attempts that"
+                + " failed (container already gone, not counted) " + failedKills.get() + "; requests " + requests.get()
+                + ", granted "
+                + granted.get() + ", service credentials verified working " + verified.get()
+                + ", killed while in flight " + raced.get()
+                + ", retryable invalid_state " + retryable.get() + ", working grants after the last kill "
+                + workingAfter.get() + " of "
                 + AFTER * agents.size() + "; " + agents.size() + " agents, " + stormSeconds + " s, seed " + SEED + ")");
         if (!failedKillSamples.isEmpty()) {
             System.out.println("KillStormIT failed kill attempts (first ones): " + failedKillSamples);
         }
         assertThat(dead).isEmpty();
         assertThat(problems).isEmpty();
-        assertThat(confirmed.get()).as("confirmed kills by the deadline (%s s)", DEADLINE.toSeconds()).isGreaterThanOrEqualTo(KILLS);
-        assertThat(workingAfter.get()).as("working grants in the %d requests per agent after the last kill", AFTER)
+        assertThat(confirmed.get())
+                .as("confirmed kills by the deadline (%s s)", DEADLINE.toSeconds())
+                .isGreaterThanOrEqualTo(KILLS);
+        assertThat(workingAfter.get())
+                .as("working grants in the %d requests per agent after the last kill", AFTER)
                 .isEqualTo(AFTER * agents.size());
     }
 
     /** One agent's loop: request, judge, kill something (until the storm is over), then AFTER requests with no kill. */
-    private Integer storm(ApiClient api, String agent, Random random, long deadline, Phaser stormOver) throws Exception {
+    private Integer storm(ApiClient api, String agent, Random random, long deadline, Phaser stormOver)
+            throws Exception {
         try {
             // Ends on outcomes: the kills wanted, or a dead endpoint handed out (no need to go on), or the deadline.
             while (confirmed.get() < KILLS && dead.isEmpty() && problems.isEmpty() && System.nanoTime() < deadline) {
@@ -161,11 +180,18 @@ class KillStormIT {
                 }
                 double dice = random.nextDouble();
                 if (dice < 0.92) {
-                    // 12%: a container of another agent's last grant that nobody has tried to kill yet (it races that agent's
-                    // next request, and the server's removal of a set whose sibling died); else one of the agent's own fresh ones.
-                    List<String> others = dice < 0.8 ? List.of() : lastGrant.entrySet().stream().filter(e -> !e.getKey().equals(agent))
-                            .sorted(Map.Entry.comparingByKey()).flatMap(e -> e.getValue().values().stream().sorted())
-                            .filter(id -> !killStarted.containsKey(id)).toList();
+                    // 12%: a container of another agent's last grant that nobody has tried to kill yet (it races that
+                    // agent's
+                    // next request, and the server's removal of a set whose sibling died); else one of the agent's own
+                    // fresh ones.
+                    List<String> others = dice < 0.8
+                            ? List.of()
+                            : lastGrant.entrySet().stream()
+                                    .filter(e -> !e.getKey().equals(agent))
+                                    .sorted(Map.Entry.comparingByKey())
+                                    .flatMap(e -> e.getValue().values().stream().sorted())
+                                    .filter(id -> !killStarted.containsKey(id))
+                                    .toList();
                     if (!others.isEmpty()) {
                         if (kill(others.get(random.nextInt(others.size())))) {
                             crossKills.incrementAndGet();
@@ -183,7 +209,9 @@ class KillStormIT {
             throw e;
         }
         // Every agent stops killing before any makes its last requests: these follow the last kill.
-        stormOver.awaitAdvanceInterruptibly(stormOver.arrive(), Math.max(1, deadline - System.nanoTime()) + TimeUnit.MINUTES.toNanos(1),
+        stormOver.awaitAdvanceInterruptibly(
+                stormOver.arrive(),
+                Math.max(1, deadline - System.nanoTime()) + TimeUnit.MINUTES.toNanos(1),
                 TimeUnit.NANOSECONDS);
         if (confirmed.get() < KILLS || !dead.isEmpty()) {
             return 0;
@@ -216,14 +244,14 @@ class KillStormIT {
             return Map.of();
         }
         granted.incrementAndGet();
-        Map<String, String> working = new java.util.TreeMap<>();
+        Map<String, String> working = new TreeMap<>();
         boolean allWork = true;
         for (Map.Entry<String, Map<String, String>> g : r.grants().entrySet()) {
             String id = SERVER.server().runtime.containerOnPort(port(g.getKey(), g.getValue()));
             Long killedAt = id == null ? null : killConfirmed.get(id);
             if (killedAt != null && killedAt < sent) {
-                dead.add(agent + " " + g.getKey() + " " + id + ": its kill was confirmed " + TimeUnit.NANOSECONDS.toMillis(sent - killedAt)
-                        + " ms before the request was sent");
+                dead.add(agent + " " + g.getKey() + " " + id + ": its kill was confirmed "
+                        + TimeUnit.NANOSECONDS.toMillis(sent - killedAt) + " ms before the request was sent");
                 allWork = false;
                 continue;
             }
@@ -282,6 +310,7 @@ class KillStormIT {
     }
 
     private static int port(String service, Map<String, String> env) {
-        return Integer.parseInt(service.equals("postgres") ? env.get("ROBOCO_TEST_DB_PORT") : env.get("ROBOCO_TEST_REDIS_PORT"));
+        return Integer.parseInt(
+                service.equals("postgres") ? env.get("ROBOCO_TEST_DB_PORT") : env.get("ROBOCO_TEST_REDIS_PORT"));
     }
 }

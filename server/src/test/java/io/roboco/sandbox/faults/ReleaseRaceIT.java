@@ -1,5 +1,7 @@
 package io.roboco.sandbox.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Gate;
 import io.roboco.sandbox.it.GatedEngines;
@@ -11,10 +13,6 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
 import io.roboco.sandbox.testkit.LockWaiters;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,8 +28,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * release_sandbox racing request_sandbox for the same agent, the race forced at three seams instead of
@@ -58,15 +58,21 @@ class ReleaseRaceIT {
     private static final Duration STEP = Duration.ofSeconds(60);
     private static final String MANAGER = SandboxManager.class.getName();
     /** Three Redis-only agents (the fastest to re-provision) and one with the Postgres + Redis set. */
-    private static final Map<String, String> AGENTS = Map.of("race-r1", "race-redis", "race-r2", "race-redis", "race-r3", "race-redis",
-            "race-pg", "race-full");
+    private static final Map<String, String> AGENTS =
+            Map.of("race-r1", "race-redis", "race-r2", "race-redis", "race-r3", "race-redis", "race-pg", "race-full");
+
     private static final long SEED = Long.getLong("roboco.race.seed", System.nanoTime());
     private static final GatedEngines ENGINES = new GatedEngines();
+
     @RegisterExtension
     static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
             stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null, ENGINES));
 
-    private enum Race { PROVISIONING, LIVENESS, REMOVAL }
+    private enum Race {
+        PROVISIONING,
+        LIVENESS,
+        REMOVAL
+    }
 
     private final ReentrantLock firing = new ReentrantLock();
     private final AtomicInteger races = new AtomicInteger();
@@ -109,20 +115,33 @@ class ReleaseRaceIT {
             threads.shutdownNow();
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - begin);
-        Fixtures.figure("ReleaseRaceIT grants carrying a removed container: " + violations.size() + " (releases racing grants "
-                + races.get() + " of " + RACES + " wanted: " + byRace + "; grants " + grants.get() + ", removed by the racing release after the answer "
-                + removedAfterTheAnswer.get() + ", fresh and working after a release " + freshAndWorking.get() + ", warm-up requests "
-                + warmUps.get() + "; " + agents.size() + " agents, " + seconds + " s, seed " + SEED + ")");
+        Fixtures.figure(
+                "ReleaseRaceIT grants carrying a removed container: " + violations.size() + " (releases racing grants "
+                        + races.get() + " of " + RACES + " wanted: " + byRace + "; grants " + grants.get()
+                        + ", removed by the racing release after the answer "
+                        + removedAfterTheAnswer.get() + ", fresh and working after a release " + freshAndWorking.get()
+                        + ", warm-up requests "
+                        + warmUps.get() + "; " + agents.size() + " agents, " + seconds + " s, seed " + SEED + ")");
         assertThat(violations).isEmpty();
         assertThat(failures).isEmpty();
-        assertThat(races.get()).as("releases racing grants by the deadline (%s s)", DEADLINE.toSeconds()).isGreaterThanOrEqualTo(RACES);
+        assertThat(races.get())
+                .as("releases racing grants by the deadline (%s s)", DEADLINE.toSeconds())
+                .isGreaterThanOrEqualTo(RACES);
         for (String agent : agents) {
             assertThat(api.verb(agent, "release_sandbox", "{}").ok()).isTrue();
         }
-        assertThat(Fixtures.containersOf(SERVER.server().instanceId())).as("nothing left after the last releases").isEmpty();
+        assertThat(Fixtures.containersOf(SERVER.server().instanceId()))
+                .as("nothing left after the last releases")
+                .isEmpty();
     }
 
-    private void raceUntilDone(ApiClient api, String agent, Random random, GrantDecisions decisions, ExecutorService threads, long deadline)
+    private void raceUntilDone(
+            ApiClient api,
+            String agent,
+            Random random,
+            GrantDecisions decisions,
+            ExecutorService threads,
+            long deadline)
             throws Exception {
         Map<String, Map<String, String>> cached = null;
         while (races.get() < RACES && failures.isEmpty() && violations.isEmpty() && System.nanoTime() < deadline) {
@@ -148,37 +167,55 @@ class ReleaseRaceIT {
     }
 
     /** The request parks in its container start; the release queues on the agent's lock; the grant's containers are removed only after it was decided. */
-    private Map<String, Map<String, String>> releaseWhileProvisioning(ApiClient api, String agent, GrantDecisions decisions, ExecutorService threads)
-            throws Exception {
-        Gate start = SERVER.server().runtime.parkNextStart(agent + " provisioning", r -> agent.equals(r.labels().get(SandboxLabels.AGENT)));
+    private Map<String, Map<String, String>> releaseWhileProvisioning(
+            ApiClient api, String agent, GrantDecisions decisions, ExecutorService threads) throws Exception {
+        Gate start = SERVER.server()
+                .runtime
+                .parkNextStart(
+                        agent + " provisioning", r -> agent.equals(r.labels().get(SandboxLabels.AGENT)));
         Future<ApiClient.Reply> request = threads.submit(() -> api.requestSandbox(agent));
         start.awaitParked(STEP);
-        Future<ApiClient.Reply> release = fireAndAwaitParked(() -> api.verb(agent, "release_sandbox", "{}"), threads, "release");
+        Future<ApiClient.Reply> release =
+                fireAndAwaitParked(() -> api.verb(agent, "release_sandbox", "{}"), threads, "release");
         start.open();
         checkGrantThenRemoval(agent, request.get(STEP.toMillis(), TimeUnit.MILLISECONDS), release, decisions, start);
         return null;
     }
 
     /** The cache hit parks in its liveness check; the release queues on the lock; as above. */
-    private Map<String, Map<String, String>> releaseWhileCheckingLiveness(ApiClient api, String agent, Map<String, Map<String, String>> cached,
-                                                                       GrantDecisions decisions, ExecutorService threads) throws Exception {
-        Set<Integer> ports = Set.copyOf(cached.entrySet().stream().map(e -> port(e.getKey(), e.getValue())).toList());
+    private Map<String, Map<String, String>> releaseWhileCheckingLiveness(
+            ApiClient api,
+            String agent,
+            Map<String, Map<String, String>> cached,
+            GrantDecisions decisions,
+            ExecutorService threads)
+            throws Exception {
+        Set<Integer> ports = Set.copyOf(cached.entrySet().stream()
+                .map(e -> port(e.getKey(), e.getValue()))
+                .toList());
         Gate liveness = ENGINES.parkNextLivenessCheck(agent + " liveness", ports::contains);
         Future<ApiClient.Reply> request = threads.submit(() -> api.requestSandbox(agent));
         liveness.awaitParked(STEP);
-        Future<ApiClient.Reply> release = fireAndAwaitParked(() -> api.verb(agent, "release_sandbox", "{}"), threads, "release");
+        Future<ApiClient.Reply> release =
+                fireAndAwaitParked(() -> api.verb(agent, "release_sandbox", "{}"), threads, "release");
         liveness.open();
         ApiClient.Reply reply = request.get(STEP.toMillis(), TimeUnit.MILLISECONDS);
         if (reply.ok() && !reply.grants().equals(cached)) {
-            violations.add(agent + " liveness race: the parked cache hit answered other credentials than the cached set");
+            violations.add(
+                    agent + " liveness race: the parked cache hit answered other credentials than the cached set");
         }
         checkGrantThenRemoval(agent, reply, release, decisions, liveness);
         return null;
     }
 
     /** The release parks in its removal; the request queues on the lock; it then gets a fresh set that works. */
-    private Map<String, Map<String, String>> requestWhileRemoving(ApiClient api, String agent, Map<String, Map<String, String>> cached,
-                                                               GrantDecisions decisions, ExecutorService threads) throws Exception {
+    private Map<String, Map<String, String>> requestWhileRemoving(
+            ApiClient api,
+            String agent,
+            Map<String, Map<String, String>> cached,
+            GrantDecisions decisions,
+            ExecutorService threads)
+            throws Exception {
         Set<String> old = ConcurrentHashMap.newKeySet();
         cached.forEach((service, env) -> old.add(SERVER.server().runtime.containerOnPort(port(service, env))));
         Gate removal = SERVER.server().runtime.parkNextRemove(agent + " removal", old::contains);
@@ -199,7 +236,8 @@ class ReleaseRaceIT {
             String id = SERVER.server().runtime.containerOnPort(port(g.getKey(), g.getValue()));
             Long removalBegan = SERVER.server().runtime.removalStarted(id);
             if (old.contains(id) || (removalBegan != null && decided != null && removalBegan < decided.nanos())) {
-                violations.add(agent + " removal race: " + g.getKey() + " " + id + " was being removed when the grant was decided");
+                violations.add(agent + " removal race: " + g.getKey() + " " + id
+                        + " was being removed when the grant was decided");
                 clean = false;
             } else {
                 String failure = Probe.tryUse(g.getKey(), g.getValue());
@@ -219,7 +257,8 @@ class ReleaseRaceIT {
     }
 
     /** A grant answered while a release queued behind it: each of its containers' removal began after the decision. */
-    private void checkGrantThenRemoval(String agent, ApiClient.Reply reply, Future<ApiClient.Reply> release, GrantDecisions decisions, Gate gate)
+    private void checkGrantThenRemoval(
+            String agent, ApiClient.Reply reply, Future<ApiClient.Reply> release, GrantDecisions decisions, Gate gate)
             throws Exception {
         expectOk(agent + " release", release.get(STEP.toMillis(), TimeUnit.MILLISECONDS));
         if (gate.overstayed()) {
@@ -240,7 +279,8 @@ class ReleaseRaceIT {
             Long removalBegan = SERVER.server().runtime.removalStarted(id);
             if (removalBegan != null && removalBegan < decided.nanos()) {
                 violations.add(agent + " " + gate + ": " + g.getKey() + " " + id + " removal began "
-                        + TimeUnit.NANOSECONDS.toMillis(decided.nanos() - removalBegan) + " ms before the grant was decided");
+                        + TimeUnit.NANOSECONDS.toMillis(decided.nanos() - removalBegan)
+                        + " ms before the grant was decided");
             }
             allRemovedAfter &= removalBegan != null;
         }
@@ -253,8 +293,8 @@ class ReleaseRaceIT {
      * Fires {@code call} and returns once its server thread is parked on the agent's lock inside
      * {@code SandboxManager.<method>}; under {@link #firing}, so the new parked thread is this call's.
      */
-    private Future<ApiClient.Reply> fireAndAwaitParked(java.util.concurrent.Callable<ApiClient.Reply> call, ExecutorService threads, String method)
-            throws InterruptedException {
+    private Future<ApiClient.Reply> fireAndAwaitParked(
+            Callable<ApiClient.Reply> call, ExecutorService threads, String method) throws InterruptedException {
         firing.lock();
         try {
             List<Thread> before = LockWaiters.inside(MANAGER, method);
@@ -269,7 +309,8 @@ class ReleaseRaceIT {
     private GrantDecisions.Decision decisionOf(String agent, ApiClient.Reply reply, GrantDecisions decisions) {
         List<String> names = reply.grants().entrySet().stream()
                 .map(g -> SERVER.server().runtime.containerOnPort(port(g.getKey(), g.getValue())))
-                .map(id -> SERVER.server().runtime.nameOf(id)).toList();
+                .map(id -> SERVER.server().runtime.nameOf(id))
+                .toList();
         GrantDecisions.Decision decided = decisions.of(agent, names);
         if (decided == null) {
             failures.add(agent + ": no decision recorded for the grant of " + names);
@@ -284,6 +325,7 @@ class ReleaseRaceIT {
     }
 
     private static int port(String service, Map<String, String> env) {
-        return Integer.parseInt(service.equals("postgres") ? env.get("ROBOCO_TEST_DB_PORT") : env.get("ROBOCO_TEST_REDIS_PORT"));
+        return Integer.parseInt(
+                service.equals("postgres") ? env.get("ROBOCO_TEST_DB_PORT") : env.get("ROBOCO_TEST_REDIS_PORT"));
     }
 }

@@ -1,23 +1,22 @@
 package io.roboco.sandbox.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import io.roboco.sandbox.it.ChildServer;
-import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Probe;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
+import io.roboco.sandbox.testkit.ApiClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code kill -9} of the standalone server (a child JVM) with several agents' sandboxes live, then a
@@ -62,7 +61,10 @@ class ServerKillIT {
             ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
             old.put(agent, r.grants());
-            r.grants().forEach((service, creds) -> assertThat(Probe.tryUse(service, creds)).as(agent + " " + service).isNull());
+            r.grants()
+                    .forEach((service, creds) -> assertThat(Probe.tryUse(service, creds))
+                            .as(agent + " " + service)
+                            .isNull());
         }
         String instance = Fixtures.instanceIdIn(dir.resolve("state"));
         int live = Fixtures.runningOf(instance).size();
@@ -71,7 +73,9 @@ class ServerKillIT {
         long killedAt = System.nanoTime();
         server.kill9();
         server = null;
-        assertThat(Fixtures.runningOf(instance)).as("sandboxes outlive a kill -9: they are orphans now").hasSize(live);
+        assertThat(Fixtures.runningOf(instance))
+                .as("sandboxes outlive a kill -9: they are orphans now")
+                .hasSize(live);
 
         server = ChildServer.start(env, port, log);
         api = server.api;
@@ -86,10 +90,12 @@ class ServerKillIT {
         }
         long sweptMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         Fixtures.figure("ServerKillIT orphans left after the first sweep past grace: " + orphans.size() + " (of " + live
-                + " live at kill -9; restart healthy after " + restartedMs + " ms, all swept " + sweptMs + " ms after the kill, grace "
+                + " live at kill -9; restart healthy after " + restartedMs + " ms, all swept " + sweptMs
+                + " ms after the kill, grace "
                 + GRACE + ", tick 1s)");
         assertThat(orphans).isEmpty();
-        String audit = api.admin("GET", "/api/audit?agent=crash-a&limit=50", null).body();
+        String audit =
+                api.admin("GET", "/api/audit?agent=crash-a&limit=50", null).body();
         assertThat(audit).contains("janitor_sweep").contains("\"removed\"");
 
         int fresh = 0;
@@ -104,11 +110,17 @@ class ServerKillIT {
                 Map<String, String> now = g.getValue();
                 Map<String, String> before = old.get(agent).get(service);
                 String pw = service.equals("postgres") ? "ROBOCO_TEST_DB_PASSWORD" : "ROBOCO_TEST_REDIS_PASSWORD";
-                assertThat(now.get(pw)).as("fresh credentials for " + agent + " " + service).isNotEqualTo(before.get(pw));
-                assertThat(Probe.tryUse(service, now)).as("fresh %s %s works", agent, service).isNull();
+                assertThat(now.get(pw))
+                        .as("fresh credentials for " + agent + " " + service)
+                        .isNotEqualTo(before.get(pw));
+                assertThat(Probe.tryUse(service, now))
+                        .as("fresh %s %s works", agent, service)
+                        .isNull();
                 fresh++;
                 String failure = Probe.tryUse(service, before);
-                assertThat(failure).as("old %s %s credentials must fail", agent, service).isNotNull();
+                assertThat(failure)
+                        .as("old %s %s credentials must fail", agent, service)
+                        .isNotNull();
                 System.out.println("old " + agent + " " + service + " credentials fail loudly: " + failure);
                 oldFailed++;
             }

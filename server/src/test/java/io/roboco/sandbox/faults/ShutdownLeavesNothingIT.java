@@ -1,15 +1,12 @@
 package io.roboco.sandbox.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * SIGTERM to the standalone server (a child JVM, warm pool on, re-adoption off) 0-500 ms after an agent's
@@ -67,7 +66,9 @@ class ShutdownLeavesNothingIT {
             ChildServer server = ChildServer.start(env, port, log);
             instance = Fixtures.instanceIdIn(state);
             try {
-                assertThat(server.awaitLog(FILLED, 2, 120)).as("both pools filled; log:\n%s", server.logText()).isTrue();
+                assertThat(server.awaitLog(FILLED, 2, 120))
+                        .as("both pools filled; log:\n%s", server.logText())
+                        .isTrue();
                 ApiClient api = server.api;
                 api.working(agent, "stopping", "[\"postgres\",\"redis\"]");
                 ApiClient.Reply r = api.requestSandbox(agent);
@@ -83,21 +84,26 @@ class ShutdownLeavesNothingIT {
             }
             List<String> left = Fixtures.containersOf(instance);
             if (!left.isEmpty()) {
-                leftBehind.add("round " + round + " (SIGTERM " + delays.get(delays.size() - 1) + " ms after the claim): " + left.size()
-                        + " container(s)");
+                leftBehind.add("round " + round + " (SIGTERM " + delays.get(delays.size() - 1)
+                        + " ms after the claim): " + left.size() + " container(s)");
                 Fixtures.removeAllOf(instance);
             }
             try (JdbcSettingsStore store = JdbcSettingsStore.embedded(state)) {
                 List<AuditRecord> records = store.recent(agent, null, 20);
-                boolean released = records.stream().anyMatch(a -> "server_shutdown".equals(a.verb()) && "released".equals(a.decision()));
+                boolean released = records.stream()
+                        .anyMatch(a -> "server_shutdown".equals(a.verb()) && "released".equals(a.decision()));
                 if (!released) {
-                    unaudited.add("round " + round + ": " + records.stream().map(a -> a.verb() + "/" + a.decision()).toList());
+                    unaudited.add("round " + round + ": "
+                            + records.stream()
+                                    .map(a -> a.verb() + "/" + a.decision())
+                                    .toList());
                 }
             }
         }
-        Fixtures.figure("ShutdownLeavesNothingIT containers left after SIGTERM: " + leftBehind.size() + " round(s) of " + ROUNDS
-                + " " + leftBehind + "; releases missing from the audit: " + unaudited.size() + " " + unaudited
-                + "; shutdown hooks over 60 s: " + hookTimeouts + "; seed " + seed + ", delays (ms) " + delays);
+        Fixtures.figure(
+                "ShutdownLeavesNothingIT containers left after SIGTERM: " + leftBehind.size() + " round(s) of " + ROUNDS
+                        + " " + leftBehind + "; releases missing from the audit: " + unaudited.size() + " " + unaudited
+                        + "; shutdown hooks over 60 s: " + hookTimeouts + "; seed " + seed + ", delays (ms) " + delays);
         assertThat(leftBehind).isEmpty();
         assertThat(unaudited).isEmpty();
         assertThat(hookTimeouts).isZero();

@@ -1,11 +1,10 @@
 package io.roboco.sandbox.hostile;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
-
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An agent of another project that minds its own business while a hostile agent attacks: made before the attack,
@@ -39,12 +38,16 @@ public final class Bystander {
         assertThat(healthy(api)).as("GET /healthz answers 200").isTrue();
         ApiClient.Reply again = api.requestSandbox(slug);
         assertThat(again.ok()).as("bystander %s still served: %s", slug, again).isTrue();
-        assertThat(again.grants()).as("bystander %s keeps the very credentials it had", slug).isEqualTo(grants);
+        assertThat(again.grants())
+                .as("bystander %s keeps the very credentials it had", slug)
+                .isEqualTo(grants);
         assertServicesWork();
     }
 
     private void assertServicesWork() {
-        grants.forEach((service, env) -> assertThat(Probe.tryUse(service, env)).as("bystander %s's %s works", slug, service).isNull());
+        grants.forEach((service, env) -> assertThat(Probe.tryUse(service, env))
+                .as("bystander %s's %s works", slug, service)
+                .isNull());
     }
 
     /** {@code GET /healthz} answers 200. */

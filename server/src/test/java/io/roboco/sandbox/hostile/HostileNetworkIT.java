@@ -1,14 +1,12 @@
 package io.roboco.sandbox.hostile;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.LogCapture;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * #18 item 9, with an attacker who is another local user of the host (host mode): it listens first on the port a
@@ -59,7 +58,9 @@ class HostileNetworkIT {
             String agent = request.labels().getOrDefault(SandboxLabels.AGENT, "");
             if (squatting.get() && agent.startsWith("net-victim-")) {
                 try {
-                    squatters.add(new PortSquatter(request.labels().get(SandboxLabels.SERVICE), request.spec().port()));
+                    squatters.add(new PortSquatter(
+                            request.labels().get(SandboxLabels.SERVICE),
+                            request.spec().port()));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -74,12 +75,19 @@ class HostileNetworkIT {
             api.working(victim, "net-squat-" + service, "[\"" + service + "\"]");
             ApiClient.Reply r = api.requestSandbox(victim);
             attempts++;
-            assertThat(r.ok()).as("%s on a squatted port is not handed out: %s", service, r).isFalse();
-            assertThat(r.json()).as("a squatted port is a provisioning failure to retry: %s", r)
-                    .containsEntry("error", "invalid_state").containsEntry("retryable", true);
+            assertThat(r.ok())
+                    .as("%s on a squatted port is not handed out: %s", service, r)
+                    .isFalse();
+            assertThat(r.json())
+                    .as("a squatted port is a provisioning failure to retry: %s", r)
+                    .containsEntry("error", "invalid_state")
+                    .containsEntry("retryable", true);
             assertThat(r.body()).as("the answer names no secret").doesNotContain(SECRETS.passwords);
-            assertThat(SERVER.server().runtime.list(SandboxLabels.ofAgent(SERVER.server().instanceId(), victim)))
-                    .as("every container that could not bind its port was removed").isEmpty();
+            assertThat(SERVER.server()
+                            .runtime
+                            .list(SandboxLabels.ofAgent(SERVER.server().instanceId(), victim)))
+                    .as("every container that could not bind its port was removed")
+                    .isEmpty();
             refused++;
         }
         squatting.set(false);
@@ -87,26 +95,41 @@ class HostileNetworkIT {
             squatter.close();
         }
 
-        assertThat(squatters).as("every start of the victims met a squatter").hasSizeGreaterThanOrEqualTo(services.size());
+        assertThat(squatters)
+                .as("every start of the victims met a squatter")
+                .hasSizeGreaterThanOrEqualTo(services.size());
         int contacted = 0;
         for (PortSquatter squatter : squatters) {
-            assertThat(SECRETS.firstIn(squatter.received())).as("%s squatter on %d got no password", squatter.service, squatter.port)
+            assertThat(SECRETS.firstIn(squatter.received()))
+                    .as("%s squatter on %d got no password", squatter.service, squatter.port)
                     .isNull();
             if (squatter.service.equals("redis")) {
-                assertThat(squatter.connections()).as("nothing speaks to a Redis port before the container's server is proven").isZero();
+                assertThat(squatter.connections())
+                        .as("nothing speaks to a Redis port before the container's server is proven")
+                        .isZero();
             }
             contacted += squatter.connections() > 0 ? 1 : 0;
         }
-        assertThat(squatters.stream().filter(s -> s.service.equals("postgres")).mapToInt(PortSquatter::connections).sum())
-                .as("the Postgres readiness probe did reach the squatter (the attack was real) and sent it no password").isPositive();
+        assertThat(squatters.stream()
+                        .filter(s -> s.service.equals("postgres"))
+                        .mapToInt(PortSquatter::connections)
+                        .sum())
+                .as("the Postgres readiness probe did reach the squatter (the attack was real) and sent it no password")
+                .isPositive();
 
         for (String service : services) {
             ApiClient.Reply again = api.requestSandboxRetrying("net-victim-" + service, 3);
-            assertThat(again.ok()).as("with the squatter gone, %s is handed out: %s", service, again).isTrue();
+            assertThat(again.ok())
+                    .as("with the squatter gone, %s is handed out: %s", service, again)
+                    .isTrue();
         }
         bystander.assertUnharmed();
         boolean healthy = Bystander.healthy(api);
-        Bystander.figure("network-port-squatter", attempts, refused, healthy,
+        Bystander.figure(
+                "network-port-squatter",
+                attempts,
+                refused,
+                healthy,
                 "squatted_starts=" + squatters.size() + " squatters_contacted=" + contacted + " secrets_received=0");
     }
 
@@ -123,7 +146,9 @@ class HostileNetworkIT {
     private static void assertNothingLeakedOrExhausted(LogCapture logs) {
         String all = logs.logged() + logs.printed();
         assertThat(all).as("no OutOfMemoryError").doesNotContain("OutOfMemoryError");
-        assertThat(SECRETS.firstIn(all)).as("no issued password in the server's logs or output").isNull();
+        assertThat(SECRETS.firstIn(all))
+                .as("no issued password in the server's logs or output")
+                .isNull();
     }
 
     private void scanProcessArgumentsWhileASandboxStarts() throws Exception {
@@ -131,8 +156,11 @@ class HostileNetworkIT {
         Bystander bystander = Bystander.standing(api, "net-ps-bystander");
         String agent = "net-ps-agent";
         api.working(agent, "net-ps", "[\"postgres\",\"redis\",\"mongo\"]");
-        ApiClient.Reply project = api.admin("PUT", "/api/projects/net-ps", "{\"name\":\"net-ps\",\"sandbox_services\":"
-                + "[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]}}");
+        ApiClient.Reply project = api.admin(
+                "PUT",
+                "/api/projects/net-ps",
+                "{\"name\":\"net-ps\",\"sandbox_services\":"
+                        + "[\"postgres\",\"redis\",\"mongo\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]}}");
         assertThat(project.status()).as("project with extensions: %s", project).isEqualTo(200);
 
         AtomicBoolean done = new AtomicBoolean();
@@ -146,11 +174,19 @@ class HostileNetworkIT {
         ProcessScan seen = scan.get(60, TimeUnit.SECONDS);
         assertThat(r.ok()).as("the sandbox was made while the scan ran: %s", r).isTrue();
 
-        assertThat(seen.leaks).as("no process's arguments held a password (admin or agent)").isEmpty();
-        assertThat(seen.commands).as("the scan saw the sandboxes' servers while they started")
-                .anyMatch(c -> c.contains("redis-server")).anyMatch(c -> c.startsWith("postgres"));
+        assertThat(seen.leaks)
+                .as("no process's arguments held a password (admin or agent)")
+                .isEmpty();
+        assertThat(seen.commands)
+                .as("the scan saw the sandboxes' servers while they started")
+                .anyMatch(c -> c.contains("redis-server"))
+                .anyMatch(c -> c.startsWith("postgres"));
         bystander.assertUnharmed();
-        Bystander.figure("network-process-arguments", seen.cmdlinesRead, seen.cmdlinesRead - seen.leaks.size(), Bystander.healthy(api),
+        Bystander.figure(
+                "network-process-arguments",
+                seen.cmdlinesRead,
+                seen.cmdlinesRead - seen.leaks.size(),
+                Bystander.healthy(api),
                 "scans=" + seen.scans + " passwords_known=" + SECRETS.passwords.size() + " leaks=" + seen.leaks.size());
     }
 
@@ -165,7 +201,7 @@ class HostileNetworkIT {
             ProcessScan scan = new ProcessScan();
             boolean last = false;
             while (!last) {
-                last = done.get();   // one full scan after the request finished
+                last = done.get(); // one full scan after the request finished
                 scan.once();
             }
             return scan;
@@ -173,13 +209,16 @@ class HostileNetworkIT {
 
         private void once() {
             scans++;
-            try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+            try (DirectoryStream<Path> procs = Files.newDirectoryStream(
+                    Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
                 for (Path proc : procs) {
                     String cmdline;
                     try {
-                        cmdline = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ').strip();
+                        cmdline = new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8)
+                                .replace('\0', ' ')
+                                .strip();
                     } catch (IOException e) {
-                        continue;   // the process ended meanwhile
+                        continue; // the process ended meanwhile
                     }
                     cmdlinesRead++;
                     if (cmdline.isEmpty()) {
@@ -190,7 +229,8 @@ class HostileNetworkIT {
                         leaks.add(proc.getFileName() + ": " + cmdline.replace(leaked, "<password>"));
                     }
                     String program = cmdline.split(" ", 2)[0];
-                    commands.add(program.substring(program.lastIndexOf('/') + 1) + (cmdline.contains("mongo-compat") ? " (mongo-compat)" : ""));
+                    commands.add(program.substring(program.lastIndexOf('/') + 1)
+                            + (cmdline.contains("mongo-compat") ? " (mongo-compat)" : ""));
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

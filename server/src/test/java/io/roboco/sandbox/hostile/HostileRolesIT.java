@@ -1,15 +1,13 @@
 package io.roboco.sandbox.hostile;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.LogCapture;
 import io.roboco.sandbox.mcp.TypeScriptMcpClient;
 import io.roboco.sandbox.provision.Psql;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,8 +16,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One guard chain for every road (#18 item 4): a reviewer (whose role carries no sandbox verb) and a developer whose task
@@ -57,14 +56,22 @@ class HostileRolesIT {
         String url;
         try (TypeScriptMcpClient client = client(endedToken)) {
             TypeScriptMcpClient.Answer made = client.call("request_sandbox", Map.of("name", "left"));
-            assertThat(made.isError()).as("the developer's named sandbox: %s", made.json()).isFalse();
-            Map<String, Object> sandbox = (Map<String, Object>) made.structured().get("sandbox");
+            assertThat(made.isError())
+                    .as("the developer's named sandbox: %s", made.json())
+                    .isFalse();
+            Map<String, Object> sandbox =
+                    (Map<String, Object>) made.structured().get("sandbox");
             namedId = (String) sandbox.get("id");
-            Map<String, String> env = (Map<String, String>) ((List<Map<String, Object>>) sandbox.get("services")).get(0).get("env");
+            Map<String, String> env = (Map<String, String>)
+                    ((List<Map<String, Object>>) sandbox.get("services")).get(0).get("env");
             url = env.get("ROBOCO_TEST_DB_URL");
         }
-        Psql.run(url, "CREATE TABLE secrets (id int PRIMARY KEY, value text); INSERT INTO secrets VALUES (1, 'the-secret');");
-        assertThat(api.verb(ENDED, "i_am_done", "{}").ok()).as("the developer's task ends").isTrue();
+        Psql.run(
+                url,
+                "CREATE TABLE secrets (id int PRIMARY KEY, value text); INSERT INTO secrets VALUES (1, 'the-secret');");
+        assertThat(api.verb(ENDED, "i_am_done", "{}").ok())
+                .as("the developer's task ends")
+                .isTrue();
 
         String sandboxesBefore = sandboxes(api);
         String templatesBefore = api.admin("GET", "/api/templates", null).body();
@@ -81,18 +88,21 @@ class HostileRolesIT {
                     Set<String> tools = new TreeSet<>();
                     client.listTools().forEach(t -> tools.add((String) t.get("name")));
                     Map<String, List<Map<String, Object>>> calls = agentCalls(namedId);
-                    assertThat(calls.keySet()).as("every tool an agent sees is walked (add a new tool's calls here)")
+                    assertThat(calls.keySet())
+                            .as("every tool an agent sees is walked (add a new tool's calls here)")
                             .containsExactlyInAnyOrderElementsOf(tools);
                     for (String tool : tools) {
                         if (caller.equals(ENDED) && tool.equals("release_sandbox")) {
-                            continue;   // cleanup is open to it: tried last, after the state is compared
+                            continue; // cleanup is open to it: tried last, after the state is compared
                         }
                         for (Map<String, Object> args : calls.get(tool)) {
                             attempts++;
                             TypeScriptMcpClient.Answer a = client.call(tool, args);
                             boolean expectRefusal = caller.equals(REVIEWER) || !CLEANUP_TOOLS.contains(tool);
                             String why = caller.equals(REVIEWER) ? "does not carry" : "no active, project-bound task";
-                            boolean wasRefused = a.ok() && a.isError() && "refused".equals(a.structured().get("error"))
+                            boolean wasRefused = a.ok()
+                                    && a.isError()
+                                    && "refused".equals(a.structured().get("error"))
                                     && a.text().contains(why);
                             if (wasRefused) {
                                 refused++;
@@ -102,7 +112,9 @@ class HostileRolesIT {
                                 wrong.add(caller + " " + tool + args + " -> " + a.json());
                             }
                             if (!expectRefusal) {
-                                assertThat(a.text()).as("%s %s names no credential", caller, tool).doesNotContain("the-secret")
+                                assertThat(a.text())
+                                        .as("%s %s names no credential", caller, tool)
+                                        .doesNotContain("the-secret")
                                         .doesNotContain("PASSWORD");
                             }
                         }
@@ -116,7 +128,8 @@ class HostileRolesIT {
                     ApiClient.Reply r = api.verb(caller, verb.getKey(), verb.getValue());
                     boolean cleanup = caller.equals(ENDED) && verb.getKey().equals("release_sandbox");
                     String why = caller.equals(REVIEWER) ? "does not carry" : "no active, project-bound task";
-                    boolean wasRefused = r.status() == 200 && "refused".equals(r.json().get("error"))
+                    boolean wasRefused = r.status() == 200
+                            && "refused".equals(r.json().get("error"))
                             && String.valueOf(r.json().get("reason")).contains(why);
                     if (wasRefused) {
                         refused++;
@@ -129,12 +142,18 @@ class HostileRolesIT {
             }
             // The agents' MCP tokens open none of the HTTP API.
             for (String token : List.of(reviewerToken, endedToken)) {
-                for (String[] route : List.of(new String[]{"GET", "/api/sandboxes", null},
-                        new String[]{"POST", "/api/sandboxes", "{\"owner\":\"" + REVIEWER + "\",\"project\":\"" + PROJECT + "\",\"name\":\"x\"}"},
-                        new String[]{"GET", "/api/templates", null}, new String[]{"GET", "/api/audit", null},
-                        new String[]{"POST", "/api/sandboxes/" + namedId + "/checkpoints", "{\"name\":\"c\"}"},
-                        new String[]{"POST", "/api/agents/" + REVIEWER + "/verbs/request_sandbox", "{}"},
-                        new String[]{"POST", "/api/agents/" + REVIEWER + "/token", null})) {
+                for (String[] route : List.of(
+                        new String[] {"GET", "/api/sandboxes", null},
+                        new String[] {
+                            "POST",
+                            "/api/sandboxes",
+                            "{\"owner\":\"" + REVIEWER + "\",\"project\":\"" + PROJECT + "\",\"name\":\"x\"}"
+                        },
+                        new String[] {"GET", "/api/templates", null},
+                        new String[] {"GET", "/api/audit", null},
+                        new String[] {"POST", "/api/sandboxes/" + namedId + "/checkpoints", "{\"name\":\"c\"}"},
+                        new String[] {"POST", "/api/agents/" + REVIEWER + "/verbs/request_sandbox", "{}"},
+                        new String[] {"POST", "/api/agents/" + REVIEWER + "/token", null})) {
                     attempts++;
                     ApiClient.Reply r = api.send(route[0], route[1], token, route[2]);
                     if (r.status() == 401 || r.status() == 403) {
@@ -150,24 +169,36 @@ class HostileRolesIT {
 
         assertThat(wrong).as("calls the chain answered other than expected").isEmpty();
         assertThat(sandboxes(api)).as("no sandbox made, lengthened or removed").isEqualTo(sandboxesBefore);
-        assertThat(api.admin("GET", "/api/templates", null).body()).as("no template saved").isEqualTo(templatesBefore);
+        assertThat(api.admin("GET", "/api/templates", null).body())
+                .as("no template saved")
+                .isEqualTo(templatesBefore);
         assertThat(Psql.run(url, "SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database;"))
-                .as("no checkpoint or rewind touched the database").isEqualTo(databasesBefore);
+                .as("no checkpoint or rewind touched the database")
+                .isEqualTo(databasesBefore);
         assertThat(Psql.run(url, "SELECT value FROM secrets WHERE id = 1;")).isEqualTo("the-secret");
-        String audit = api.admin("GET", "/api/audit?agent=" + REVIEWER + "&limit=500", null).body();
-        assertThat(audit).as("the reviewer's refusals are audited").contains("does not carry").doesNotContain("the-secret");
+        String audit = api.admin("GET", "/api/audit?agent=" + REVIEWER + "&limit=500", null)
+                .body();
+        assertThat(audit)
+                .as("the reviewer's refusals are audited")
+                .contains("does not carry")
+                .doesNotContain("the-secret");
 
         // Cleanup stays open to the ended developer: its named sandbox goes.
         try (TypeScriptMcpClient client = client(endedToken)) {
             TypeScriptMcpClient.Answer released = client.call("release_sandbox", Map.of("sandbox", namedId));
-            assertThat(released.isError()).as("an ended agent releases its own: %s", released.json()).isFalse();
+            assertThat(released.isError())
+                    .as("an ended agent releases its own: %s", released.json())
+                    .isFalse();
         }
         assertThat(api.admin("GET", "/api/sandboxes/" + namedId, null).body()).contains("\"state\":\"deleted\"");
 
         bystander.assertUnharmed();
         boolean healthy = Bystander.healthy(api);
         StringBuilder by = new StringBuilder();
-        refusedBy.forEach((road, n) -> by.append(by.length() == 0 ? "" : ",").append(road.replace(' ', '_')).append('=').append(n));
+        refusedBy.forEach((road, n) -> by.append(by.length() == 0 ? "" : ",")
+                .append(road.replace(' ', '_'))
+                .append('=')
+                .append(n));
         Bystander.figure("roles", attempts, refused, healthy, "refused_by=" + by);
         assertThat(healthy).isTrue();
     }
@@ -175,7 +206,9 @@ class HostileRolesIT {
     /** Valid arguments for every tool an agent sees, aimed at {@code sandbox} (the ended developer's named one). */
     private static Map<String, List<Map<String, Object>>> agentCalls(String sandbox) {
         Map<String, List<Map<String, Object>>> calls = new LinkedHashMap<>();
-        calls.put("request_sandbox", List.of(Map.of(), Map.of("name", "sneaky"), Map.of("services", List.of("postgres"))));
+        calls.put(
+                "request_sandbox",
+                List.of(Map.of(), Map.of("name", "sneaky"), Map.of("services", List.of("postgres"))));
         calls.put("release_sandbox", List.of(Map.of("sandbox", sandbox)));
         calls.put("list_sandboxes", List.of(Map.of()));
         calls.put("extend_sandbox", List.of(Map.of("sandbox", sandbox, "ttl", "2h"), Map.of("ttl", "2h")));
@@ -183,15 +216,20 @@ class HostileRolesIT {
         calls.put("diff_schema", List.of(Map.of("name", "s1", "sandbox", sandbox)));
         calls.put("checkpoint_sandbox", List.of(Map.of("name", "c1", "sandbox", sandbox), Map.of("name", "c1")));
         calls.put("rewind_sandbox", List.of(Map.of("name", "c1", "sandbox", sandbox)));
-        calls.put("save_template", List.of(Map.of("name", "t1", "sandbox", sandbox), Map.of("name", "t1", "replace", true)));
+        calls.put(
+                "save_template",
+                List.of(Map.of("name", "t1", "sandbox", sandbox), Map.of("name", "t1", "replace", true)));
         calls.put("list_templates", List.of(Map.of()));
         calls.put("list_schemas", List.of(Map.of("sandbox", sandbox), Map.of()));
         calls.put("list_tables", List.of(Map.of("sandbox", sandbox)));
         calls.put("describe_table", List.of(Map.of("table", "secrets", "sandbox", sandbox)));
-        calls.put("run_readonly_query", List.of(Map.of("sql", "SELECT value FROM secrets", "sandbox", sandbox),
-                Map.of("sql", "SELECT 1")));
+        calls.put(
+                "run_readonly_query",
+                List.of(Map.of("sql", "SELECT value FROM secrets", "sandbox", sandbox), Map.of("sql", "SELECT 1")));
         calls.put("explain_query", List.of(Map.of("sql", "SELECT value FROM secrets", "sandbox", sandbox)));
-        calls.put("suggest_indexes", List.of(Map.of("sql", "SELECT value FROM secrets WHERE id = 1", "sandbox", sandbox)));
+        calls.put(
+                "suggest_indexes",
+                List.of(Map.of("sql", "SELECT value FROM secrets WHERE id = 1", "sandbox", sandbox)));
         calls.put("describe_sandbox", List.of(Map.of("sandbox", sandbox)));
         return calls;
     }
@@ -211,7 +249,8 @@ class HostileRolesIT {
 
     /** Every sandbox record (all states) with its expiry: what a refused call must leave as it was. */
     private static String sandboxes(ApiClient api) {
-        List<Map<String, Object>> all = (List<Map<String, Object>>) api.admin("GET", "/api/sandboxes?state=all", null).json().get("sandboxes");
+        List<Map<String, Object>> all = (List<Map<String, Object>>)
+                api.admin("GET", "/api/sandboxes?state=all", null).json().get("sandboxes");
         List<String> out = new ArrayList<>();
         for (Map<String, Object> s : all) {
             out.add(s.get("id") + " " + s.get("owner") + " " + s.get("state") + " " + s.get("expires"));
@@ -227,7 +266,8 @@ class HostileRolesIT {
     }
 
     private static TypeScriptMcpClient client(String token) {
-        TypeScriptMcpClient client = TypeScriptMcpClient.http("http://127.0.0.1:" + SERVER.server().port() + "/mcp", token);
+        TypeScriptMcpClient client =
+                TypeScriptMcpClient.http("http://127.0.0.1:" + SERVER.server().port() + "/mcp", token);
         assertThat(client.connect().ok()).isTrue();
         return client;
     }

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class PortSquatter implements AutoCloseable {
     /** Postgres {@code AuthenticationCleartextPassword}: 'R', length 8, code 3. */
     private static final byte[] POSTGRES_CLEARTEXT = {'R', 0, 0, 0, 8, 0, 0, 0, 3};
+
     private static final byte[] REDIS_OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
 
     final String service;
@@ -61,7 +62,7 @@ final class PortSquatter implements AutoCloseable {
                 t.setDaemon(true);
                 t.start();
             } catch (IOException e) {
-                return;   // closed
+                return; // closed
             }
         }
     }
@@ -69,7 +70,8 @@ final class PortSquatter implements AutoCloseable {
     private void serve(Socket client) {
         ByteArrayOutputStream kept = new ByteArrayOutputStream();
         received.add(kept);
-        try (client; InputStream in = client.getInputStream()) {
+        try (client;
+                InputStream in = client.getInputStream()) {
             client.setSoTimeout(10_000);
             byte[] buffer = new byte[8192];
             boolean first = true;

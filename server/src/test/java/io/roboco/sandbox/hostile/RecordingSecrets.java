@@ -1,7 +1,6 @@
 package io.roboco.sandbox.hostile;
 
 import io.roboco.sandbox.engine.SecretSource;
-
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

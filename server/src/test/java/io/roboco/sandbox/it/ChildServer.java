@@ -2,12 +2,14 @@ package io.roboco.sandbox.it;
 
 import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The standalone server as a child JVM ({@code target/roboco-sandbox.jar}, configured from
@@ -39,7 +41,8 @@ public final class ChildServer implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             if (!child.process.isAlive()) {
-                throw new IllegalStateException("server exited with " + child.process.exitValue() + "; log: " + child.logText());
+                throw new IllegalStateException(
+                        "server exited with " + child.process.exitValue() + "; log: " + child.logText());
             }
             try {
                 ApiClient.Reply r = child.api.send("GET", "/healthz", null, null);
@@ -56,7 +59,7 @@ public final class ChildServer implements AutoCloseable {
     }
 
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
@@ -91,7 +94,7 @@ public final class ChildServer implements AutoCloseable {
     public boolean awaitLog(String text, int times, int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
-            if (logText().split(java.util.regex.Pattern.quote(text), -1).length - 1 >= times) {
+            if (logText().split(Pattern.quote(text), -1).length - 1 >= times) {
                 return true;
             }
             if (!process.isAlive()) {

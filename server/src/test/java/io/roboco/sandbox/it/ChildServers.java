@@ -1,14 +1,13 @@
 package io.roboco.sandbox.it;
 
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The child servers a test starts, and what they leave: after each test every one still running is killed
@@ -40,6 +39,7 @@ public final class ChildServers implements AfterEachCallback {
         for (Path state : stateDirs) {
             removed += Fixtures.removeAllOf(Fixtures.instanceIdIn(state));
         }
-        System.out.println(context.getRequiredTestClass().getSimpleName() + " cleanup removed " + removed + " container(s)");
+        System.out.println(
+                context.getRequiredTestClass().getSimpleName() + " cleanup removed " + removed + " container(s)");
     }
 }

@@ -2,8 +2,10 @@ package io.roboco.sandbox.it;
 
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
-
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -11,8 +13,7 @@ import java.util.Map;
 
 /** Settings and Docker chores shared by the fault and security ITs. */
 public final class Fixtures {
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     public static Map<String, String> serverEnv(Path stateDir, String tick, String grace, String readyTimeout) {
         Map<String, String> env = new HashMap<>();
@@ -32,15 +33,29 @@ public final class Fixtures {
 
     /** Ids of containers (running or not) of one server instance. */
     public static List<String> containersOf(String instanceId) {
-        String out = LocalImages.docker("ps", "-aq", "--no-trunc", "--filter", "label=roboco.sandbox=1",
-                "--filter", "label=roboco.sandbox.instance=" + instanceId).strip();
+        String out = LocalImages.docker(
+                        "ps",
+                        "-aq",
+                        "--no-trunc",
+                        "--filter",
+                        "label=roboco.sandbox=1",
+                        "--filter",
+                        "label=roboco.sandbox.instance=" + instanceId)
+                .strip();
         return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
     /** Ids of running containers of one server instance. */
     public static List<String> runningOf(String instanceId) {
-        String out = LocalImages.docker("ps", "-q", "--no-trunc", "--filter", "label=roboco.sandbox=1",
-                "--filter", "label=roboco.sandbox.instance=" + instanceId).strip();
+        String out = LocalImages.docker(
+                        "ps",
+                        "-q",
+                        "--no-trunc",
+                        "--filter",
+                        "label=roboco.sandbox=1",
+                        "--filter",
+                        "label=roboco.sandbox.instance=" + instanceId)
+                .strip();
         return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
@@ -48,10 +63,22 @@ public final class Fixtures {
      * Containers of one instance the daemon created from {@code since} until now (its event log: a container created
      * and removed again counts too).
      */
-    public static List<String> createdSince(String instanceId, java.time.Instant since) {
-        String out = LocalImages.docker("events", "--since", since.getEpochSecond() + "." + String.format("%09d", since.getNano()), "--until",
-                Long.toString(java.time.Instant.now().getEpochSecond() + 1), "--filter", "type=container", "--filter", "event=create",
-                "--filter", "label=roboco.sandbox.instance=" + instanceId, "--format", "{{.Actor.ID}}").strip();
+    public static List<String> createdSince(String instanceId, Instant since) {
+        String out = LocalImages.docker(
+                        "events",
+                        "--since",
+                        since.getEpochSecond() + "." + String.format("%09d", since.getNano()),
+                        "--until",
+                        Long.toString(Instant.now().getEpochSecond() + 1),
+                        "--filter",
+                        "type=container",
+                        "--filter",
+                        "event=create",
+                        "--filter",
+                        "label=roboco.sandbox.instance=" + instanceId,
+                        "--format",
+                        "{{.Actor.ID}}")
+                .strip();
         return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
@@ -83,8 +110,8 @@ public final class Fixtures {
     /** The instance id a server keeps in its state directory. */
     public static String instanceIdIn(Path stateDir) {
         try {
-            return java.nio.file.Files.readString(stateDir.resolve("instance-id")).strip();
-        } catch (java.io.IOException e) {
+            return Files.readString(stateDir.resolve("instance-id")).strip();
+        } catch (IOException e) {
             return null;
         }
     }

@@ -4,7 +4,6 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.ProbeTarget;
-
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -20,8 +19,7 @@ import java.util.function.IntPredicate;
  * {@link Engine} interface gains, the real engine answers it.
  */
 public final class GatedEngines {
-    private record Armed(IntPredicate port, Gate gate) {
-    }
+    private record Armed(IntPredicate port, Gate gate) {}
 
     private final List<Armed> livenessGates = new CopyOnWriteArrayList<>();
 
@@ -41,7 +39,8 @@ public final class GatedEngines {
         InvocationHandler handler = (proxy, method, args) -> {
             Object result = forward(real, method, args);
             if (method.getName().equals("openLiveSession") && result instanceof LiveSession session) {
-                return new GatedSession(session, ((ProbeTarget) args[0]).endpoint().port());
+                return new GatedSession(
+                        session, ((ProbeTarget) args[0]).endpoint().port());
             }
             return result;
         };

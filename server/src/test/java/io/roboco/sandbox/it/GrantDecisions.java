@@ -5,12 +5,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import io.roboco.sandbox.manager.SandboxManager;
-import org.slf4j.LoggerFactory;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.LoggerFactory;
 
 /**
  * When the server decided each grant, timed from inside the agent's lock: the sandbox manager logs
@@ -21,8 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class GrantDecisions implements AutoCloseable {
     /** One decided grant: the agent, the names of the containers handed out, and when (System.nanoTime). */
-    public record Decision(String agent, List<String> containers, long nanos) {
-    }
+    public record Decision(String agent, List<String> containers, long nanos) {}
 
     private static final String FORMAT = "agent {} granted {} ({})";
     private final List<Decision> decisions = new CopyOnWriteArrayList<>();
@@ -33,8 +31,14 @@ public final class GrantDecisions implements AutoCloseable {
         @Override
         protected void append(ILoggingEvent e) {
             Object[] args = e.getArgumentArray();
-            if (FORMAT.equals(e.getMessage()) && args != null && args.length == 3 && args[1] instanceof Collection<?> names) {
-                decisions.add(new Decision(String.valueOf(args[0]), names.stream().map(String::valueOf).toList(), System.nanoTime()));
+            if (FORMAT.equals(e.getMessage())
+                    && args != null
+                    && args.length == 3
+                    && args[1] instanceof Collection<?> names) {
+                decisions.add(new Decision(
+                        String.valueOf(args[0]),
+                        names.stream().map(String::valueOf).toList(),
+                        System.nanoTime()));
             }
         }
     };
@@ -59,7 +63,8 @@ public final class GrantDecisions implements AutoCloseable {
         List<String> wanted = containerNames.stream().sorted().toList();
         Decision found = null;
         for (Decision d : decisions) {
-            if (d.agent().equals(agent) && Objects.equals(d.containers().stream().sorted().toList(), wanted)) {
+            if (d.agent().equals(agent)
+                    && Objects.equals(d.containers().stream().sorted().toList(), wanted)) {
                 found = d;
             }
         }

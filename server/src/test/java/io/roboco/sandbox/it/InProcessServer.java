@@ -2,6 +2,7 @@ package io.roboco.sandbox.it;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.janitor.SweepReport;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.server.RunningServer;
@@ -11,7 +12,6 @@ import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
@@ -27,6 +27,7 @@ public final class InProcessServer implements InProcessServerExtension.Server {
     public final SettingsStore store;
     /** The engines' seam (liveness checks can be parked); null unless the server was started with it. */
     public final GatedEngines engines;
+
     public final RunningServer server;
     public final ApiClient api;
 
@@ -35,7 +36,8 @@ public final class InProcessServer implements InProcessServerExtension.Server {
     }
 
     /** With the default engines behind {@code engines}' gates (null: the default engines as they are). */
-    public InProcessServer(Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets, GatedEngines engines) {
+    public InProcessServer(
+            Path stateDir, String tick, String grace, String readyTimeout, SecretSource secrets, GatedEngines engines) {
         this(stateDir, Fixtures.serverEnv(stateDir, tick, grace, readyTimeout), secrets, engines);
     }
 
@@ -47,8 +49,8 @@ public final class InProcessServer implements InProcessServerExtension.Server {
         this.engines = engines;
         ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
         EngineRegistry registry = engines == null ? EngineRegistry.defaults() : engines.wrap(EngineRegistry.defaults());
-        this.server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(),
-                secrets == null ? SecretSource.secure() : secrets);
+        this.server = SandboxServer.start(
+                config, runtime, registry, store, Clock.systemUTC(), secrets == null ? SecretSource.secure() : secrets);
         this.api = new ApiClient(server.port());
     }
 
@@ -73,7 +75,7 @@ public final class InProcessServer implements InProcessServerExtension.Server {
     }
 
     /** One janitor sweep now, as a tick runs it; its report. */
-    public io.roboco.sandbox.janitor.SweepReport sweepNow() {
+    public SweepReport sweepNow() {
         return server.sweepNow();
     }
 

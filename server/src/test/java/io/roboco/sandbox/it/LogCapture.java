@@ -6,12 +6,13 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
 import io.roboco.sandbox.server.SecretSafeLogging;
-import org.slf4j.LoggerFactory;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything this JVM logs (every logger at DEBUG, with stack traces) and prints (stdout, stderr) while it is open,
@@ -24,15 +25,19 @@ public final class LogCapture implements AutoCloseable {
     private final ByteArrayOutputStream console = new ByteArrayOutputStream();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     private final Level rootLevel = root.getLevel();
-    private final java.util.Map<Logger, Level> leaky = new java.util.LinkedHashMap<>();
+    private final Map<Logger, Level> leaky = new LinkedHashMap<>();
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
     private final AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
         @Override
         protected void append(ILoggingEvent e) {
-            logged.append(e.getLoggerName()).append(' ').append(e.getFormattedMessage()).append('\n');
+            logged.append(e.getLoggerName())
+                    .append(' ')
+                    .append(e.getFormattedMessage())
+                    .append('\n');
             if (e.getThrowableProxy() != null) {
-                logged.append(ThrowableProxyUtil.asString(e.getThrowableProxy())).append('\n');
+                logged.append(ThrowableProxyUtil.asString(e.getThrowableProxy()))
+                        .append('\n');
             }
         }
     };

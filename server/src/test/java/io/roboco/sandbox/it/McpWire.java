@@ -1,7 +1,6 @@
 package io.roboco.sandbox.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class McpWire {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI endpoint;
     private final String token;
     private final AtomicLong ids = new AtomicLong();
@@ -29,22 +29,47 @@ public final class McpWire {
 
     /** initialize + notifications/initialized; the initialize answer's body. */
     public String initialize() throws Exception {
-        HttpResponse<String> init = post(Map.of("jsonrpc", "2.0", "id", ids.incrementAndGet(), "method", "initialize", "params",
-                Map.of("protocolVersion", "2025-06-18", "capabilities", Map.of(), "clientInfo", Map.of("name", "wire", "version", "1"))));
-        session = init.headers().firstValue("Mcp-Session-Id").orElseThrow(() -> new AssertionError("no session: HTTP " + init.statusCode()));
+        HttpResponse<String> init = post(Map.of(
+                "jsonrpc",
+                "2.0",
+                "id",
+                ids.incrementAndGet(),
+                "method",
+                "initialize",
+                "params",
+                Map.of(
+                        "protocolVersion",
+                        "2025-06-18",
+                        "capabilities",
+                        Map.of(),
+                        "clientInfo",
+                        Map.of("name", "wire", "version", "1"))));
+        session = init.headers()
+                .firstValue("Mcp-Session-Id")
+                .orElseThrow(() -> new AssertionError("no session: HTTP " + init.statusCode()));
         post(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
         return init.body();
     }
 
     /** tools/call; the raw answer body (an SSE event or JSON). */
     public String call(String tool, Map<String, Object> arguments) throws Exception {
-        return post(Map.of("jsonrpc", "2.0", "id", ids.incrementAndGet(), "method", "tools/call",
-                "params", Map.of("name", tool, "arguments", arguments))).body();
+        return post(Map.of(
+                        "jsonrpc",
+                        "2.0",
+                        "id",
+                        ids.incrementAndGet(),
+                        "method",
+                        "tools/call",
+                        "params",
+                        Map.of("name", tool, "arguments", arguments)))
+                .body();
     }
 
     private HttpResponse<String> post(Map<String, Object> message) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(endpoint).timeout(Duration.ofMinutes(3))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+        HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)
+                .timeout(Duration.ofMinutes(3))
+                .header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(message)));
         if (session != null) {

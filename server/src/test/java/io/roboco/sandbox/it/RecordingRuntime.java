@@ -4,8 +4,10 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.RuntimeInfo;
 import io.roboco.sandbox.runtime.StartedContainer;
-
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,8 +35,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     private final List<Consumer<RunRequest>> beforeStart = new CopyOnWriteArrayList<>();
 
     /** A gate waiting for the first call that matches. */
-    private record Armed<T>(Predicate<T> matches, Gate gate) {
-    }
+    private record Armed<T>(Predicate<T> matches, Gate gate) {}
 
     public RecordingRuntime(ContainerRuntime delegate) {
         this.delegate = delegate;
@@ -115,15 +116,20 @@ public final class RecordingRuntime implements ContainerRuntime {
     }
 
     @Override
-    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                           java.io.OutputStream stdout) {
+    public ExecResult exec(
+            String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
         count();
         return delegate.exec(containerId, command, env, stdin, stdout);
     }
 
     @Override
-    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                             java.io.OutputStream stdout) {
+    public ExecResult execAs(
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            OutputStream stdout) {
         count();
         return delegate.execAs(containerId, user, command, env, stdin, stdout);
     }
@@ -161,7 +167,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     }
 
     @Override
-    public io.roboco.sandbox.runtime.RuntimeInfo info() {
+    public RuntimeInfo info() {
         return delegate.info();
     }
 

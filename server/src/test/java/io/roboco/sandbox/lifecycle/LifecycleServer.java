@@ -9,7 +9,6 @@ import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
-
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -30,8 +29,12 @@ final class LifecycleServer implements AutoCloseable {
         Map<String, String> env = new HashMap<>(Fixtures.serverEnv(stateDir, "1h", "2m", "30s"));
         env.putAll(settings);
         this.store = store;
-        this.server = SandboxServer.start(ServerConfig.fromEnv(env).withPort(0), new RecordingRuntime(LocalImages.requireDockerAndImages()),
-                EngineRegistry.defaults(), store, clock);
+        this.server = SandboxServer.start(
+                ServerConfig.fromEnv(env).withPort(0),
+                new RecordingRuntime(LocalImages.requireDockerAndImages()),
+                EngineRegistry.defaults(),
+                store,
+                clock);
         this.api = new ApiClient(server.port());
     }
 
@@ -46,8 +49,10 @@ final class LifecycleServer implements AutoCloseable {
 
     /** Opts project {@code id} into {@code servicesJson} (a JSON array) with extra project JSON fields. */
     void project(String id, String servicesJson, String extra) {
-        ApiClient.Reply r = api.admin("PUT", "/api/projects/" + id, "{\"sandbox_services\":" + servicesJson
-                + (extra == null || extra.isEmpty() ? "" : "," + extra) + "}");
+        ApiClient.Reply r = api.admin(
+                "PUT",
+                "/api/projects/" + id,
+                "{\"sandbox_services\":" + servicesJson + (extra == null || extra.isEmpty() ? "" : "," + extra) + "}");
         if (r.status() != 200) {
             throw new AssertionError("PUT project " + id + ": " + r);
         }
@@ -62,6 +67,7 @@ final class LifecycleServer implements AutoCloseable {
     public void close() {
         String instance = server.instanceId();
         server.close();
-        System.out.println("lifecycle IT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s) of " + instance);
+        System.out.println(
+                "lifecycle IT cleanup removed " + Fixtures.removeAllOf(instance) + " container(s) of " + instance);
     }
 }

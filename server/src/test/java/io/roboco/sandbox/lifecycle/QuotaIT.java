@@ -1,13 +1,10 @@
 package io.roboco.sandbox.lifecycle;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -20,8 +17,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Atomic quotas against real Docker: 64 concurrent creates for one owner at quota 3 give exactly 3 sandboxes
@@ -31,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class QuotaIT {
     private static final int CREATES = 64;
+
     @RegisterExtension
     static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();
 
@@ -39,8 +39,8 @@ class QuotaIT {
 
     @Test
     void embeddedStoreGivesExactlyThree() throws Exception {
-        try (LifecycleServer s = new LifecycleServer(dir.resolve("a"), Map.of(), JdbcSettingsStore.embedded(dir.resolve("a")),
-                Clock.systemUTC())) {
+        try (LifecycleServer s = new LifecycleServer(
+                dir.resolve("a"), Map.of(), JdbcSettingsStore.embedded(dir.resolve("a")), Clock.systemUTC())) {
             s.project("q", "[\"redis\"]", null);
             assertExactlyThree(List.of(s));
         }
@@ -49,8 +49,8 @@ class QuotaIT {
     @Test
     void postgresStoreGivesExactlyThree() throws Exception {
         String url = POSTGRES.server().newDatabase();
-        try (LifecycleServer s = new LifecycleServer(dir.resolve("a"), Map.of(),
-                POSTGRES.server().openStore(url), Clock.systemUTC())) {
+        try (LifecycleServer s = new LifecycleServer(
+                dir.resolve("a"), Map.of(), POSTGRES.server().openStore(url), Clock.systemUTC())) {
             s.project("q", "[\"redis\"]", null);
             assertExactlyThree(List.of(s));
         }
@@ -59,10 +59,10 @@ class QuotaIT {
     @Test
     void twoServersSharingOnePostgresStoreTogetherGiveExactlyThree() throws Exception {
         String url = POSTGRES.server().newDatabase();
-        try (LifecycleServer a = new LifecycleServer(dir.resolve("a"), Map.of(),
-                POSTGRES.server().openStore(url), Clock.systemUTC());
-             LifecycleServer b = new LifecycleServer(dir.resolve("b"), Map.of(),
-                     POSTGRES.server().openStore(url), Clock.systemUTC())) {
+        try (LifecycleServer a = new LifecycleServer(
+                        dir.resolve("a"), Map.of(), POSTGRES.server().openStore(url), Clock.systemUTC());
+                LifecycleServer b = new LifecycleServer(
+                        dir.resolve("b"), Map.of(), POSTGRES.server().openStore(url), Clock.systemUTC())) {
             assertThat(a.instanceId()).isNotEqualTo(b.instanceId());
             a.project("q", "[\"redis\"]", null);
             assertExactlyThree(List.of(a, b));
@@ -96,13 +96,15 @@ class QuotaIT {
                     refusals.add(json);
                 }
             }
-            System.out.println("[figure] QuotaIT " + servers.size() + " server(s): " + created.size() + " created, " + refusals.size()
-                    + " refused of " + CREATES + " concurrent creates at quota 3");
+            System.out.println("[figure] QuotaIT " + servers.size() + " server(s): " + created.size() + " created, "
+                    + refusals.size() + " refused of " + CREATES + " concurrent creates at quota 3");
             assertThat(created).hasSize(3);
             assertThat(refusals).hasSize(CREATES - 3);
             for (Map<String, Object> refusal : refusals) {
                 assertThat(refusal).containsEntry("error", "refused").containsEntry("retryable", false);
-                assertThat((String) refusal.get("reason")).contains("owner 'job:ci-1'").contains("quota of 3");
+                assertThat((String) refusal.get("reason"))
+                        .contains("owner 'job:ci-1'")
+                        .contains("quota of 3");
                 List<?> listed = (List<?>) refusal.get("owner_sandboxes");
                 assertThat(listed).hasSizeBetween(1, 3);
                 for (Object o : listed) {
@@ -110,7 +112,9 @@ class QuotaIT {
                 }
             }
             int containers = servers.stream().mapToInt(s -> s.running().size()).sum();
-            assertThat(containers).as("one redis container per created sandbox, none for a refusal").isEqualTo(3);
+            assertThat(containers)
+                    .as("one redis container per created sandbox, none for a refusal")
+                    .isEqualTo(3);
             ApiClient.Reply list = servers.get(0).api.admin("GET", "/api/sandboxes?owner=job:ci-1", null);
             assertThat((List<?>) list.json().get("sandboxes")).hasSize(3);
         } finally {

@@ -1,12 +1,11 @@
 package io.roboco.sandbox.limits;
 
-import io.roboco.sandbox.testkit.MutableClock;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.testkit.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class FairShareTest {
     private final MutableClock clock = new MutableClock(Instant.parse("2026-12-02T12:00:00Z"));
@@ -20,7 +19,9 @@ class FairShareTest {
         assertThat(a.permit()).isPresent();
         assertThat(b.permit()).isPresent();
         assertThat(c.refusal()).hasValueSatisfying(r -> {
-            assertThat(r.reason()).contains("ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS=2").contains("retry");
+            assertThat(r.reason())
+                    .contains("ROBOCO_SANDBOX_MCP_MAX_CONCURRENT_CALLS=2")
+                    .contains("retry");
             assertThat(r.retryAfterSeconds()).isEqualTo(1);
         });
         a.permit().get().close();
@@ -45,7 +46,9 @@ class FairShareTest {
             clock.advance(Duration.ofSeconds(10));
         }
         FairShare.Refusal refused = share.tryAcquire("dev-1").refusal().orElseThrow();
-        assertThat(refused.reason()).contains("ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE=3").contains("retry in 30 s");
+        assertThat(refused.reason())
+                .contains("ROBOCO_SANDBOX_MCP_CALLS_PER_MINUTE=3")
+                .contains("retry in 30 s");
         assertThat(refused.retryAfterSeconds()).isEqualTo(30);
         clock.advance(Duration.ofSeconds(30));
         assertThat(share.tryAcquire("dev-1").permit()).isPresent();

@@ -1,13 +1,13 @@
 package io.roboco.sandbox.mcp;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.MutableClock;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class AgentTokensTest {
     private final MutableClock clock = new MutableClock(Instant.parse("2026-12-02T12:00:00Z"));
@@ -30,7 +30,8 @@ class AgentTokensTest {
     void aTokenIsBoundToTheEngagementItWasMintedFor() {
         store.beginEngagement("dev-1", "eng_first", clock.instant());
         String token = tokens.mint("dev-1").token();
-        assertThat(store.findToken(AgentTokens.digest(token))).hasValueSatisfying(t -> assertThat(t.engagement()).isEqualTo("eng_first"));
+        assertThat(store.findToken(AgentTokens.digest(token)))
+                .hasValueSatisfying(t -> assertThat(t.engagement()).isEqualTo("eng_first"));
         store.beginEngagement("dev-1", "eng_second", clock.instant());
         assertThat(tokens.agentFor(token)).isEmpty();
     }
@@ -39,10 +40,15 @@ class AgentTokensTest {
     void aTokenWhoseRowOutlivedItsEngagementStillStops() {
         String token = tokens.mint("dev-1").token();
         String engagement = store.engagement("dev-1").orElseThrow();
-        // The engagement row replaced without the token row (another writer, a partial restore): the binding still holds.
+        // The engagement row replaced without the token row (another writer, a partial restore): the binding still
+        // holds.
         store.saveToken(store.findToken(AgentTokens.digest(token)).orElseThrow());
         store.endEngagement("dev-1");
-        store.saveToken(new io.roboco.sandbox.settings.AgentToken("dev-1", AgentTokens.digest(token), engagement, clock.instant(),
+        store.saveToken(new AgentToken(
+                "dev-1",
+                AgentTokens.digest(token),
+                engagement,
+                clock.instant(),
                 clock.instant().plus(Duration.ofHours(1))));
         assertThat(tokens.agentFor(token)).isEmpty();
     }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -47,18 +46,21 @@ public final class TypeScriptMcpClient implements AutoCloseable {
         try {
             node = pb.start();
         } catch (IOException e) {
-            throw new AssertionError("cannot start node (Node.js 18+ must be on PATH; ./scripts/test.sh installs it): " + e, e);
+            throw new AssertionError(
+                    "cannot start node (Node.js 18+ must be on PATH; ./scripts/test.sh installs it): " + e, e);
         }
         in = new OutputStreamWriter(node.getOutputStream(), StandardCharsets.UTF_8);
         daemon("ts-mcp-client-stdout", () -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
                     answers.add(line);
                 }
             }
         });
         daemon("ts-mcp-client-stderr", () -> {
-            try (BufferedReader err = new BufferedReader(new InputStreamReader(node.getErrorStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader err =
+                    new BufferedReader(new InputStreamReader(node.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = err.readLine()) != null; ) {
                     System.err.println("[ts-client] " + line);
                 }
@@ -117,7 +119,8 @@ public final class TypeScriptMcpClient implements AutoCloseable {
         }
 
         public String text() {
-            return (String) ((List<Map<String, Object>>) result().get("content")).get(0).get("text");
+            return (String)
+                    ((List<Map<String, Object>>) result().get("content")).get(0).get("text");
         }
     }
 
@@ -164,7 +167,8 @@ public final class TypeScriptMcpClient implements AutoCloseable {
             in.flush();
             String line = answers.poll(ANSWER_SECONDS, TimeUnit.SECONDS);
             if (line == null) {
-                throw new AssertionError("the TypeScript client did not answer " + command.get("op") + " within " + ANSWER_SECONDS + " s");
+                throw new AssertionError("the TypeScript client did not answer " + command.get("op") + " within "
+                        + ANSWER_SECONDS + " s");
             }
             return new Answer(JSON.readValue(line, Map.class));
         } catch (IOException e) {
@@ -201,21 +205,26 @@ public final class TypeScriptMcpClient implements AutoCloseable {
             for (String file : List.of("package.json", "package-lock.json", ".npmrc", "driver.mjs")) {
                 Files.copy(SOURCE.resolve(file), INSTALL.resolve(file), StandardCopyOption.REPLACE_EXISTING);
             }
-            String lock = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(Files.readAllBytes(INSTALL.resolve("package-lock.json"))));
+            String lock = HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256")
+                            .digest(Files.readAllBytes(INSTALL.resolve("package-lock.json"))));
             Path marker = INSTALL.resolve("node_modules/.roboco-installed");
             if (Files.exists(marker) && Files.readString(marker).strip().equals(lock)) {
                 return INSTALL;
             }
             Process npm = new ProcessBuilder("npm", "ci", "--prefer-offline", "--no-audit", "--no-fund")
-                    .directory(INSTALL.toFile()).redirectErrorStream(true).start();
+                    .directory(INSTALL.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!npm.waitFor(10, TimeUnit.MINUTES) || npm.exitValue() != 0) {
-                throw new AssertionError("npm ci in " + INSTALL.toAbsolutePath() + " failed (Node.js 18+ and npm must be on"
-                        + " PATH; ./scripts/test.sh installs them):\n" + output);
+                throw new AssertionError(
+                        "npm ci in " + INSTALL.toAbsolutePath() + " failed (Node.js 18+ and npm must be on"
+                                + " PATH; ./scripts/test.sh installs them):\n" + output);
             }
             Files.writeString(marker, lock);
-            System.out.println("installed the MCP TypeScript SDK client into " + INSTALL.toAbsolutePath() + ": " + output.strip());
+            System.out.println(
+                    "installed the MCP TypeScript SDK client into " + INSTALL.toAbsolutePath() + ": " + output.strip());
             return INSTALL;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -232,13 +241,15 @@ public final class TypeScriptMcpClient implements AutoCloseable {
     }
 
     private static void daemon(String name, Body body) {
-        Thread t = new Thread(() -> {
-            try {
-                body.run();
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        body.run();
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                },
+                name);
         t.setDaemon(true);
         t.start();
     }

@@ -1,15 +1,5 @@
 package io.roboco.sandbox.pages;
 
-import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.WebDriverException;
-import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.support.ui.WebDriverWait;
-
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,6 +10,15 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Debian's headless Chromium driven through Debian's chromedriver (no Selenium Manager, no
@@ -35,20 +34,32 @@ final class Browser implements AutoCloseable {
     private String base;
 
     Browser() throws IOException {
-        for (String binary : new String[]{CHROMIUM, CHROMEDRIVER}) {
+        for (String binary : new String[] {CHROMIUM, CHROMEDRIVER}) {
             if (!Files.isExecutable(Path.of(binary))) {
-                throw new IllegalStateException(binary + " is missing; install it with: apt-get install -y chromium chromium-driver "
-                        + "(./scripts/test.sh does, through scripts/lib/prereqs.sh)");
+                throw new IllegalStateException(
+                        binary + " is missing; install it with: apt-get install -y chromium chromium-driver "
+                                + "(./scripts/test.sh does, through scripts/lib/prereqs.sh)");
             }
         }
         profile = Files.createTempDirectory("roboco-chromium-");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM);
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + profile, "--window-size=1366,900", "--hide-scrollbars");
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--user-data-dir=" + profile,
+                "--window-size=1366,900",
+                "--hide-scrollbars");
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+                .usingDriverExecutable(new File(CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build();
         driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         Files.createDirectories(SCREENSHOTS);
@@ -118,11 +129,19 @@ final class Browser implements AutoCloseable {
     @SuppressWarnings("unchecked")
     Path screenshot(String name) {
         ChromeDriver chrome = (ChromeDriver) driver;
-        Map<String, Object> size = (Map<String, Object>) chrome.executeCdpCommand("Page.getLayoutMetrics", Map.of()).get("cssContentSize");
+        Map<String, Object> size = (Map<String, Object>)
+                chrome.executeCdpCommand("Page.getLayoutMetrics", Map.of()).get("cssContentSize");
         double width = ((Number) size.get("width")).doubleValue();
         double height = Math.max(((Number) size.get("height")).doubleValue(), 600);
-        Map<String, Object> shot = chrome.executeCdpCommand("Page.captureScreenshot", Map.of("format", "png",
-                "captureBeyondViewport", true, "clip", Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
+        Map<String, Object> shot = chrome.executeCdpCommand(
+                "Page.captureScreenshot",
+                Map.of(
+                        "format",
+                        "png",
+                        "captureBeyondViewport",
+                        true,
+                        "clip",
+                        Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
         Path file = SCREENSHOTS.resolve(name + ".png");
         try {
             Files.write(file, Base64.getDecoder().decode((String) shot.get("data")));

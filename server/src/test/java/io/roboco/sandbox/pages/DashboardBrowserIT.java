@@ -1,16 +1,29 @@
 package io.roboco.sandbox.pages;
 
-import io.roboco.sandbox.web.Cookies;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.SandboxLabels;
-import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
+import io.roboco.sandbox.web.Cookies;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -18,17 +31,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.openqa.selenium.support.ui.Select;
 
 /**
  * The operator's path through the dashboard in headless Chromium, against the real server over
@@ -55,7 +58,7 @@ class DashboardBrowserIT {
     void start() throws Exception {
         LocalImages.requireDockerAndImages().close(); // fails (never skips) with what to run
         stateDir = Files.createTempDirectory("roboco-dashboard-it-");
-        Map<String, String> env = new java.util.HashMap<>();
+        Map<String, String> env = new HashMap<>();
         env.put("ROBOCO_SANDBOX_STATE_DIR", stateDir.toString());
         env.put("ROBOCO_SANDBOX_NETWORK", "host");
         env.put("ROBOCO_SANDBOX_API_TOKEN", API);
@@ -69,8 +72,12 @@ class DashboardBrowserIT {
 
     /** A fresh process's worth of server over the same state dir: new store handle, runtime and sessions. */
     private void startServer() {
-        server = SandboxServer.start(config, DockerContainerRuntime.connect(), EngineRegistry.defaults(),
-                JdbcSettingsStore.embedded(stateDir), Clock.systemUTC());
+        server = SandboxServer.start(
+                config,
+                DockerContainerRuntime.connect(),
+                EngineRegistry.defaults(),
+                JdbcSettingsStore.embedded(stateDir),
+                Clock.systemUTC());
         instanceId = server.instanceId();
         api = new WebClient(server.port());
     }
@@ -86,7 +93,9 @@ class DashboardBrowserIT {
                 server.close();
             }
             if (instanceId != null) {
-                String ids = LocalImages.docker("ps", "-aq", "--filter", "label=" + SandboxLabels.INSTANCE + "=" + instanceId).trim();
+                String ids = LocalImages.docker(
+                                "ps", "-aq", "--filter", "label=" + SandboxLabels.INSTANCE + "=" + instanceId)
+                        .trim();
                 if (!ids.isEmpty()) {
                     List<String> rm = new ArrayList<>(List.of("rm", "-f"));
                     rm.addAll(List.of(ids.split("\\s+")));
@@ -101,9 +110,9 @@ class DashboardBrowserIT {
         if (dir == null) {
             return;
         }
-        try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException ignored) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
             // a temp dir left behind is harmless
         }
     }
@@ -117,7 +126,8 @@ class DashboardBrowserIT {
         signIn();
         assertThat(browser.path()).isEqualTo("/sandboxes");
         assertThat(browser.text("h1")).isEqualTo("Live sandboxes");
-        assertThat(browser.driver.manage().getCookieNamed(Cookies.SESSION).isHttpOnly()).isTrue();
+        assertThat(browser.driver.manage().getCookieNamed(Cookies.SESSION).isHttpOnly())
+                .isTrue();
     }
 
     @Test
@@ -143,7 +153,10 @@ class DashboardBrowserIT {
         browser.find("#new-name").sendKeys("Shop backend");
         browser.clickAndWait("#add-project");
         assertThat(browser.path()).isEqualTo("/projects/shop");
-        assertThat(browser.find("#ver-postgres option[value='']").getAttribute("textContent").trim()).as("the default image and its major")
+        assertThat(browser.find("#ver-postgres option[value='']")
+                        .getAttribute("textContent")
+                        .trim())
+                .as("the default image and its major")
                 .isEqualTo("server default image (PostgreSQL 15, roboco-sandbox/postgres:15)");
         browser.check("svc-postgres", true);
         browser.check("feat-postgres-pg_trgm", true);
@@ -153,12 +166,19 @@ class DashboardBrowserIT {
         assertThat(browser.text("#flash")).contains("next request_sandbox provisions postgres, redis");
         browser.screenshot("04-project-settings-sandbox-card");
         // What the card saved, field by field (the project answer carries more fields: versions, TTLs, limits).
-        Map<String, Object> saved = parse(api.json("GET", "/api/projects/shop", ADMIN, null).body());
-        assertThat(saved).containsEntry("id", "shop").containsEntry("name", "Shop backend")
+        Map<String, Object> saved =
+                parse(api.json("GET", "/api/projects/shop", ADMIN, null).body());
+        assertThat(saved)
+                .containsEntry("id", "shop")
+                .containsEntry("name", "Shop backend")
                 .containsEntry("sandbox_services", List.of("postgres", "redis"))
-                .containsEntry("sandbox_extensions", Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search")));
+                .containsEntry(
+                        "sandbox_extensions", Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search")));
         browser.clickAndWait("nav a[href='/projects']");
-        assertThat(browser.text("#projects")).contains("Shop backend").contains("postgres: pg_trgm").contains("redis: search");
+        assertThat(browser.text("#projects"))
+                .contains("Shop backend")
+                .contains("postgres: pg_trgm")
+                .contains("redis: search");
         browser.screenshot("03-projects");
     }
 
@@ -168,9 +188,13 @@ class DashboardBrowserIT {
         browser.clickAndWait("a[href='/projects/shop']");
         browser.check("svc-postgres", false); // pg_trgm stays checked
         browser.clickAndWait("#save-project");
-        assertThat(browser.text("#flash")).contains("Not saved").contains("not in sandbox_services").contains("nothing saved");
+        assertThat(browser.text("#flash"))
+                .contains("Not saved")
+                .contains("not in sandbox_services")
+                .contains("nothing saved");
         browser.screenshot("05-project-refused-save");
-        assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body()).contains("\"sandbox_services\":[\"postgres\",\"redis\"]");
+        assertThat(api.json("GET", "/api/projects/shop", ADMIN, null).body())
+                .contains("\"sandbox_services\":[\"postgres\",\"redis\"]");
     }
 
     @Test
@@ -181,7 +205,9 @@ class DashboardBrowserIT {
         startServer();
         browser.base(server.port());
         browser.open("/flags");
-        assertThat(browser.path()).as("sessions live in memory; a restart signs out").isEqualTo("/login");
+        assertThat(browser.path())
+                .as("sessions live in memory; a restart signs out")
+                .isEqualTo("/login");
         signIn();
         browser.open("/flags");
         assertThat(browser.has("#pending-restart")).isFalse();
@@ -193,24 +219,45 @@ class DashboardBrowserIT {
     @Order(6)
     void aSandboxRequestedThroughTheApiIsOnTheLivePage() {
         String seed = "create table orders (id int primary key);";
-        WebClient.Reply seeded = api.json("PUT", "/api/projects/shop", ADMIN, "{\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
-                + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_seed\":{\"postgres\":{\"sql\":\"" + seed + "\"}}}");
+        WebClient.Reply seeded = api.json(
+                "PUT",
+                "/api/projects/shop",
+                ADMIN,
+                "{\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
+                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_seed\":{\"postgres\":{\"sql\":\""
+                        + seed + "\"}}}");
         assertThat(seeded.status()).as(seeded.body()).isEqualTo(200);
-        assertThat(api.json("POST", "/api/agents/dev-1/spawn", API, "{\"role\":\"developer\",\"project\":\"shop\"}").body())
+        assertThat(api.json("POST", "/api/agents/dev-1/spawn", API, "{\"role\":\"developer\",\"project\":\"shop\"}")
+                        .body())
                 .contains("ROBOCO_SANDBOX_SERVICES_AVAILABLE");
-        assertThat(api.json("POST", "/api/agents/dev-1/verbs/give_me_work", API, "{\"project\":\"shop\",\"task\":\"T-7\"}").body())
+        assertThat(api.json(
+                                "POST",
+                                "/api/agents/dev-1/verbs/give_me_work",
+                                API,
+                                "{\"project\":\"shop\",\"task\":\"T-7\"}")
+                        .body())
                 .contains("\"ok\":true");
-        WebClient.Reply granted = api.json("POST", "/api/agents/dev-1/verbs/request_sandbox", API, "{\"services\":[\"postgres\"]}");
+        WebClient.Reply granted =
+                api.json("POST", "/api/agents/dev-1/verbs/request_sandbox", API, "{\"services\":[\"postgres\"]}");
         assertThat(granted.body()).as(redact(granted.body())).contains("\"ok\":true");
         grantedEnvelope = granted.body();
 
         browser.clickAndWait("nav a[href='/sandboxes']");
         String row = browser.text("tr[data-agent='dev-1']");
-        assertThat(row).contains("dev-1").contains("shop").contains("postgres").contains("redis").contains("pg_trgm")
-                .contains("search").contains("unchecked");
-        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='postgres']")).as("its major and the seed it started with")
-                .contains("PostgreSQL 15").contains("seed: sql (" + seed.length() + " bytes)");
-        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='redis']")).doesNotContain("seed");
+        assertThat(row)
+                .contains("dev-1")
+                .contains("shop")
+                .contains("postgres")
+                .contains("redis")
+                .contains("pg_trgm")
+                .contains("search")
+                .contains("unchecked");
+        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='postgres']"))
+                .as("its major and the seed it started with")
+                .contains("PostgreSQL 15")
+                .contains("seed: sql (" + seed.length() + " bytes)");
+        assertThat(browser.text("tr[data-agent='dev-1'] [data-service='redis']"))
+                .doesNotContain("seed");
         browser.clickAndWait("tr[data-agent='dev-1'] form[action$='/verify'] button");
         assertThat(browser.text("#flash")).contains("every service answered");
         assertThat(browser.text("tr[data-agent='dev-1']")).contains("live");
@@ -243,7 +290,7 @@ class DashboardBrowserIT {
         assertThat(table).contains("granted").contains("released");
         browser.screenshot("07-audit");
         browser.find("#f-agent").sendKeys("dev-1");
-        new org.openqa.selenium.support.ui.Select(browser.find("#f-decision")).selectByValue("released");
+        new Select(browser.find("#f-decision")).selectByValue("released");
         browser.clickAndWait("#filter");
         assertThat(browser.path()).contains("agent=dev-1").contains("decision=released");
         String filtered = browser.text("#audit");
@@ -269,8 +316,15 @@ class DashboardBrowserIT {
     }
 
     private List<String> ids() {
-        String out = LocalImages.docker("ps", "-aq", "--no-trunc", "--filter", "label=" + SandboxLabels.INSTANCE + "=" + instanceId,
-                "--filter", "label=" + SandboxLabels.AGENT + "=dev-1").trim();
+        String out = LocalImages.docker(
+                        "ps",
+                        "-aq",
+                        "--no-trunc",
+                        "--filter",
+                        "label=" + SandboxLabels.INSTANCE + "=" + instanceId,
+                        "--filter",
+                        "label=" + SandboxLabels.AGENT + "=dev-1")
+                .trim();
         return out.isEmpty() ? List.of() : List.of(out.split("\\s+"));
     }
 
@@ -291,8 +345,8 @@ class DashboardBrowserIT {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> parse(String json) {
         try {
-            return new com.fasterxml.jackson.databind.ObjectMapper().readValue(json, Map.class);
-        } catch (java.io.IOException e) {
+            return new ObjectMapper().readValue(json, Map.class);
+        } catch (IOException e) {
             throw new AssertionError("not JSON: " + json, e);
         }
     }

@@ -1,30 +1,40 @@
 package io.roboco.sandbox.pages;
 
-import io.roboco.sandbox.web.Cookies;
-import io.roboco.sandbox.web.Dashboard;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
 import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.template.DirectoryTemplateStore;
+import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
+import io.roboco.sandbox.testkit.MutableClock;
 import io.roboco.sandbox.testkit.StubEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.roboco.sandbox.web.Cookies;
+import io.roboco.sandbox.web.Dashboard;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The pages over plain HTTP against the in-process server over testkit's fakes (stub engines, fake runtime and store). */
 class DashboardPagesTest {
@@ -34,6 +44,7 @@ class DashboardPagesTest {
 
     @TempDir
     Path dir;
+
     final FakeSettingsStore store = new FakeSettingsStore();
     final FakeContainerRuntime runtime = new FakeContainerRuntime();
     RunningServer server;
@@ -50,7 +61,8 @@ class DashboardPagesTest {
     }
 
     WebClient start(Boolean flag, EngineRegistry registry) {
-        ServerConfig config = ServerConfig.defaults(dir).withPort(0).withFlag(flag).withTokens(API, ADMIN);
+        ServerConfig config =
+                ServerConfig.defaults(dir).withPort(0).withFlag(flag).withTokens(API, ADMIN);
         server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC());
         return new WebClient(server.port());
     }
@@ -79,7 +91,10 @@ class DashboardPagesTest {
         WebClient.Reply page = web.browse("/sandboxez");
         assertThat(page.status()).isEqualTo(404);
         assertThat(page.header("Content-Type")).startsWith("text/html");
-        assertThat(page.body()).contains("Not found").contains("There is no page at /sandboxez.").contains("Sign out")
+        assertThat(page.body())
+                .contains("Not found")
+                .contains("There is no page at /sandboxez.")
+                .contains("Sign out")
                 .doesNotContain("\"error\"");
 
         WebClient.Reply plain = web.get("/sandboxez");
@@ -94,7 +109,9 @@ class DashboardPagesTest {
     void postsWithoutSessionAre401AndChangeNothing() {
         WebClient web = start(null);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
-        assertThat(web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, "enabled", "true").status()).isEqualTo(401);
+        assertThat(web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, "enabled", "true")
+                        .status())
+                .isEqualTo(401);
         assertThat(web.post("/projects/shop", "service", "redis").status()).isEqualTo(401);
         assertThat(web.post("/projects", "id", "other").status()).isEqualTo(401);
         assertThat(web.post("/sandboxes/dev-1/release").status()).isEqualTo(401);
@@ -121,8 +138,15 @@ class DashboardPagesTest {
         WebClient.Reply r = web.post("/login", "csrf", form.csrf(), "token", ADMIN);
         assertThat(r.status()).isEqualTo(303);
         assertThat(r.header("Location")).isEqualTo("/sandboxes");
-        String session = r.setCookies().stream().filter(c -> c.startsWith(Cookies.SESSION + "=")).findFirst().orElseThrow();
-        assertThat(session).contains("; Path=/;").contains("; HttpOnly").contains("; SameSite=Strict").doesNotContain("Secure");
+        String session = r.setCookies().stream()
+                .filter(c -> c.startsWith(Cookies.SESSION + "="))
+                .findFirst()
+                .orElseThrow();
+        assertThat(session)
+                .contains("; Path=/;")
+                .contains("; HttpOnly")
+                .contains("; SameSite=Strict")
+                .doesNotContain("Secure");
         assertThat(session.split(";")[0].length()).isGreaterThan(Cookies.SESSION.length() + 40);
         WebClient.Reply page = web.get("/sandboxes");
         assertThat(page.status()).isEqualTo(200);
@@ -159,7 +183,7 @@ class DashboardPagesTest {
         int startsBefore = runtime.startCount();
 
         List<WebClient.Reply> replies = new ArrayList<>();
-        for (String csrf : new String[]{null, "", "forged-token", "Zm9yZ2VkLWJ1dC13ZWxsLWZvcm1lZC10b2tlbi0wMDAwMDA"}) {
+        for (String csrf : new String[] {null, "", "forged-token", "Zm9yZ2VkLWJ1dC13ZWxsLWZvcm1lZC10b2tlbi0wMDAwMDA"}) {
             List<String> extra = csrf == null ? List.of() : List.of("csrf", csrf);
             replies.add(web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, with(extra, "enabled", "true")));
             replies.add(web.post("/projects/shop", with(extra, "service", "mongo")));
@@ -183,7 +207,9 @@ class DashboardPagesTest {
     void getOnAStateChangingRouteDoesNothing() {
         WebClient web = signedIn(true);
         assertThat(web.get("/logout").status()).isIn(404, 405);
-        assertThat(web.get("/flags/" + FlagStore.SANDBOX_DB_ENABLED + "?enabled=true").status()).isIn(404, 405);
+        assertThat(web.get("/flags/" + FlagStore.SANDBOX_DB_ENABLED + "?enabled=true")
+                        .status())
+                .isIn(404, 405);
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).isEmpty();
         assertThat(web.get("/sandboxes").status()).isEqualTo(200);
     }
@@ -204,15 +230,21 @@ class DashboardPagesTest {
     void flagPageStoresTheSwitchAndShowsPendingRestartLikeTheApi() {
         WebClient web = signedIn(null);
         WebClient.Reply page = web.get("/flags");
-        assertThat(page.body()).contains("Sandboxed per-agent test DB/Redis").contains("next backend restart")
+        assertThat(page.body())
+                .contains("Sandboxed per-agent test DB/Redis")
+                .contains("next backend restart")
                 .doesNotContain("id=\"pending-restart\"");
-        WebClient.Reply saved = web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, "csrf", page.csrf(), "enabled", "true");
+        WebClient.Reply saved =
+                web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, "csrf", page.csrf(), "enabled", "true");
         assertThat(saved.status()).isEqualTo(303);
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).contains(true);
         String after = web.get("/flags").body();
         assertThat(after).contains("id=\"pending-restart\"").contains("takes effect on the next backend restart");
         Map<String, Object> api = flagApi(web);
-        assertThat(api).containsEntry("stored", true).containsEntry("effective", false).containsEntry("pending_restart", true);
+        assertThat(api)
+                .containsEntry("stored", true)
+                .containsEntry("effective", false)
+                .containsEntry("pending_restart", true);
 
         web.post("/flags/" + FlagStore.SANDBOX_DB_ENABLED, "csrf", page.csrf()); // unchecked box: off
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).contains(false);
@@ -226,21 +258,44 @@ class DashboardPagesTest {
         WebClient.Reply list = web.get("/projects");
         web.post("/projects", "csrf", list.csrf(), "id", "big", "name", "Big");
         WebClient.Reply settings = web.get("/projects/big");
-        assertThat(settings.body()).contains("name=\"limit.memory.postgres\"").contains("placeholder=\"512m\"")
+        assertThat(settings.body())
+                .contains("name=\"limit.memory.postgres\"")
+                .contains("placeholder=\"512m\"")
                 .contains("holds pgbench scale 10");
-        WebClient.Reply saved = web.post("/projects/big", "csrf", settings.csrf(), "name", "Big", "service", "postgres",
-                "limit.memory.postgres", "1g", "limit.data_size.postgres", "512m", "limit.cpus.postgres", "2");
+        WebClient.Reply saved = web.post(
+                "/projects/big",
+                "csrf",
+                settings.csrf(),
+                "name",
+                "Big",
+                "service",
+                "postgres",
+                "limit.memory.postgres",
+                "1g",
+                "limit.data_size.postgres",
+                "512m",
+                "limit.cpus.postgres",
+                "2");
         assertThat(saved.status()).isEqualTo(303);
         assertThat(web.json("GET", "/api/projects/big", ADMIN, null).body())
                 .contains("\"sandbox_limits\":{\"postgres\":{\"memory\":\"1g\",\"data_size\":\"512m\",\"cpus\":2}}");
         assertThat(web.get("/projects/big").body()).contains("value=\"1g\"").contains("value=\"512m\"");
 
         WebClient.Reply page = web.get("/projects/big");
-        WebClient.Reply refused = web.post("/projects/big", "csrf", page.csrf(), "name", "Big", "service", "postgres",
-                "limit.memory.postgres", "64g");
+        WebClient.Reply refused = web.post(
+                "/projects/big",
+                "csrf",
+                page.csrf(),
+                "name",
+                "Big",
+                "service",
+                "postgres",
+                "limit.memory.postgres",
+                "64g");
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.body()).contains("over the operator's maximum 2g (ROBOCO_SANDBOX_MAX_MEMORY)");
-        assertThat(store.findProject("big").orElseThrow().limitsFor("postgres").memoryBytes()).isEqualTo(1L << 30);
+        assertThat(store.findProject("big").orElseThrow().limitsFor("postgres").memoryBytes())
+                .isEqualTo(1L << 30);
     }
 
     @Test
@@ -253,14 +308,31 @@ class DashboardPagesTest {
         WebClient.Reply settings = web.get("/projects/shop");
         assertThat(settings.body()).contains("id=\"sandbox-card\"").contains("Project 'shop' added");
 
-        WebClient.Reply saved = web.post("/projects/shop", "csrf", settings.csrf(), "name", "Shop backend",
-                "service", "postgres", "service", "redis", "feature.postgres", "pg_trgm", "feature.redis", "search");
+        WebClient.Reply saved = web.post(
+                "/projects/shop",
+                "csrf",
+                settings.csrf(),
+                "name",
+                "Shop backend",
+                "service",
+                "postgres",
+                "service",
+                "redis",
+                "feature.postgres",
+                "pg_trgm",
+                "feature.redis",
+                "search");
         assertThat(saved.status()).isEqualTo(303);
-        assertThat(store.findProject("shop")).contains(new Project("shop", "Shop backend", List.of("postgres", "redis"),
-                Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search"))));
+        assertThat(store.findProject("shop"))
+                .contains(new Project(
+                        "shop",
+                        "Shop backend",
+                        List.of("postgres", "redis"),
+                        Map.of("postgres", List.of("pg_trgm"), "redis", List.of("search"))));
         assertThat(web.json("GET", "/api/projects/shop", ADMIN, null).body())
-                .isEqualTo("{\"id\":\"shop\",\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
-                        + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null,\"sandbox_seed\":{},\"sandbox_limits\":{}}");
+                .isEqualTo(
+                        "{\"id\":\"shop\",\"name\":\"Shop backend\",\"sandbox_services\":[\"postgres\",\"redis\"],"
+                                + "\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"],\"redis\":[\"search\"]},\"sandbox_versions\":{},\"sandbox_ttl_default\":null,\"sandbox_ttl_max\":null,\"sandbox_max_live\":null,\"sandbox_seed\":{},\"sandbox_limits\":{}}");
         String page = web.get("/projects/shop").body();
         assertThat(page).contains("next request_sandbox provisions postgres, redis");
         assertThat(checked(page, "svc-postgres")).isTrue();
@@ -273,15 +345,21 @@ class DashboardPagesTest {
     @Test
     void projectSavedThroughTheApiIsCheckedOnThePage() {
         WebClient web = signedIn(true);
-        assertThat(web.json("PUT", "/api/projects/shop", ADMIN,
-                "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\",\"mongo\"],\"sandbox_extensions\":{\"redis\":[\"json\"]}}").status())
+        assertThat(web.json(
+                                "PUT",
+                                "/api/projects/shop",
+                                ADMIN,
+                                "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\",\"mongo\"],\"sandbox_extensions\":{\"redis\":[\"json\"]}}")
+                        .status())
                 .isEqualTo(200);
         String page = web.get("/projects/shop").body();
         assertThat(checked(page, "svc-redis")).isTrue();
         assertThat(checked(page, "svc-mongo")).isTrue();
         assertThat(checked(page, "svc-postgres")).isFalse();
         assertThat(checked(page, "feat-redis-json")).isTrue();
-        assertThat(web.get("/projects").body()).contains("href=\"/projects/shop\"").contains("redis: json");
+        assertThat(web.get("/projects").body())
+                .contains("href=\"/projects/shop\"")
+                .contains("redis: json");
     }
 
     @Test
@@ -291,15 +369,26 @@ class DashboardPagesTest {
         store.saveProject(before);
         String csrf = web.get("/projects/shop").csrf();
 
-        WebClient.Reply orphan = web.post("/projects/shop", "csrf", csrf, "service", "redis", "feature.postgres", "pg_trgm");
+        WebClient.Reply orphan =
+                web.post("/projects/shop", "csrf", csrf, "service", "redis", "feature.postgres", "pg_trgm");
         assertThat(orphan.status()).isEqualTo(400);
-        assertThat(orphan.body()).contains("Not saved").contains("not in sandbox_services").contains("nothing saved");
-        assertThat(checked(orphan.body(), "feat-postgres-pg_trgm")).as("shows what was submitted").isTrue();
-        String api = web.json("PUT", "/api/projects/shop", ADMIN,
-                "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}").body();
+        assertThat(orphan.body())
+                .contains("Not saved")
+                .contains("not in sandbox_services")
+                .contains("nothing saved");
+        assertThat(checked(orphan.body(), "feat-postgres-pg_trgm"))
+                .as("shows what was submitted")
+                .isTrue();
+        String api = web.json(
+                        "PUT",
+                        "/api/projects/shop",
+                        ADMIN,
+                        "{\"name\":\"Shop\",\"sandbox_services\":[\"redis\"],\"sandbox_extensions\":{\"postgres\":[\"pg_trgm\"]}}")
+                .body();
         assertThat(api).contains("not in sandbox_services");
 
-        WebClient.Reply forged = web.post("/projects/shop", "csrf", csrf, "service", "postgres", "feature.postgres", "plpython3u");
+        WebClient.Reply forged =
+                web.post("/projects/shop", "csrf", csrf, "service", "postgres", "feature.postgres", "plpython3u");
         assertThat(forged.status()).isEqualTo(400);
         assertThat(forged.body()).contains("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
         WebClient.Reply unknown = web.post("/projects/shop", "csrf", csrf, "service", "mysql");
@@ -310,7 +399,7 @@ class DashboardPagesTest {
 
     @Test
     void sandboxCardIsGeneratedFromTheRegistrySoAFourthEngineAppears() {
-        List<io.roboco.sandbox.engine.Engine> engines = new ArrayList<>(StubEngine.registry().all());
+        List<Engine> engines = new ArrayList<>(StubEngine.registry().all());
         engines.add(new StubEngine("mysql", "ROBOCO_TEST_MYSQL_", Set.of("fulltext"), "available_plugins"));
         WebClient web = start(true, EngineRegistry.of(engines));
         web.signIn(ADMIN);
@@ -325,11 +414,18 @@ class DashboardPagesTest {
     void theCardsVersionChoicesNameTheImageEachRunsAndTheDefaultsMajorAndTheSeedIsShown() {
         WebClient web = start(true, EngineRegistry.defaults());
         web.signIn(ADMIN);
-        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of("postgres", "17"), Map.of("postgres",
-                new io.roboco.sandbox.provision.Seed.Sql("create table t (id int);"))));
+        store.saveProject(new Project(
+                "shop",
+                "Shop",
+                List.of("postgres"),
+                Map.of(),
+                Map.of("postgres", "17"),
+                Map.of("postgres", new Seed.Sql("create table t (id int);"))));
         String page = web.get("/projects/shop").body();
-        assertThat(page).contains("server default image (PostgreSQL 16, postgres:16-alpine)")
-                .contains("PostgreSQL 17 (postgres:17-alpine)").contains("PostgreSQL 15 (postgres:15-alpine)");
+        assertThat(page)
+                .contains("server default image (PostgreSQL 16, postgres:16-alpine)")
+                .contains("PostgreSQL 17 (postgres:17-alpine)")
+                .contains("PostgreSQL 15 (postgres:15-alpine)");
         assertThat(page).containsPattern("<option value=\"17\" selected[^>]*>PostgreSQL 17");
         assertThat(page).contains("id=\"seed-postgres\"").contains("sql (24 bytes)");
     }
@@ -338,16 +434,34 @@ class DashboardPagesTest {
     void theProjectCardListsTheProjectsOwnTemplatesOnly() throws Exception {
         WebClient web = start(true, EngineRegistry.defaults());
         web.signIn(ADMIN);
-        io.roboco.sandbox.template.DirectoryTemplateStore templates = new io.roboco.sandbox.template.DirectoryTemplateStore(dir.resolve("templates"));
+        DirectoryTemplateStore templates = new DirectoryTemplateStore(dir.resolve("templates"));
         for (String[] t : new String[][] {{"shop-v1", "shop"}, {"base", "shop"}, {"unrelated", "other"}}) {
-            templates.save(new io.roboco.sandbox.template.TemplateInfo(t[0], t[1], "sbx_1", "15", "15.14", 0,
-                    java.time.Instant.parse("2026-12-01T12:00:00Z"), "0123456789abcdef0123", List.of()), out -> out.write(new byte[42]), false);
+            templates.save(
+                    new TemplateInfo(
+                            t[0],
+                            t[1],
+                            "sbx_1",
+                            "15",
+                            "15.14",
+                            0,
+                            Instant.parse("2026-12-01T12:00:00Z"),
+                            "0123456789abcdef0123",
+                            List.of()),
+                    out -> out.write(new byte[42]),
+                    false);
         }
-        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of(), Map.of("postgres",
-                new io.roboco.sandbox.provision.Seed.Template("base"))));
+        store.saveProject(new Project(
+                "shop",
+                "Shop",
+                List.of("postgres"),
+                Map.of(),
+                Map.of(),
+                Map.of("postgres", new Seed.Template("base"))));
         store.saveProject(new Project("empty", "Empty", List.of("postgres"), Map.of()));
         String page = web.get("/projects/shop").body();
-        assertThat(page).contains("id=\"template-shop-v1\"", "id=\"template-base\"", "PostgreSQL 15", "42 bytes", "0123456789ab")
+        assertThat(page)
+                .contains(
+                        "id=\"template-shop-v1\"", "id=\"template-base\"", "PostgreSQL 15", "42 bytes", "0123456789ab")
                 .doesNotContain("template-unrelated");
         assertThat(page).contains("id=\"seed-postgres\"").contains("template base");
         assertThat(web.get("/projects/empty").body()).contains("id=\"templates-none\"");
@@ -356,10 +470,15 @@ class DashboardPagesTest {
     @Test
     void liveSandboxIsListedWithoutCredentialsAndReleasedFromThePage() throws Exception {
         WebClient web = signedIn(true);
-        store.saveProject(new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
+        store.saveProject(
+                new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm"))));
         String answer = grantSandbox(web, "dev-1");
         WebClient.Reply page = web.get("/sandboxes");
-        assertThat(page.body()).contains("data-agent=\"dev-1\"").contains("postgres").contains("redis").contains("pg_trgm")
+        assertThat(page.body())
+                .contains("data-agent=\"dev-1\"")
+                .contains("postgres")
+                .contains("redis")
+                .contains("pg_trgm")
                 .contains("unchecked");
         for (String secret : secrets(answer)) {
             assertThat(page.body()).doesNotContain(secret);
@@ -374,35 +493,51 @@ class DashboardPagesTest {
         String after = web.get("/sandboxes").body();
         assertThat(after).contains("Released dev-1").contains("No live sandboxes");
         assertThat(runtime.runningCount()).isZero();
-        assertThat(store.recent("dev-1", "released", 10)).singleElement()
+        assertThat(store.recent("dev-1", "released", 10))
+                .singleElement()
                 .satisfies(r -> assertThat(r.verb()).isEqualTo(Dashboard.RELEASE_VERB));
     }
 
     @Test
     void namedSandboxesShowOwnerNameLabelsExpiryAndCapacityAndAreExtendedAndCleanedUpFromThePage() throws Exception {
-        io.roboco.sandbox.testkit.MutableClock clock = io.roboco.sandbox.testkit.MutableClock.atNow();
-        ServerConfig config = ServerConfig.defaults(dir).withPort(0).withFlag(true).withTokens(API, ADMIN);
+        MutableClock clock = MutableClock.atNow();
+        ServerConfig config =
+                ServerConfig.defaults(dir).withPort(0).withFlag(true).withTokens(API, ADMIN);
         server = SandboxServer.start(config, runtime, StubEngine.registry(), store, clock);
         WebClient web = new WebClient(server.port());
         web.signIn(ADMIN);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
-        WebClient.Reply made = web.json("POST", "/api/sandboxes", ADMIN,
+        WebClient.Reply made = web.json(
+                "POST",
+                "/api/sandboxes",
+                ADMIN,
                 "{\"owner\":\"job:ci-7\",\"project\":\"shop\",\"name\":\"before\",\"ttl\":\"10m\",\"labels\":{\"task\":\"T-9\"}}");
         assertThat(made.status()).as(made.body()).isEqualTo(200);
         String id = made.body().replaceAll(".*\"id\":\"(sbx_[0-9a-f]+)\".*", "$1");
         WebClient.Reply page = web.get("/sandboxes");
-        assertThat(page.body()).contains("data-id=\"" + id + "\"").contains("job:ci-7").contains("before").contains("task=T-9")
-                .contains("in 10m").contains("1 of 32 sandbox containers live").contains("Nothing has expired");
+        assertThat(page.body())
+                .contains("data-id=\"" + id + "\"")
+                .contains("job:ci-7")
+                .contains("before")
+                .contains("task=T-9")
+                .contains("in 10m")
+                .contains("1 of 32 sandbox containers live")
+                .contains("Nothing has expired");
         assertThat(page.body()).doesNotContain("PASSWORD");
 
-        assertThat(web.post("/sandboxes/id/" + id + "/extend", "csrf", page.csrf(), "ttl", "1h").status()).isEqualTo(303);
+        assertThat(web.post("/sandboxes/id/" + id + "/extend", "csrf", page.csrf(), "ttl", "1h")
+                        .status())
+                .isEqualTo(303);
         assertThat(web.get("/sandboxes").body()).contains("Extended " + id).contains("in 1h");
         assertThat(web.get("/sandboxes?owner=nobody").body()).contains("No live sandboxes match");
         assertThat(web.get("/sandboxes?label=task=T-9").body()).contains("data-id=\"" + id + "\"");
 
-        clock.advance(java.time.Duration.ofHours(2));
+        clock.advance(Duration.ofHours(2));
         String expired = web.get("/sandboxes").body();
-        assertThat(expired).doesNotContain("data-id=\"" + id + "\"").contains("Cleanup preview").contains("<code>" + id + "</code>");
+        assertThat(expired)
+                .doesNotContain("data-id=\"" + id + "\"")
+                .contains("Cleanup preview")
+                .contains("<code>" + id + "</code>");
         assertThat(runtime.runningCount()).isEqualTo(1);
         assertThat(web.post("/sandboxes/cleanup", "csrf", page.csrf()).status()).isEqualTo(303);
         assertThat(web.get("/sandboxes").body()).contains("Cleaned up 1 expired sandbox(es): " + id);
@@ -414,17 +549,42 @@ class DashboardPagesTest {
         WebClient web = signedIn(true);
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
         WebClient.Reply page = web.get("/projects/shop");
-        assertThat(page.body()).contains("TTL default").contains("TTL max").contains("Max live sandboxes").contains("placeholder=\"4h\"");
-        WebClient.Reply saved = web.post("/projects/shop", "csrf", page.csrf(), "service", "postgres", "sandbox_ttl_default", "30m",
-                "sandbox_ttl_max", "2h", "sandbox_max_live", "5");
+        assertThat(page.body())
+                .contains("TTL default")
+                .contains("TTL max")
+                .contains("Max live sandboxes")
+                .contains("placeholder=\"4h\"");
+        WebClient.Reply saved = web.post(
+                "/projects/shop",
+                "csrf",
+                page.csrf(),
+                "service",
+                "postgres",
+                "sandbox_ttl_default",
+                "30m",
+                "sandbox_ttl_max",
+                "2h",
+                "sandbox_max_live",
+                "5");
         assertThat(saved.status()).isEqualTo(303);
         Project p = store.findProject("shop").orElseThrow();
-        assertThat(p.ttlDefault()).isEqualTo(java.time.Duration.ofMinutes(30));
-        assertThat(p.ttlMax()).isEqualTo(java.time.Duration.ofHours(2));
+        assertThat(p.ttlDefault()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(p.ttlMax()).isEqualTo(Duration.ofHours(2));
         assertThat(p.maxLive()).isEqualTo(5);
-        assertThat(web.get("/projects/shop").body()).contains("value=\"30m\"").contains("value=\"2h\"").contains("value=\"5\"");
-        WebClient.Reply bad = web.post("/projects/shop", "csrf", page.csrf(), "service", "postgres", "sandbox_ttl_default", "3h",
-                "sandbox_ttl_max", "2h");
+        assertThat(web.get("/projects/shop").body())
+                .contains("value=\"30m\"")
+                .contains("value=\"2h\"")
+                .contains("value=\"5\"");
+        WebClient.Reply bad = web.post(
+                "/projects/shop",
+                "csrf",
+                page.csrf(),
+                "service",
+                "postgres",
+                "sandbox_ttl_default",
+                "3h",
+                "sandbox_ttl_max",
+                "2h");
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.body()).contains("must not exceed sandbox_ttl_max");
     }
@@ -432,21 +592,30 @@ class DashboardPagesTest {
     @Test
     void theAuditPagePagesByCursorAndShowsEveryRecordOnce() throws Exception {
         WebClient web = signedIn(true);
-        java.time.Instant t0 = java.time.Instant.parse("2026-01-01T00:00:00Z");
+        Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
         for (int i = 0; i < 120; i++) {
-            store.append(new io.roboco.sandbox.settings.AuditRecord(t0.plusSeconds(i / 3), "pager-1", "shop", "request_sandbox",
-                    "granted", "r" + i + "x", List.of(), i));
+            store.append(new AuditRecord(
+                    t0.plusSeconds(i / 3),
+                    "pager-1",
+                    "shop",
+                    "request_sandbox",
+                    "granted",
+                    "r" + i + "x",
+                    List.of(),
+                    i));
         }
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         String path = "/audit?agent=pager-1&limit=50";
         int pages = 0;
         while (path != null && pages < 10) {
             String body = web.get(path).body();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile(">r([0-9]+)x<").matcher(body);
+            Matcher m = Pattern.compile(">r([0-9]+)x<").matcher(body);
             while (m.find()) {
-                assertThat(seen.add(m.group(1))).as("record %s shown twice", m.group(1)).isTrue();
+                assertThat(seen.add(m.group(1)))
+                        .as("record %s shown twice", m.group(1))
+                        .isTrue();
             }
-            java.util.regex.Matcher older = java.util.regex.Pattern.compile("href=\"(/audit\\?[^\"]*cursor=[^\"]*)\" class=\"button\" id=\"older\"")
+            Matcher older = Pattern.compile("href=\"(/audit\\?[^\"]*cursor=[^\"]*)\" class=\"button\" id=\"older\"")
                     .matcher(body);
             path = older.find() ? older.group(1).replace("&amp;", "&") : null;
             pages++;
@@ -490,7 +659,7 @@ class DashboardPagesTest {
     /** Every *_PASSWORD and *_URL value in an envelope. */
     private static List<String> secrets(String envelope) {
         List<String> out = new ArrayList<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("_(PASSWORD|URL)\":\"([^\"]+)\"").matcher(envelope);
+        Matcher m = Pattern.compile("_(PASSWORD|URL)\":\"([^\"]+)\"").matcher(envelope);
         while (m.find()) {
             out.add(m.group(2));
         }
@@ -501,7 +670,7 @@ class DashboardPagesTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> flagApi(WebClient web) {
         try {
-            Map<String, Object> all = new com.fasterxml.jackson.databind.ObjectMapper()
+            Map<String, Object> all = new ObjectMapper()
                     .readValue(web.json("GET", "/api/flags", ADMIN, null).body(), Map.class);
             return (Map<String, Object>) all.get(FlagStore.SANDBOX_DB_ENABLED);
         } catch (Exception e) {

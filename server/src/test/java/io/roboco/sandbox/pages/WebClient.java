@@ -19,8 +19,10 @@ public final class WebClient {
     private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
 
     private final int port;
-    private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     final Map<String, String> cookies = new LinkedHashMap<>();
 
     public WebClient(int port) {
@@ -52,7 +54,9 @@ public final class WebClient {
 
     /** A GET as a browser sends it, asking for HTML. */
     Reply browse(String path) {
-        return send(HttpRequest.newBuilder(uri(path)).header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8").GET());
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+                .GET());
     }
 
     /** A form post; {@code fields} are name/value pairs, names may repeat. */
@@ -61,13 +65,17 @@ public final class WebClient {
         for (int i = 0; i < fields.length; i += 2) {
             parts.add(enc(fields[i]) + "=" + enc(fields[i + 1]));
         }
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/x-www-form-urlencoded")
+        return send(HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(String.join("&", parts))));
     }
 
     Reply json(String method, String path, String token, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + token)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+                .header("Authorization", "Bearer " + token)
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }

@@ -1,14 +1,13 @@
 package io.roboco.sandbox.restart;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The restart ITs' agents: six developers in three projects whose sets cover postgres, redis and mongo; what each was
@@ -17,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class Agents {
     /** Agent slug → project; each project's services below. */
     static final Map<String, String> PROJECTS = new LinkedHashMap<>();
+
     static final Map<String, String> SERVICES = Map.of(
             "full", "[\"postgres\",\"redis\",\"mongo\"]",
             "web", "[\"postgres\",\"redis\"]",
@@ -31,8 +31,7 @@ final class Agents {
         PROJECTS.put("keep-f", "docs");
     }
 
-    private Agents() {
-    }
+    private Agents() {}
 
     /** Every agent working and holding its project's whole set; the grants by agent, each checked with the real client. */
     static Map<String, Map<String, Map<String, String>>> provisionAll(ApiClient api) throws InterruptedException {
@@ -42,7 +41,9 @@ final class Agents {
             ApiClient.Reply r = api.requestSandboxRetrying(a.getKey(), 3);
             assertThat(r.ok()).as("%s: %s", a.getKey(), r).isTrue();
             grants.put(a.getKey(), r.grants());
-            assertThat(failures(r.grants())).as("fresh grants of %s work", a.getKey()).isEmpty();
+            assertThat(failures(r.grants()))
+                    .as("fresh grants of %s work", a.getKey())
+                    .isEmpty();
         }
         return grants;
     }

@@ -1,23 +1,22 @@
 package io.roboco.sandbox.restart;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.ChildServers;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Restarts lose nothing: six agents hold sandboxes (postgres, redis and mongo among them) on the standalone server (a
@@ -30,11 +29,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RestartKeepsSandboxesIT {
     @TempDir
     Path dir;
+
     @RegisterExtension
     final ChildServers servers = new ChildServers();
+
     private ChildServer server;
     private String instance;
-
 
     private Map<String, String> env() {
         return Fixtures.serverEnv(dir.resolve("state"), "1s", "40s", "30s");
@@ -69,7 +69,9 @@ class RestartKeepsSandboxesIT {
             assertThat(server.sigterm(60)).as("graceful shutdown within 60 s").isTrue();
         }
         server = null;
-        assertThat(Fixtures.runningOf(instance)).as("the sandboxes outlive the server (%s)", how).hasSize(services);
+        assertThat(Fixtures.runningOf(instance))
+                .as("the sandboxes outlive the server (%s)", how)
+                .hasSize(services);
         Instant restarted = Instant.now();
         server = servers.start(env(), port, log);
 
@@ -80,8 +82,13 @@ class RestartKeepsSandboxesIT {
             long t0 = System.nanoTime();
             ApiClient.Reply r = server.api.requestSandbox(agent.getKey());
             firstRequestMs.add((System.nanoTime() - t0) / 1e6);
-            assertThat(r.ok()).as("%s after the %s: %s\nserver log:\n%s", agent.getKey(), how, r, server.logText()).isTrue();
-            assertThat(server.api.admin("GET", "/api/audit?agent=" + agent.getKey() + "&limit=1", null).body()).as("a cache hit")
+            assertThat(r.ok())
+                    .as("%s after the %s: %s\nserver log:\n%s", agent.getKey(), how, r, server.logText())
+                    .isTrue();
+            assertThat(server.api
+                            .admin("GET", "/api/audit?agent=" + agent.getKey() + "&limit=1", null)
+                            .body())
+                    .as("a cache hit")
                     .contains("cache hit");
             agent.getValue().forEach((service, env) -> {
                 String was = Agents.password(service, env);
@@ -90,21 +97,26 @@ class RestartKeepsSandboxesIT {
                     changed.add(agent.getKey() + " " + service);
                 }
             });
-            broken.addAll(Agents.failures(r.grants()).stream().map(f -> agent.getKey() + " " + f).toList());
+            broken.addAll(Agents.failures(r.grants()).stream()
+                    .map(f -> agent.getKey() + " " + f)
+                    .toList());
         }
         List<String> created = Fixtures.createdSince(instance, restarted);
         double p50 = Agents.p50(firstRequestMs);
-        Fixtures.figure("RestartKeepsSandboxesIT " + how + " with " + before.size() + " agents (" + services + " containers: postgres, redis,"
-                + " mongo): same passwords " + (services - changed.size()) + "/" + services + ", working with the real clients "
+        Fixtures.figure("RestartKeepsSandboxesIT " + how + " with " + before.size() + " agents (" + services
+                + " containers: postgres, redis,"
+                + " mongo): same passwords " + (services - changed.size()) + "/" + services
+                + ", working with the real clients "
                 + (services - broken.size()) + "/" + services + ", containers created by the restart " + created.size()
-                + ", first request after the restart p50 " + String.format("%.1f", p50) + " ms (each: " + firstRequestMs.stream()
-                .map(ms -> String.format("%.1f", ms)).toList() + "; loaded shared machine)");
+                + ", first request after the restart p50 " + String.format("%.1f", p50) + " ms (each: "
+                + firstRequestMs.stream().map(ms -> String.format("%.1f", ms)).toList() + "; loaded shared machine)");
         assertThat(changed).isEmpty();
         assertThat(broken).isEmpty();
         assertThat(created).isEmpty();
         assertThat(Fixtures.containersOf(instance)).containsExactlyInAnyOrderElementsOf(containers);
         assertThat(p50).as("first request after the restart, p50 ms").isLessThanOrEqualTo(50.0);
-        assertThat(server.logText()).contains("re-adoption (instance " + instance + "): " + before.size() + " sandbox(es) re-adopted");
+        assertThat(server.logText())
+                .contains("re-adoption (instance " + instance + "): " + before.size() + " sandbox(es) re-adopted");
     }
 
     @Test
@@ -119,7 +131,9 @@ class RestartKeepsSandboxesIT {
         Map<String, Map<String, Map<String, String>>> before = Agents.provisionAll(server.api);
         assertThat(server.sigterm(60)).isTrue();
         server = null;
-        assertThat(Fixtures.containersOf(instance)).as("a shutdown with re-adoption off releases everything").isEmpty();
+        assertThat(Fixtures.containersOf(instance))
+                .as("a shutdown with re-adoption off releases everything")
+                .isEmpty();
         server = servers.start(env, port, log);
 
         int fresh = 0;

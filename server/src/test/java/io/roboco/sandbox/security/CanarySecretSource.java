@@ -1,7 +1,6 @@
 package io.roboco.sandbox.security;
 
 import io.roboco.sandbox.engine.SecretSource;
-
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

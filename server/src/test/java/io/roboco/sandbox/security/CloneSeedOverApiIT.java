@@ -6,6 +6,8 @@ import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -34,26 +36,49 @@ import org.junit.jupiter.api.Test;
  */
 class CloneSeedOverApiIT {
     private static final String SOURCE_PASSWORD = "clone-canary-" + UUID.randomUUID();
-    private static final String SOURCE_NAME = "roboco-it-clone-source-" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String SOURCE_NAME =
+            "roboco-it-clone-source-" + UUID.randomUUID().toString().substring(0, 8);
     private static Path dir;
     private static ChildServer server;
     private static ApiClient api;
     private static int sourcePort;
     private static final List<String> answers = new ArrayList<>();
     /** The server's own loggers at DEBUG; libraries as shipped (docker-java's and httpclient's request dumps stay off). */
-    private static final String LOGBACK_DEBUG = "<configuration><appender name=\"E\" class=\"ch.qos.logback.core.ConsoleAppender\">"
-            + "<target>System.err</target><encoder><pattern>%level %logger - %msg%n</pattern></encoder></appender>"
-            + "<logger name=\"io.roboco\" level=\"DEBUG\"/><root level=\"INFO\"><appender-ref ref=\"E\"/></root></configuration>";
+    private static final String LOGBACK_DEBUG =
+            "<configuration><appender name=\"E\" class=\"ch.qos.logback.core.ConsoleAppender\">"
+                    + "<target>System.err</target><encoder><pattern>%level %logger - %msg%n</pattern></encoder></appender>"
+                    + "<logger name=\"io.roboco\" level=\"DEBUG\"/><root level=\"INFO\"><appender-ref ref=\"E\"/></root></configuration>";
 
     @BeforeAll
     static void start() throws Exception {
         LocalImages.requireDockerAndImages().close();
         dir = Files.createTempDirectory("roboco-clone-it");
         sourcePort = ChildServer.freePort();
-        LocalImages.docker("run", "-d", "--name", SOURCE_NAME, "--network", "host", "--tmpfs", "/var/lib/postgresql/data:rw,size=256m",
-                "-e", "POSTGRES_USER=shop_owner", "-e", "POSTGRES_PASSWORD=" + SOURCE_PASSWORD, "-e", "POSTGRES_DB=shop",
-                "roboco-sandbox/postgres:17", "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + sourcePort, "-c", "fsync=off");
-        try (Connection c = awaitSource(); Statement s = c.createStatement()) {
+        LocalImages.docker(
+                "run",
+                "-d",
+                "--name",
+                SOURCE_NAME,
+                "--network",
+                "host",
+                "--tmpfs",
+                "/var/lib/postgresql/data:rw,size=256m",
+                "-e",
+                "POSTGRES_USER=shop_owner",
+                "-e",
+                "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
+                "-e",
+                "POSTGRES_DB=shop",
+                "roboco-sandbox/postgres:17",
+                "postgres",
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "port=" + sourcePort,
+                "-c",
+                "fsync=off");
+        try (Connection c = awaitSource();
+                Statement s = c.createStatement()) {
             s.execute("""
                     CREATE ROLE reporting;
                     CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL UNIQUE);
@@ -71,7 +96,8 @@ class CloneSeedOverApiIT {
         env.put("ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17");
         env.put("SHOP_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/shop");
         env.put("GONE_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:1/shop");
-        // The server's own code at DEBUG (libraries as shipped), so "not in the log" holds for an operator who turns it up.
+        // The server's own code at DEBUG (libraries as shipped), so "not in the log" holds for an operator who turns it
+        // up.
         Path logback = dir.resolve("logback-debug.xml");
         Files.writeString(logback, LOGBACK_DEBUG);
         env.put("JAVA_TOOL_OPTIONS", "-Dlogback.configurationFile=" + logback);
@@ -95,9 +121,12 @@ class CloneSeedOverApiIT {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (true) {
             try {
-                return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
+                return DriverManager.getConnection(
+                        "jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
             } catch (SQLException e) {
-                assertThat(Instant.now()).as("source database ready within 60 s: %s", e.getMessage()).isBefore(deadline);
+                assertThat(Instant.now())
+                        .as("source database ready within 60 s: %s", e.getMessage())
+                        .isBefore(deadline);
                 Thread.sleep(50);
             }
         }
@@ -105,12 +134,21 @@ class CloneSeedOverApiIT {
 
     /** Project {@code project} on Postgres 17 with {@code seedJson}; agent {@code agent} working there; its request_sandbox. */
     private static ApiClient.Reply request(String project, String agent, String seedJson) {
-        ApiClient.Reply saved = api.admin("PUT", "/api/projects/" + project, "{\"name\":\"" + project + "\",\"sandbox_services\":[\"postgres\"],"
-                + "\"sandbox_versions\":{\"postgres\":\"17\"},\"sandbox_seed\":{\"postgres\":" + seedJson + "}}");
+        ApiClient.Reply saved = api.admin(
+                "PUT",
+                "/api/projects/" + project,
+                "{\"name\":\"" + project + "\",\"sandbox_services\":[\"postgres\"],"
+                        + "\"sandbox_versions\":{\"postgres\":\"17\"},\"sandbox_seed\":{\"postgres\":" + seedJson
+                        + "}}");
         answers.add(saved.body());
         assertThat(saved.status()).as(saved.body()).isEqualTo(200);
-        answers.add(api.orchestrator("POST", "/api/agents/" + agent + "/spawn", "{\"role\":\"developer\",\"project\":\"" + project + "\"}").body());
-        answers.add(api.verb(agent, "give_me_work", "{\"project\":\"" + project + "\",\"task\":\"T-1\"}").body());
+        answers.add(api.orchestrator(
+                        "POST",
+                        "/api/agents/" + agent + "/spawn",
+                        "{\"role\":\"developer\",\"project\":\"" + project + "\"}")
+                .body());
+        answers.add(api.verb(agent, "give_me_work", "{\"project\":\"" + project + "\",\"task\":\"T-1\"}")
+                .body());
         ApiClient.Reply reply = api.verb(agent, "request_sandbox", "{}");
         answers.add(reply.body());
         answers.add(api.admin("GET", "/api/projects/" + project, null).body());
@@ -120,51 +158,91 @@ class CloneSeedOverApiIT {
     private static Connection agent(ApiClient.Reply granted) throws SQLException {
         assertThat(granted.ok()).as(granted.body()).isTrue();
         Map<String, String> env = granted.grants().get("postgres");
-        return DriverManager.getConnection("jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
-                + env.get("ROBOCO_TEST_DB_NAME"), env.get("ROBOCO_TEST_DB_USER"), env.get("ROBOCO_TEST_DB_PASSWORD"));
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + env.get("ROBOCO_TEST_DB_HOST") + ":" + env.get("ROBOCO_TEST_DB_PORT") + "/"
+                        + env.get("ROBOCO_TEST_DB_NAME"),
+                env.get("ROBOCO_TEST_DB_USER"),
+                env.get("ROBOCO_TEST_DB_PASSWORD"));
     }
 
     private static int containersOf(String agent) {
-        String out = LocalImages.docker("ps", "-aq", "--filter", "label=roboco.sandbox.instance=" + Fixtures.instanceIdIn(dir.resolve("state")),
-                "--filter", "label=roboco.sandbox.agent=" + agent).strip();
+        String out = LocalImages.docker(
+                        "ps",
+                        "-aq",
+                        "--filter",
+                        "label=roboco.sandbox.instance=" + Fixtures.instanceIdIn(dir.resolve("state")),
+                        "--filter",
+                        "label=roboco.sandbox.agent=" + agent)
+                .strip();
         return out.isEmpty() ? 0 : out.split("\\s+").length;
     }
 
     @Test
     void cloneBadSeedsAndTheSourcePasswordThroughTheServer() throws Exception {
         // A capped clone: the schema whole, at most 3 rows per table, every object the agent's, no grant.
-        try (Connection c = agent(request("shop", "dev-capped", "{\"clone\":{\"url_env\":\"SHOP_DB_URL\",\"data\":{\"max_rows_per_table\":3}}}"));
-             Statement s = c.createStatement()) {
+        try (Connection c = agent(request(
+                        "shop",
+                        "dev-capped",
+                        "{\"clone\":{\"url_env\":\"SHOP_DB_URL\",\"data\":{\"max_rows_per_table\":3}}}"));
+                Statement s = c.createStatement()) {
             assertThat(one(s, "SELECT count(*) FROM customers")).isEqualTo(3);
             assertThat(one(s, "SELECT count(*) FROM orders")).isBetween(0L, 3L);
             assertThat(one(s, "SELECT count(*) FROM reports")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE schemaname = 'public' AND viewname = 'big_orders'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE proname = 'order_total'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'")).isEqualTo(1);
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
-                    + " AND pg_get_userbyid(relowner) <> current_user")).as("no foreign owner (reports was reporting's)").isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"
-                    + " AND pg_get_userbyid(proowner) <> current_user")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relacl IS NOT NULL"))
-                    .as("no grant copied").isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_roles WHERE rolname = 'reporting'")).as("no source role made").isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_views WHERE schemaname = 'public' AND viewname = 'big_orders'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_proc WHERE proname = 'order_total'"))
+                    .isEqualTo(1);
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"))
+                    .isEqualTo(1);
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+                                    + " AND pg_get_userbyid(relowner) <> current_user"))
+                    .as("no foreign owner (reports was reporting's)")
+                    .isZero();
+            assertThat(one(
+                            s,
+                            "SELECT count(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"
+                                    + " AND pg_get_userbyid(proowner) <> current_user"))
+                    .isZero();
+            assertThat(
+                            one(
+                                    s,
+                                    "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relacl IS NOT NULL"))
+                    .as("no grant copied")
+                    .isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_roles WHERE rolname = 'reporting'"))
+                    .as("no source role made")
+                    .isZero();
         }
         // Schema only: no row at all, the foreign key whole.
-        try (Connection c = agent(request("shop-schema", "dev-schema", "{\"clone\":{\"url_env\":\"SHOP_DB_URL\",\"data\":false}}"));
-             Statement s = c.createStatement()) {
-            assertThat(one(s, "SELECT count(*) FROM customers") + one(s, "SELECT count(*) FROM orders")).isZero();
-            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated")).isEqualTo(1);
+        try (Connection c = agent(request(
+                        "shop-schema", "dev-schema", "{\"clone\":{\"url_env\":\"SHOP_DB_URL\",\"data\":false}}"));
+                Statement s = c.createStatement()) {
+            assertThat(one(s, "SELECT count(*) FROM customers") + one(s, "SELECT count(*) FROM orders"))
+                    .isZero();
+            assertThat(one(s, "SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated"))
+                    .isEqualTo(1);
         }
 
-        ApiClient.Reply badSql = request("bad-sql", "dev-bad", "{\"sql\":\"CREATE TABLE a (id int);\\nCREATE TABLE b (id nonsense_type);\"}");
-        assertThat(badSql.json()).containsEntry("ok", false).containsEntry("error", "invalid_state").containsEntry("retryable", true);
+        ApiClient.Reply badSql = request(
+                "bad-sql", "dev-bad", "{\"sql\":\"CREATE TABLE a (id int);\\nCREATE TABLE b (id nonsense_type);\"}");
+        assertThat(badSql.json())
+                .containsEntry("ok", false)
+                .containsEntry("error", "invalid_state")
+                .containsEntry("retryable", true);
         assertThat((String) badSql.json().get("reason")).contains("statement 2 of 2", "nonsense_type");
         assertThat(containersOf("dev-bad")).isZero();
 
         ApiClient.Reply gone = request("gone", "dev-gone", "{\"clone\":{\"url_env\":\"GONE_DB_URL\",\"data\":false}}");
-        assertThat(gone.json()).containsEntry("ok", false).containsEntry("error", "invalid_state").containsEntry("retryable", true);
-        assertThat((String) gone.json().get("reason")).as("a clone failure names no source host, port, user or database")
-                .contains("clone from $GONE_DB_URL failed").doesNotContain("127.0.0.1", "port 1", "/shop", "shop_owner");
+        assertThat(gone.json())
+                .containsEntry("ok", false)
+                .containsEntry("error", "invalid_state")
+                .containsEntry("retryable", true);
+        assertThat((String) gone.json().get("reason"))
+                .as("a clone failure names no source host, port, user or database")
+                .contains("clone from $GONE_DB_URL failed")
+                .doesNotContain("127.0.0.1", "port 1", "/shop", "shop_owner");
         assertThat(containersOf("dev-gone")).isZero();
 
         // The source's password: nowhere an operator or an agent could read it.
@@ -177,17 +255,19 @@ class CloneSeedOverApiIT {
         assertThat(server.logText()).as("the server's log").isNotEmpty().doesNotContain(SOURCE_PASSWORD);
         List<Path> leaking;
         try (Stream<Path> files = Files.walk(dir.resolve("state"))) {
-            leaking = files.filter(Files::isRegularFile).filter(CloneSeedOverApiIT::holdsCanary).toList();
+            leaking = files.filter(Files::isRegularFile)
+                    .filter(CloneSeedOverApiIT::holdsCanary)
+                    .toList();
         }
         assertThat(leaking).as("state-dir files holding the source password").isEmpty();
-        Fixtures.figure("CloneSeedOverApiIT: " + answers.size() + " answers, the server log (" + server.logText().length()
-                + " chars) and the state dir scanned: source password found 0 times");
+        Fixtures.figure("CloneSeedOverApiIT: " + answers.size() + " answers, the server log ("
+                + server.logText().length() + " chars) and the state dir scanned: source password found 0 times");
     }
 
     private static boolean holdsCanary(Path file) {
         try {
-            return new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1).contains(SOURCE_PASSWORD);
-        } catch (java.io.IOException e) {
+            return new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1).contains(SOURCE_PASSWORD);
+        } catch (IOException e) {
             return false;
         }
     }

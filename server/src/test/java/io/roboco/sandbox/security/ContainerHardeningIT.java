@@ -1,5 +1,7 @@
 package io.roboco.sandbox.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.it.Fixtures;
@@ -8,18 +10,15 @@ import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every sandbox container the server starts (postgres, redis, mongo stand-in) shows, in
@@ -29,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ContainerHardeningIT {
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final Map<String, String> DATA_DIRS = Map.of("postgres", "/var/lib/postgresql/data", "redis", "/data", "mongo", "/data/db");
+    private static final Map<String, String> DATA_DIRS =
+            Map.of("postgres", "/var/lib/postgresql/data", "redis", "/data", "mongo", "/data/db");
+
     @RegisterExtension
     static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
             stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
@@ -50,7 +51,8 @@ class ContainerHardeningIT {
             JsonNode c = MAPPER.readTree(LocalImages.docker("inspect", id)).get(0);
             violations.addAll(check(c));
         }
-        Fixtures.figure("ContainerHardeningIT containers inspected: " + ids.size() + ", hardening violations: " + violations.size());
+        Fixtures.figure("ContainerHardeningIT containers inspected: " + ids.size() + ", hardening violations: "
+                + violations.size());
         assertThat(violations).isEmpty();
     }
 
@@ -60,13 +62,20 @@ class ContainerHardeningIT {
         JsonNode host = c.path("HostConfig");
         JsonNode labels = c.path("Config").path("Labels");
         String service = labels.path("roboco.sandbox.service").asText();
-        for (String label : List.of("roboco.sandbox", "roboco.sandbox.agent", "roboco.sandbox.service", "roboco.sandbox.project",
-                "roboco.sandbox.instance", "roboco.sandbox.created")) {
+        for (String label : List.of(
+                "roboco.sandbox",
+                "roboco.sandbox.agent",
+                "roboco.sandbox.service",
+                "roboco.sandbox.project",
+                "roboco.sandbox.instance",
+                "roboco.sandbox.created")) {
             if (labels.path(label).asText().isEmpty()) {
                 bad.add(name + ": label " + label + " missing");
             }
         }
-        if (!labels.path("roboco.sandbox.instance").asText().equals(SERVER.server().instanceId())) {
+        if (!labels.path("roboco.sandbox.instance")
+                .asText()
+                .equals(SERVER.server().instanceId())) {
             bad.add(name + ": wrong instance label");
         }
         if (!texts(host.path("CapDrop")).contains("ALL")) {
@@ -77,7 +86,8 @@ class ContainerHardeningIT {
         if (!RunRequest.ENTRYPOINT_CAPABILITIES.containsAll(added)) {
             bad.add(name + ": CapAdd " + added + " beyond " + RunRequest.ENTRYPOINT_CAPABILITIES);
         }
-        if (texts(host.path("SecurityOpt")).stream().noneMatch(o -> o.equals("no-new-privileges:true") || o.equals("no-new-privileges"))) {
+        if (texts(host.path("SecurityOpt")).stream()
+                .noneMatch(o -> o.equals("no-new-privileges:true") || o.equals("no-new-privileges"))) {
             bad.add(name + ": no no-new-privileges in " + host.path("SecurityOpt"));
         }
         if (host.path("Privileged").asBoolean(true)) {
@@ -86,8 +96,10 @@ class ContainerHardeningIT {
         if (!host.path("Tmpfs").has(DATA_DIRS.get(service))) {
             bad.add(name + ": data dir " + DATA_DIRS.get(service) + " not on tmpfs: " + host.path("Tmpfs"));
         }
-        if (host.path("Memory").asLong() != 512L * 1024 * 1024 || host.path("MemorySwap").asLong() != 512L * 1024 * 1024) {
-            bad.add(name + ": memory " + host.path("Memory") + " / swap " + host.path("MemorySwap") + ", not 512 MB without swap");
+        if (host.path("Memory").asLong() != 512L * 1024 * 1024
+                || host.path("MemorySwap").asLong() != 512L * 1024 * 1024) {
+            bad.add(name + ": memory " + host.path("Memory") + " / swap " + host.path("MemorySwap")
+                    + ", not 512 MB without swap");
         }
         if (host.path("NanoCpus").asLong() != 1_000_000_000L) {
             bad.add(name + ": NanoCpus " + host.path("NanoCpus"));
@@ -99,16 +111,21 @@ class ContainerHardeningIT {
             bad.add(name + ": binds " + host.path("Binds"));
         }
         for (JsonNode mount : c.path("Mounts")) {
-            bad.add(name + ": mount " + mount.path("Type").asText() + " " + mount.path("Source").asText() + " -> " + mount.path("Destination").asText());
+            bad.add(name + ": mount " + mount.path("Type").asText() + " "
+                    + mount.path("Source").asText() + " -> "
+                    + mount.path("Destination").asText());
         }
         if (c.toString().contains("docker.sock")) {
             bad.add(name + ": mentions docker.sock");
         }
-        if (!"no".equals(host.path("RestartPolicy").path("Name").asText("no")) && !host.path("RestartPolicy").path("Name").asText().isEmpty()) {
+        if (!"no".equals(host.path("RestartPolicy").path("Name").asText("no"))
+                && !host.path("RestartPolicy").path("Name").asText().isEmpty()) {
             bad.add(name + ": restart policy " + host.path("RestartPolicy"));
         }
-        if (!host.path("PidMode").asText().isEmpty() || !host.path("IpcMode").asText("private").matches("private|shareable|")) {
-            bad.add(name + ": shares a host namespace (pid " + host.path("PidMode") + ", ipc " + host.path("IpcMode") + ")");
+        if (!host.path("PidMode").asText().isEmpty()
+                || !host.path("IpcMode").asText("private").matches("private|shareable|")) {
+            bad.add(name + ": shares a host namespace (pid " + host.path("PidMode") + ", ipc " + host.path("IpcMode")
+                    + ")");
         }
         if (!texts(host.path("Devices")).isEmpty()) {
             bad.add(name + ": devices " + host.path("Devices"));

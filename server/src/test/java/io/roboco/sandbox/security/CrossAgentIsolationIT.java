@@ -1,20 +1,20 @@
 package io.roboco.sandbox.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One agent's credentials cannot open another agent's sandbox: agent A's Postgres role and password
@@ -35,12 +35,15 @@ class CrossAgentIsolationIT {
         api.working("iso-a", "iso", "[\"postgres\",\"redis\",\"mongo\"]");
         api.working("iso-b", "iso", "[\"postgres\",\"redis\",\"mongo\"]");
         api.working("iso-c", "other", "[\"postgres\",\"redis\",\"mongo\"]");
-        Map<String, Map<String, Map<String, String>>> grants = new java.util.TreeMap<>();
+        Map<String, Map<String, Map<String, String>>> grants = new TreeMap<>();
         for (String agent : List.of("iso-a", "iso-b", "iso-c")) {
             ApiClient.Reply r = api.requestSandboxRetrying(agent, 3);
             assertThat(r.ok()).as("%s", r).isTrue();
             grants.put(agent, r.grants());
-            r.grants().forEach((service, env) -> assertThat(Probe.tryUse(service, env)).as(agent + " " + service + " own").isNull());
+            r.grants()
+                    .forEach((service, env) -> assertThat(Probe.tryUse(service, env))
+                            .as(agent + " " + service + " own")
+                            .isNull());
         }
         int attempts = 0;
         List<String> opened = new ArrayList<>();
@@ -54,31 +57,48 @@ class CrossAgentIsolationIT {
                 String port = pb.get("ROBOCO_TEST_DB_PORT");
                 for (String db : List.of(pb.get("ROBOCO_TEST_DB_NAME"), pa.get("ROBOCO_TEST_DB_NAME"), "postgres")) {
                     attempts++;
-                    String failure = attempt(() -> Probe.postgres("127.0.0.1", port, db, pa.get("ROBOCO_TEST_DB_USER"), pa.get("ROBOCO_TEST_DB_PASSWORD")));
+                    String failure = attempt(() -> Probe.postgres(
+                            "127.0.0.1", port, db, pa.get("ROBOCO_TEST_DB_USER"), pa.get("ROBOCO_TEST_DB_PASSWORD")));
                     if (failure == null) {
                         opened.add(a + "'s postgres credentials opened " + b + "'s postgres (database " + db + ")");
                     } else {
-                        assertThat(failure).as("refused by authentication, not by a dead server").contains("authentication");
+                        assertThat(failure)
+                                .as("refused by authentication, not by a dead server")
+                                .contains("authentication");
                     }
                 }
                 attempts++;
-                if (attempt(() -> Probe.postgres("127.0.0.1", port, pb.get("ROBOCO_TEST_DB_NAME"), pb.get("ROBOCO_TEST_DB_USER"),
-                        pa.get("ROBOCO_TEST_DB_PASSWORD"))) == null) {
+                if (attempt(() -> Probe.postgres(
+                                "127.0.0.1",
+                                port,
+                                pb.get("ROBOCO_TEST_DB_NAME"),
+                                pb.get("ROBOCO_TEST_DB_USER"),
+                                pa.get("ROBOCO_TEST_DB_PASSWORD")))
+                        == null) {
                     opened.add(a + "'s password opened " + b + "'s postgres as " + b + "'s role");
                 }
                 Map<String, String> ra = grants.get(a).get("redis");
                 Map<String, String> rb = grants.get(b).get("redis");
                 attempts++;
-                String failure = attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), ra.get("ROBOCO_TEST_REDIS_USER"),
+                String failure = attempt(() -> Probe.redis(
+                        "127.0.0.1",
+                        rb.get("ROBOCO_TEST_REDIS_PORT"),
+                        ra.get("ROBOCO_TEST_REDIS_USER"),
                         ra.get("ROBOCO_TEST_REDIS_PASSWORD")));
                 if (failure == null) {
                     opened.add(a + "'s redis credentials opened " + b + "'s redis");
                 } else {
-                    assertThat(failure).as("refused by authentication").containsAnyOf("WRONGPASS", "invalid username-password", "NOAUTH");
+                    assertThat(failure)
+                            .as("refused by authentication")
+                            .containsAnyOf("WRONGPASS", "invalid username-password", "NOAUTH");
                 }
                 attempts++;
-                if (attempt(() -> Probe.redis("127.0.0.1", rb.get("ROBOCO_TEST_REDIS_PORT"), rb.get("ROBOCO_TEST_REDIS_USER"),
-                        ra.get("ROBOCO_TEST_REDIS_PASSWORD"))) == null) {
+                if (attempt(() -> Probe.redis(
+                                "127.0.0.1",
+                                rb.get("ROBOCO_TEST_REDIS_PORT"),
+                                rb.get("ROBOCO_TEST_REDIS_USER"),
+                                ra.get("ROBOCO_TEST_REDIS_PASSWORD")))
+                        == null) {
                     opened.add(a + "'s password opened " + b + "'s redis as " + b + "'s user");
                 }
                 Map<String, String> ma = grants.get(a).get("mongo");
@@ -87,18 +107,32 @@ class CrossAgentIsolationIT {
                 for (String db : List.of(mb.get("ROBOCO_TEST_MONGO_NAME"), ma.get("ROBOCO_TEST_MONGO_NAME"))) {
                     for (String source : List.of(ma.get("ROBOCO_TEST_MONGO_NAME"), mb.get("ROBOCO_TEST_MONGO_NAME"))) {
                         attempts++;
-                        String mfailure = attempt(() -> Probe.mongo("127.0.0.1", mport, db, ma.get("ROBOCO_TEST_MONGO_USER"),
-                                ma.get("ROBOCO_TEST_MONGO_PASSWORD"), source));
+                        String mfailure = attempt(() -> Probe.mongo(
+                                "127.0.0.1",
+                                mport,
+                                db,
+                                ma.get("ROBOCO_TEST_MONGO_USER"),
+                                ma.get("ROBOCO_TEST_MONGO_PASSWORD"),
+                                source));
                         if (mfailure == null) {
-                            opened.add(a + "'s mongo credentials opened " + b + "'s mongo (database " + db + ", authSource " + source + ")");
+                            opened.add(a + "'s mongo credentials opened " + b + "'s mongo (database " + db
+                                    + ", authSource " + source + ")");
                         } else {
-                            assertThat(mfailure).as("refused by authentication").startsWith("MongoSecurityException: Exception authenticating");
+                            assertThat(mfailure)
+                                    .as("refused by authentication")
+                                    .startsWith("MongoSecurityException: Exception authenticating");
                         }
                     }
                 }
                 attempts++;
-                if (attempt(() -> Probe.mongo("127.0.0.1", mport, mb.get("ROBOCO_TEST_MONGO_NAME"), mb.get("ROBOCO_TEST_MONGO_USER"),
-                        ma.get("ROBOCO_TEST_MONGO_PASSWORD"), mb.get("ROBOCO_TEST_MONGO_NAME"))) == null) {
+                if (attempt(() -> Probe.mongo(
+                                "127.0.0.1",
+                                mport,
+                                mb.get("ROBOCO_TEST_MONGO_NAME"),
+                                mb.get("ROBOCO_TEST_MONGO_USER"),
+                                ma.get("ROBOCO_TEST_MONGO_PASSWORD"),
+                                mb.get("ROBOCO_TEST_MONGO_NAME")))
+                        == null) {
                     opened.add(a + "'s password opened " + b + "'s mongo as " + b + "'s user");
                 }
             }
@@ -110,8 +144,13 @@ class CrossAgentIsolationIT {
             }
             Map<String, String> mOwn = grants.get(a).get("mongo");
             attempts++;
-            String anonymous = attempt(() -> Probe.mongo("127.0.0.1", mOwn.get("ROBOCO_TEST_MONGO_PORT"), mOwn.get("ROBOCO_TEST_MONGO_NAME"),
-                    null, null, null));
+            String anonymous = attempt(() -> Probe.mongo(
+                    "127.0.0.1",
+                    mOwn.get("ROBOCO_TEST_MONGO_PORT"),
+                    mOwn.get("ROBOCO_TEST_MONGO_NAME"),
+                    null,
+                    null,
+                    null));
             if (anonymous == null) {
                 opened.add(a + "'s mongo serves its database without credentials");
             } else {

@@ -1,14 +1,12 @@
 package io.roboco.sandbox.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.InProcessServerExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -17,8 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Hundreds of generated extension / module names that are not on the allowlist — superuser
@@ -32,6 +31,7 @@ class ExtensionNameFuzzIT {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> POSTGRES_ALLOWED = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
     private static final Set<String> REDIS_ALLOWED = Set.of("search", "json", "bloom");
+
     @RegisterExtension
     static final InProcessServerExtension<InProcessServer> SERVER = InProcessServerExtension.startedBeforeAll(
             stateDir -> new InProcessServer(stateDir, "1h", "2m", "30s", null));
@@ -71,7 +71,8 @@ class ExtensionNameFuzzIT {
                     badRequest++;
                 }
                 if (!outcome.equals("refused") && !outcome.equals("bad_request") || calls != 0) {
-                    slipped.add(service + " " + describe(name) + " -> " + outcome + ", runtime calls " + calls + ": " + r);
+                    slipped.add(
+                            service + " " + describe(name) + " -> " + outcome + ", runtime calls " + calls + ": " + r);
                 }
             }
         }
@@ -92,17 +93,23 @@ class ExtensionNameFuzzIT {
                 slipped.add("standing set " + describe(name) + " -> " + r);
             }
         }
-        assertThat(api.admin("GET", "/api/projects/fuzz2", null).status()).as("no refused standing set was stored").isEqualTo(404);
+        assertThat(api.admin("GET", "/api/projects/fuzz2", null).status())
+                .as("no refused standing set was stored")
+                .isEqualTo(404);
 
         // Control: an allowed name on the live sandbox does reach the runtime, so the counter counts.
         long before = SERVER.server().runtime.calls();
-        ApiClient.Reply allowed = api.verb("fuzz-live", "request_sandbox", "{\"extensions\":{\"postgres\":[\"pg_trgm\"]}}");
+        ApiClient.Reply allowed =
+                api.verb("fuzz-live", "request_sandbox", "{\"extensions\":{\"postgres\":[\"pg_trgm\"]}}");
         assertThat(allowed.ok()).as("%s", allowed).isTrue();
         long controlCalls = SERVER.server().runtime.calls() - before;
 
-        Fixtures.figure("ExtensionNameFuzzIT names tried: " + tried + " per call (" + names.size() + " distinct values x 3 services), refused: "
-                + (refusedEnvelope + badRequest) + " (" + refusedEnvelope + " refused envelopes, " + badRequest + " HTTP 400), slipped through or "
-                + "touched the runtime: " + slipped.size() + "; standing set tried " + standingTried + ", refused " + standingRefused
+        Fixtures.figure("ExtensionNameFuzzIT names tried: " + tried + " per call (" + names.size()
+                + " distinct values x 3 services), refused: "
+                + (refusedEnvelope + badRequest) + " (" + refusedEnvelope + " refused envelopes, " + badRequest
+                + " HTTP 400), slipped through or "
+                + "touched the runtime: " + slipped.size() + "; standing set tried " + standingTried + ", refused "
+                + standingRefused
                 + "; control (allowed pg_trgm) made " + controlCalls + " runtime calls");
         assertThat(slipped).isEmpty();
         assertThat(tried).isGreaterThanOrEqualTo(300);
@@ -128,26 +135,113 @@ class ExtensionNameFuzzIT {
             return String.valueOf(name);
         }
         StringBuilder sb = new StringBuilder("'");
-        s.codePoints().limit(40).forEach(c -> sb.append(c >= 0x20 && c < 0x7f ? Character.toString(c) : String.format("\\u%04x", c)));
-        return sb.append(s.length() > 40 ? "…(" + s.length() + ")" : "").append("'").toString();
+        s.codePoints()
+                .limit(40)
+                .forEach(c -> sb.append(c >= 0x20 && c < 0x7f ? Character.toString(c) : String.format("\\u%04x", c)));
+        return sb.append(s.length() > 40 ? "…(" + s.length() + ")" : "")
+                .append("'")
+                .toString();
     }
 
     /** Forbidden bases, mutated allowlisted names and hostile shapes; never an allowlisted name itself. */
     static Set<String> generated() {
-        List<String> forbidden = List.of("plpython3u", "plpythonu", "plpython2u", "plperlu", "plperl", "pltclu", "pltcl", "plv8", "plsh",
-                "adminpack", "dblink", "file_fdw", "postgres_fdw", "pg_read_server_files", "lo", "plpgsql", "pg_stat_statements",
-                "pgcrypto", "hstore", "tablefunc", "amcheck", "pageinspect", "pg_buffercache", "pg_prewarm", "sslinfo", "xml2",
-                "pg_cron", "timescaledb", "pgml", "untrusted", "all", "ALL", "*", "%", "_", "-", ".", "..", "../../etc/passwd",
-                "/usr/lib/postgresql/15/lib/plpython3.so", "rejson", "ReJSON", "redisearch", "timeseries", "graph", "redisgears",
-                "/usr/lib/redis/modules/redisearch.so", "MODULE LOAD /tmp/x.so", "CONFIG SET dir /", "eval", "script", "acl");
+        List<String> forbidden = List.of(
+                "plpython3u",
+                "plpythonu",
+                "plpython2u",
+                "plperlu",
+                "plperl",
+                "pltclu",
+                "pltcl",
+                "plv8",
+                "plsh",
+                "adminpack",
+                "dblink",
+                "file_fdw",
+                "postgres_fdw",
+                "pg_read_server_files",
+                "lo",
+                "plpgsql",
+                "pg_stat_statements",
+                "pgcrypto",
+                "hstore",
+                "tablefunc",
+                "amcheck",
+                "pageinspect",
+                "pg_buffercache",
+                "pg_prewarm",
+                "sslinfo",
+                "xml2",
+                "pg_cron",
+                "timescaledb",
+                "pgml",
+                "untrusted",
+                "all",
+                "ALL",
+                "*",
+                "%",
+                "_",
+                "-",
+                ".",
+                "..",
+                "../../etc/passwd",
+                "/usr/lib/postgresql/15/lib/plpython3.so",
+                "rejson",
+                "ReJSON",
+                "redisearch",
+                "timeseries",
+                "graph",
+                "redisgears",
+                "/usr/lib/redis/modules/redisearch.so",
+                "MODULE LOAD /tmp/x.so",
+                "CONFIG SET dir /",
+                "eval",
+                "script",
+                "acl");
         List<String> allowed = new ArrayList<>(POSTGRES_ALLOWED);
         allowed.addAll(REDIS_ALLOWED);
         Set<String> out = new LinkedHashSet<>(forbidden);
-        String[] wrappers = {"'%s'", "\"%s\"", "`%s`", "%s;", "%s; DROP ROLE postgres", "%s'; CREATE EXTENSION plpython3u; --",
-                "%s\" CASCADE", "%s CASCADE", "%s WITH SCHEMA pg_catalog", "%s VERSION '1.0'", "%s--", "%s/*", "$$%s$$",
-                " %s", "%s ", "\t%s", "%s\n", "%s\r\n", "%s\u0000", "\u0000%s", "%s\\", "%s%00", "%s\u200b", "\u200b%s",
-                "%s\u202e", "\ufeff%s", "%s\u0301", "(%s)", "[%s]", "{%s}", "%s,plpython3u", "%s plpython3u", "%s|plpython3u",
-                "%s&&id", "%s$(id)", "%s`id`", "%s\\'", "%s' OR '1'='1", "%s\u00a0"};
+        String[] wrappers = {
+            "'%s'",
+            "\"%s\"",
+            "`%s`",
+            "%s;",
+            "%s; DROP ROLE postgres",
+            "%s'; CREATE EXTENSION plpython3u; --",
+            "%s\" CASCADE",
+            "%s CASCADE",
+            "%s WITH SCHEMA pg_catalog",
+            "%s VERSION '1.0'",
+            "%s--",
+            "%s/*",
+            "$$%s$$",
+            " %s",
+            "%s ",
+            "\t%s",
+            "%s\n",
+            "%s\r\n",
+            "%s\u0000",
+            "\u0000%s",
+            "%s\\",
+            "%s%00",
+            "%s\u200b",
+            "\u200b%s",
+            "%s\u202e",
+            "\ufeff%s",
+            "%s\u0301",
+            "(%s)",
+            "[%s]",
+            "{%s}",
+            "%s,plpython3u",
+            "%s plpython3u",
+            "%s|plpython3u",
+            "%s&&id",
+            "%s$(id)",
+            "%s`id`",
+            "%s\\'",
+            "%s' OR '1'='1",
+            "%s\u00a0"
+        };
         for (String name : allowed) {
             for (String w : wrappers) {
                 out.add(w.replace("%s", name));
@@ -171,9 +265,40 @@ class ExtensionNameFuzzIT {
             out.add(lookAlike(name, 'o', '\u03bf')); // Greek omicron
             out.add(fullWidth(name));
         }
-        out.addAll(List.of("", " ", "  ", "\t", "\n", "null", "NULL", "Null", "None", "nil", "undefined", "NaN", "0", "-1", "false",
-                "true", "[]", "{}", "\"\"", "''", "\u0000", "\\0", "\\x00", "%00", "\u202e", "\u200b", "x".repeat(64), "x".repeat(65),
-                "a".repeat(1000), "é".repeat(200), "😀", "vector😀", "🐘"));
+        out.addAll(List.of(
+                "",
+                " ",
+                "  ",
+                "\t",
+                "\n",
+                "null",
+                "NULL",
+                "Null",
+                "None",
+                "nil",
+                "undefined",
+                "NaN",
+                "0",
+                "-1",
+                "false",
+                "true",
+                "[]",
+                "{}",
+                "\"\"",
+                "''",
+                "\u0000",
+                "\\0",
+                "\\x00",
+                "%00",
+                "\u202e",
+                "\u200b",
+                "x".repeat(64),
+                "x".repeat(65),
+                "a".repeat(1000),
+                "é".repeat(200),
+                "😀",
+                "vector😀",
+                "🐘"));
         out.removeAll(POSTGRES_ALLOWED);
         out.removeAll(REDIS_ALLOWED);
         return out;

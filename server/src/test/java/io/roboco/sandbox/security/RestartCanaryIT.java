@@ -1,5 +1,7 @@
 package io.roboco.sandbox.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.LogCapture;
@@ -11,11 +13,6 @@ import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,8 +30,10 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * No plaintext credential at rest: every password the server generates is a canary ({@code CANARY…}); sandboxes
@@ -46,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RestartCanaryIT {
     @RegisterExtension
     static final TestPostgres.PerClass POSTGRES = TestPostgres.perClass();
+
     @TempDir
     Path dir;
 
@@ -73,8 +73,13 @@ class RestartCanaryIT {
         String instance = null;
         int sealedRows;
         try (LogCapture logs = new LogCapture()) {
-            RunningServer first = SandboxServer.start(config, LocalImages.requireDockerAndImages(), EngineRegistry.defaults(), store.get(),
-                    Clock.systemUTC(), canary);
+            RunningServer first = SandboxServer.start(
+                    config,
+                    LocalImages.requireDockerAndImages(),
+                    EngineRegistry.defaults(),
+                    store.get(),
+                    Clock.systemUTC(),
+                    canary);
             instance = first.instanceId();
             Map<String, Map<String, Map<String, String>>> before = new LinkedHashMap<>();
             try {
@@ -85,7 +90,9 @@ class RestartCanaryIT {
                     assertThat(r.ok()).as("%s", r).isTrue();
                     before.put(agent, r.grants());
                 }
-                ApiClient.Reply named = api.admin("POST", "/api/sandboxes",
+                ApiClient.Reply named = api.admin(
+                        "POST",
+                        "/api/sandboxes",
                         "{\"owner\":\"job:ci-canary\",\"project\":\"vault\",\"services\":[\"postgres\"],\"name\":\"nightly\"}");
                 assertThat(named.status()).as("%s", named).isIn(200, 201);
                 assertThat(named.body()).contains(CanarySecretSource.MARK);
@@ -93,24 +100,36 @@ class RestartCanaryIT {
                 while (!first.poolIdle().values().stream().allMatch(n -> n >= 1) && System.nanoTime() < deadline) {
                     Thread.sleep(100);
                 }
-                assertThat(first.poolIdle()).as("the pools filled (their admin credentials are sealed too)").allSatisfy((k, n) ->
-                        assertThat(n).isEqualTo(1));
+                assertThat(first.poolIdle())
+                        .as("the pools filled (their admin credentials are sealed too)")
+                        .allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
             } finally {
                 first.close();
             }
             try (SettingsStore reading = store.get()) {
                 sealedRows = reading.sealedOf(instance).size();
             }
-            RunningServer second = SandboxServer.start(config, LocalImages.requireDockerAndImages(), EngineRegistry.defaults(), store.get(),
-                    Clock.systemUTC(), canary);
+            RunningServer second = SandboxServer.start(
+                    config,
+                    LocalImages.requireDockerAndImages(),
+                    EngineRegistry.defaults(),
+                    store.get(),
+                    Clock.systemUTC(),
+                    canary);
             try {
                 ApiClient api = new ApiClient(second.port());
                 for (Map.Entry<String, Map<String, Map<String, String>>> agent : before.entrySet()) {
                     ApiClient.Reply r = api.requestSandbox(agent.getKey());
-                    assertThat(r.grants()).as("re-adopted: the same credentials").isEqualTo(agent.getValue());
+                    assertThat(r.grants())
+                            .as("re-adopted: the same credentials")
+                            .isEqualTo(agent.getValue());
                 }
-                places.put("audit trail (GET /api/audit)", api.admin("GET", "/api/audit?limit=1000", null).body());
-                places.put("GET /api/sandboxes", api.admin("GET", "/api/sandboxes?state=all", null).body());
+                places.put(
+                        "audit trail (GET /api/audit)",
+                        api.admin("GET", "/api/audit?limit=1000", null).body());
+                places.put(
+                        "GET /api/sandboxes",
+                        api.admin("GET", "/api/sandboxes?state=all", null).body());
             } finally {
                 second.close();
             }
@@ -121,7 +140,8 @@ class RestartCanaryIT {
         }
         try (Stream<Path> files = Files.walk(state)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
-                places.put("file " + state.relativize(f), new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
+                places.put(
+                        "file " + state.relativize(f), new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
             }
         }
         if (postgresUrl != null) {
@@ -140,12 +160,18 @@ class RestartCanaryIT {
             }
         }
         String sealedWhere = postgresUrl != null ? "table sandbox_credentials" : "file roboco-sandbox.mv.db";
-        assertThat(places.entrySet().stream().filter(e -> e.getKey().contains(postgresUrl != null ? "sandbox_credentials" : ".mv.db"))
-                .anyMatch(e -> e.getValue().contains("v1."))).as("the scan reads the sealed rows (%s)", sealedWhere).isTrue();
-        Fixtures.figure("RestartCanaryIT (" + which + " store) plaintext passwords at rest: " + leaks.size() + " " + leaks
-                + " (canaries issued " + canary.issued.size() + ", sealed rows " + sealedRows + ", places scanned " + places.size() + ")");
-        assertThat(sealedRows).as("agents' sets (6), the named sandbox (1); the idle pool's rows left with its containers at the"
-                + " graceful stop").isGreaterThanOrEqualTo(7);
+        assertThat(places.entrySet().stream()
+                        .filter(e -> e.getKey().contains(postgresUrl != null ? "sandbox_credentials" : ".mv.db"))
+                        .anyMatch(e -> e.getValue().contains("v1.")))
+                .as("the scan reads the sealed rows (%s)", sealedWhere)
+                .isTrue();
+        Fixtures.figure("RestartCanaryIT (" + which + " store) plaintext passwords at rest: " + leaks.size() + " "
+                + leaks + " (canaries issued " + canary.issued.size() + ", sealed rows " + sealedRows
+                + ", places scanned " + places.size() + ")");
+        assertThat(sealedRows)
+                .as("agents' sets (6), the named sandbox (1); the idle pool's rows left with its containers at the"
+                        + " graceful stop")
+                .isGreaterThanOrEqualTo(7);
         assertThat(leaks).isEmpty();
     }
 
@@ -164,7 +190,8 @@ class RestartCanaryIT {
             }
             for (String table : names) {
                 StringBuilder text = new StringBuilder();
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
                     ResultSetMetaData md = rs.getMetaData();
                     while (rs.next()) {
                         for (int i = 1; i <= md.getColumnCount(); i++) {

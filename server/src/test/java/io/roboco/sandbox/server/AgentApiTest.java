@@ -1,21 +1,21 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 @SuppressWarnings("unchecked")
 class AgentApiTest {
     @TempDir
     Path dir;
+
     private TestServer t;
 
     @AfterEach
@@ -29,35 +29,51 @@ class AgentApiTest {
     void spawnAnswersVerbsMarkerAndOneBriefingLine() {
         t = new TestServer(dir, true);
         t.api.admin("PUT", "/api/projects/shop", "{\"sandbox_services\":[\"postgres\",\"redis\"]}");
-        ApiClient.Reply r = t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}");
+        ApiClient.Reply r =
+                t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"project\":\"shop\"}");
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json()).containsEntry("env", Map.of("ROBOCO_SANDBOX_SERVICES_AVAILABLE", "postgres,redis"));
-        assertThat((List<String>) r.json().get("briefing")).singleElement().asString().contains("request_sandbox()");
+        assertThat((List<String>) r.json().get("briefing"))
+                .singleElement()
+                .asString()
+                .contains("request_sandbox()");
         assertThat((List<String>) r.json().get("verbs")).contains("request_sandbox", "release_sandbox");
-        ApiClient.Reply reviewer = t.api.orchestrator("POST", "/api/agents/rev-1/spawn", "{\"role\":\"reviewer\",\"project\":\"shop\"}");
+        ApiClient.Reply reviewer =
+                t.api.orchestrator("POST", "/api/agents/rev-1/spawn", "{\"role\":\"reviewer\",\"project\":\"shop\"}");
         assertThat(reviewer.json()).containsEntry("env", Map.of()).containsEntry("briefing", List.of());
     }
 
     @Test
     void spawnRejectsMalformedInput() {
         t = new TestServer(dir, true);
-        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"project\":\"shop\"}").status()).isEqualTo(400);
-        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"wizard\"}").status()).isEqualTo(400);
-        assertThat(t.api.orchestrator("POST", "/api/agents/Dev_1!/spawn", "{\"role\":\"developer\"}").status()).isEqualTo(400);
-        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"extra\":1}").status()).isEqualTo(400);
+        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"project\":\"shop\"}")
+                        .status())
+                .isEqualTo(400);
+        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"wizard\"}")
+                        .status())
+                .isEqualTo(400);
+        assertThat(t.api.orchestrator("POST", "/api/agents/Dev_1!/spawn", "{\"role\":\"developer\"}")
+                        .status())
+                .isEqualTo(400);
+        assertThat(t.api.orchestrator("POST", "/api/agents/dev-1/spawn", "{\"role\":\"developer\",\"extra\":1}")
+                        .status())
+                .isEqualTo(400);
     }
 
     @Test
     void requestSandboxAnswersOkEnvelopeWithCredentialsForTheAskedSubset() {
         t = new TestServer(dir, true);
         t.working("dev-1", "developer");
-        ApiClient.Reply r = t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"],\"extensions\":{\"postgres\":[\"citext\"]}}");
+        ApiClient.Reply r = t.api.verb(
+                "dev-1", "request_sandbox", "{\"services\":[\"postgres\"],\"extensions\":{\"postgres\":[\"citext\"]}}");
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json()).containsEntry("ok", true).containsEntry("verb", "request_sandbox");
-        List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) r.json().get("evidence")).get("sandboxes");
+        List<Map<String, Object>> sandboxes =
+                (List<Map<String, Object>>) ((Map<String, Object>) r.json().get("evidence")).get("sandboxes");
         assertThat(sandboxes).singleElement().satisfies(s -> {
             assertThat(s).containsEntry("service", "postgres").containsEntry("available_extensions", List.of("citext"));
-            assertThat((Map<String, Object>) s.get("env")).containsKeys("ROBOCO_TEST_DB_HOST", "ROBOCO_TEST_DB_PASSWORD", "ROBOCO_TEST_DB_URL");
+            assertThat((Map<String, Object>) s.get("env"))
+                    .containsKeys("ROBOCO_TEST_DB_HOST", "ROBOCO_TEST_DB_PASSWORD", "ROBOCO_TEST_DB_URL");
         });
         assertThat(t.runtime.runningCount()).as("whole opted-in set").isEqualTo(2);
     }
@@ -67,7 +83,8 @@ class AgentApiTest {
         // role first, even with the flag off
         t = new TestServer(dir, false);
         t.working("rev-1", "reviewer");
-        assertThat(reason(t.api.verb("rev-1", "request_sandbox", "{}"))).isEqualTo("role 'reviewer' does not carry request_sandbox; only developer and qa do");
+        assertThat(reason(t.api.verb("rev-1", "request_sandbox", "{}")))
+                .isEqualTo("role 'reviewer' does not carry request_sandbox; only developer and qa do");
         // 1. flag
         t.working("dev-1", "developer");
         assertThat(reason(t.api.verb("dev-1", "request_sandbox", "{}"))).contains("ROBOCO_SANDBOX_DB_ENABLED");
@@ -99,7 +116,10 @@ class AgentApiTest {
         t.runtime.failStarts("image roboco/none:1 not found locally; build it first");
         ApiClient.Reply r = t.api.verb("dev-1", "request_sandbox", "{}");
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.json()).containsEntry("ok", false).containsEntry("error", "invalid_state").containsEntry("retryable", true);
+        assertThat(r.json())
+                .containsEntry("ok", false)
+                .containsEntry("error", "invalid_state")
+                .containsEntry("retryable", true);
     }
 
     @Test
@@ -110,11 +130,17 @@ class AgentApiTest {
         assertThat(unknown.status()).isEqualTo(400);
         assertThat(unknown.json()).containsEntry("error", "bad_request");
         assertThat((String) unknown.json().get("message")).contains("unknown verb 'drop_tables'");
-        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"post gres\"]}").status()).isEqualTo(400);
-        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":\"postgres\"}").status()).isEqualTo(400);
-        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":[").status()).isEqualTo(400);
+        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"post gres\"]}")
+                        .status())
+                .isEqualTo(400);
+        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":\"postgres\"}")
+                        .status())
+                .isEqualTo(400);
+        assertThat(t.api.verb("dev-1", "request_sandbox", "{\"services\":[").status())
+                .isEqualTo(400);
         assertThat(t.api.verb("UPPER", "i_am_done", "{}").status()).isEqualTo(400);
-        assertThat(t.api.verb("dev-1", "give_me_work", "{\"project\":\"shop\"}").status()).isEqualTo(400);
+        assertThat(t.api.verb("dev-1", "give_me_work", "{\"project\":\"shop\"}").status())
+                .isEqualTo(400);
     }
 
     @Test
@@ -150,7 +176,9 @@ class AgentApiTest {
         assertThat(r.json()).containsEntry("ok", true).containsEntry("removed", 2);
         assertThat(t.runtime.runningCount()).isZero();
         assertThat(t.store.findAgent("dev-1")).isEmpty();
-        assertThat((List<Object>) t.api.admin("GET", "/api/sandboxes", null).json().get("sandboxes")).isEmpty();
+        assertThat((List<Object>)
+                        t.api.admin("GET", "/api/sandboxes", null).json().get("sandboxes"))
+                .isEmpty();
     }
 
     @Test
@@ -158,43 +186,61 @@ class AgentApiTest {
         t = new TestServer(dir, true);
         t.working("dev-1", "developer");
         ApiClient.Reply r = t.api.verb("dev-1", "request_sandbox", "{}");
-        List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) r.json().get("evidence")).get("sandboxes");
+        List<Map<String, Object>> sandboxes =
+                (List<Map<String, Object>>) ((Map<String, Object>) r.json().get("evidence")).get("sandboxes");
         String password = (String) ((Map<String, Object>) sandboxes.get(0).get("env")).get("ROBOCO_TEST_DB_PASSWORD");
         assertThat(password).isNotBlank();
 
         ApiClient.Reply live = t.api.admin("GET", "/api/sandboxes", null);
         assertThat(live.body()).doesNotContain(password).doesNotContain("PASSWORD");
-        List<Map<String, Object>> entries = (List<Map<String, Object>>) live.json().get("sandboxes");
-        assertThat(entries).singleElement().satisfies(e -> assertThat(e)
-                .containsEntry("agent", "dev-1").containsEntry("project", "shop").containsEntry("services", List.of("postgres", "redis"))
-                .containsKeys("containers", "created", "age_seconds"));
-        assertThat(t.api.admin("GET", "/api/audit", null).body()).doesNotContain(password).contains("granted");
+        List<Map<String, Object>> entries =
+                (List<Map<String, Object>>) live.json().get("sandboxes");
+        assertThat(entries)
+                .singleElement()
+                .satisfies(e -> assertThat(e)
+                        .containsEntry("agent", "dev-1")
+                        .containsEntry("project", "shop")
+                        .containsEntry("services", List.of("postgres", "redis"))
+                        .containsKeys("containers", "created", "age_seconds"));
+        assertThat(t.api.admin("GET", "/api/audit", null).body())
+                .doesNotContain(password)
+                .contains("granted");
     }
 
     @Test
     void storedSettingsThatNoLongerValidateAreRefusedNeverA500() {
         // The store can hold what the admin API would refuse (written before an engine or an allowlist entry went
-        // away, or by hand). Guard 4 validates the whole request once, standing sets included; nothing after it re-checks.
+        // away, or by hand). Guard 4 validates the whole request once, standing sets included; nothing after it
+        // re-checks.
         t = new TestServer(dir, true);
         t.working("dev-1", "developer");
         t.store.saveProject(new Project("shop", "Shop", List.of("postgres", "mysql"), Map.of()));
         ApiClient.Reply unknownEngine = t.api.verb("dev-1", "request_sandbox", "{\"services\":[\"postgres\"]}");
         assertThat(unknownEngine.status()).isEqualTo(200);
-        assertThat(unknownEngine.json()).containsEntry("ok", false).containsEntry("error", "refused").containsEntry("retryable", false);
+        assertThat(unknownEngine.json())
+                .containsEntry("ok", false)
+                .containsEntry("error", "refused")
+                .containsEntry("retryable", false);
         assertThat(reason(unknownEngine)).contains("'mysql'").contains("known: mongo, postgres, redis");
 
-        t.store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u"))));
+        t.store.saveProject(
+                new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u"))));
         ApiClient.Reply offAllowlist = t.api.verb("dev-1", "request_sandbox", "{}");
         assertThat(offAllowlist.status()).isEqualTo(200);
         assertThat(offAllowlist.json()).containsEntry("error", "refused").containsEntry("retryable", false);
-        assertThat(reason(offAllowlist)).contains("sandbox_extensions").contains("'plpython3u'")
+        assertThat(reason(offAllowlist))
+                .contains("sandbox_extensions")
+                .contains("'plpython3u'")
                 .contains("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
 
         t.store.saveProject(new Project("shop", "Shop", List.of("redis"), Map.of("postgres", List.of("vector"))));
-        ApiClient.Reply perCallOutside = t.api.verb("dev-1", "request_sandbox", "{\"extensions\":{\"mongo\":[\"search\"]}}");
+        ApiClient.Reply perCallOutside =
+                t.api.verb("dev-1", "request_sandbox", "{\"extensions\":{\"mongo\":[\"search\"]}}");
         assertThat(perCallOutside.status()).isEqualTo(200);
         assertThat(reason(perCallOutside)).contains("not in project 'shop''s sandbox set; allowed: redis");
-        assertThat(t.runtime.startCount()).as("nothing started for a refused request").isZero();
+        assertThat(t.runtime.startCount())
+                .as("nothing started for a refused request")
+                .isZero();
     }
 
     @Test

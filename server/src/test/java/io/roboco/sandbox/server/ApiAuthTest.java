@@ -1,18 +1,18 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.testkit.ApiClient;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 class ApiAuthTest {
     @TempDir
     Path dir;
+
     private TestServer t;
 
     @BeforeEach
@@ -42,16 +42,27 @@ class ApiAuthTest {
 
     @Test
     void wrongTokenIs403() {
-        assertThat(t.api.send("GET", "/api/flags", "wrong-token-wrong-token", null).status()).isEqualTo(403);
-        assertThat(t.api.send("POST", "/api/agents/dev-1/verbs/i_am_idle", "nope", null).json()).containsEntry("error", "forbidden");
+        assertThat(t.api.send("GET", "/api/flags", "wrong-token-wrong-token", null)
+                        .status())
+                .isEqualTo(403);
+        assertThat(t.api.send("POST", "/api/agents/dev-1/verbs/i_am_idle", "nope", null)
+                        .json())
+                .containsEntry("error", "forbidden");
     }
 
     @Test
     void orchestratorTokenDoesNotGrantAdminRoutesAndViceVersa() {
-        assertThat(t.api.send("GET", "/api/sandboxes", ApiClient.API_TOKEN, null).status()).isEqualTo(403);
-        assertThat(t.api.send("GET", "/api/audit", ApiClient.API_TOKEN, null).status()).isEqualTo(403);
-        assertThat(t.api.send("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", ApiClient.API_TOKEN, "{\"enabled\":false}").status()).isEqualTo(403);
-        assertThat(t.api.send("POST", "/api/agents/dev-1/spawn", ApiClient.ADMIN_TOKEN, "{\"role\":\"developer\"}").status()).isEqualTo(403);
+        assertThat(t.api.send("GET", "/api/sandboxes", ApiClient.API_TOKEN, null)
+                        .status())
+                .isEqualTo(403);
+        assertThat(t.api.send("GET", "/api/audit", ApiClient.API_TOKEN, null).status())
+                .isEqualTo(403);
+        assertThat(t.api.send("PUT", "/api/flags/ROBOCO_SANDBOX_DB_ENABLED", ApiClient.API_TOKEN, "{\"enabled\":false}")
+                        .status())
+                .isEqualTo(403);
+        assertThat(t.api.send("POST", "/api/agents/dev-1/spawn", ApiClient.ADMIN_TOKEN, "{\"role\":\"developer\"}")
+                        .status())
+                .isEqualTo(403);
     }
 
     @Test

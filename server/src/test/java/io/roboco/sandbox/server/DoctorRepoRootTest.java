@@ -1,14 +1,13 @@
 package io.roboco.sandbox.server;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** doctor runs scripts/build-images.sh only from the checkout it was built in, or an absolute ROBOCO_REPO_ROOT: never one found from the working directory. */
 class DoctorRepoRootTest {
@@ -26,26 +25,36 @@ class DoctorRepoRootTest {
     @Test
     void theCheckoutTheJarOrClassesWereBuiltIn() throws IOException {
         Path root = checkout("repo");
-        assertThat(Doctor.findRepoRoot(Map.of(), root.resolve("server/target/roboco-sandbox.jar"))).isEqualTo(root);
-        assertThat(Doctor.findRepoRoot(Map.of(), root.resolve("server/target/classes"))).isEqualTo(root);
+        assertThat(Doctor.findRepoRoot(Map.of(), root.resolve("server/target/roboco-sandbox.jar")))
+                .isEqualTo(root);
+        assertThat(Doctor.findRepoRoot(Map.of(), root.resolve("server/target/classes")))
+                .isEqualTo(root);
     }
 
     @Test
     void nothingFromTheWorkingDirectoryOrItsParents() throws IOException {
         Path trap = checkout("agents-checkout");
         Path installed = dir.resolve("opt/roboco-sandbox.jar");
-        assertThat(Doctor.findRepoRoot(Map.of(), installed)).as("a jar outside a checkout").isNull();
+        assertThat(Doctor.findRepoRoot(Map.of(), installed))
+                .as("a jar outside a checkout")
+                .isNull();
         assertThat(Doctor.findRepoRoot(Map.of(), null)).isNull();
-        assertThat(Doctor.findRepoRoot(Map.of(), trap.resolve("lib/x.jar"))).as("not <root>/server/target").isNull();
+        assertThat(Doctor.findRepoRoot(Map.of(), trap.resolve("lib/x.jar")))
+                .as("not <root>/server/target")
+                .isNull();
     }
 
     @Test
     void anAbsoluteRepoRootIsTakenARelativeOneNever() throws IOException {
         Path root = checkout("given");
-        assertThat(Doctor.findRepoRoot(Map.of("ROBOCO_REPO_ROOT", root.toString()), null)).isEqualTo(root);
+        assertThat(Doctor.findRepoRoot(Map.of("ROBOCO_REPO_ROOT", root.toString()), null))
+                .isEqualTo(root);
         assertThat(Doctor.findRepoRoot(Map.of("ROBOCO_REPO_ROOT", "."), root.resolve("server/target/classes")))
-                .as("relative: resolved against the working directory, so refused").isNull();
-        assertThat(Doctor.findRepoRoot(Map.of("ROBOCO_REPO_ROOT", dir.resolve("empty").toString()), null)).isNull();
+                .as("relative: resolved against the working directory, so refused")
+                .isNull();
+        assertThat(Doctor.findRepoRoot(
+                        Map.of("ROBOCO_REPO_ROOT", dir.resolve("empty").toString()), null))
+                .isNull();
     }
 
     @Test

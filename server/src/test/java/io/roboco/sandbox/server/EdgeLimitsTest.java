@@ -1,10 +1,8 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.testkit.ApiClient;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
@@ -14,15 +12,16 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The edge over the fakes: body limits on every road, identity bound to the engagement, owners that cannot collide. */
 @SuppressWarnings("unchecked")
 class EdgeLimitsTest {
     @TempDir
     Path dir;
+
     private TestServer t;
 
     @AfterEach
@@ -36,21 +35,30 @@ class EdgeLimitsTest {
     void bodiesOverTheLimitAre413DeclaredOrChunkedAndTheConnectionAnswers() throws Exception {
         t = new TestServer(dir, true);
         byte[] big = json(3 << 20);
-        HttpResponse<String> declared = send("PUT", "/api/projects/shop", ApiClient.ADMIN_TOKEN, "application/json", big, false);
+        HttpResponse<String> declared =
+                send("PUT", "/api/projects/shop", ApiClient.ADMIN_TOKEN, "application/json", big, false);
         assertThat(declared.statusCode()).isEqualTo(413);
         assertThat(declared.body()).contains("ROBOCO_SANDBOX_MAX_BODY");
-        HttpResponse<String> chunked = send("PUT", "/api/projects/shop", ApiClient.ADMIN_TOKEN, "application/json", big, true);
+        HttpResponse<String> chunked =
+                send("PUT", "/api/projects/shop", ApiClient.ADMIN_TOKEN, "application/json", big, true);
         assertThat(chunked.statusCode()).isEqualTo(413);
         assertThat(chunked.body()).contains("too_large");
-        assertThat(t.api.admin("GET", "/api/projects/shop", null).status()).as("nothing was written").isEqualTo(404);
+        assertThat(t.api.admin("GET", "/api/projects/shop", null).status())
+                .as("nothing was written")
+                .isEqualTo(404);
 
         byte[] form = ("token=" + "x".repeat(300 << 10)).getBytes(StandardCharsets.UTF_8);
-        assertThat(send("POST", "/login", null, "application/x-www-form-urlencoded", form, false).statusCode()).isEqualTo(413);
-        HttpResponse<String> chunkedForm = send("POST", "/login", null, "application/x-www-form-urlencoded", form, true);
+        assertThat(send("POST", "/login", null, "application/x-www-form-urlencoded", form, false)
+                        .statusCode())
+                .isEqualTo(413);
+        HttpResponse<String> chunkedForm =
+                send("POST", "/login", null, "application/x-www-form-urlencoded", form, true);
         assertThat(chunkedForm.statusCode()).isEqualTo(413);
         assertThat(chunkedForm.body()).contains("ROBOCO_SANDBOX_MAX_FORM_BODY");
 
-        assertThat(send("POST", "/mcp", ApiClient.ADMIN_TOKEN, "application/json", big, true).statusCode()).isEqualTo(413);
+        assertThat(send("POST", "/mcp", ApiClient.ADMIN_TOKEN, "application/json", big, true)
+                        .statusCode())
+                .isEqualTo(413);
         assertThat(t.api.send("GET", "/healthz", null, null).status()).isEqualTo(200);
     }
 
@@ -60,17 +68,22 @@ class EdgeLimitsTest {
         t.working("dev-1", "developer");
         String token = mint("dev-1");
         assertThat(initialize(token)).isEqualTo(200);
-        ApiClient.Reply named = t.api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}");
+        ApiClient.Reply named =
+                t.api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}");
         assertThat(named.status()).as(named.toString()).isEqualTo(200);
 
         t.working("dev-1", "developer");
         assertThat(initialize(token)).as("the token of the earlier engagement").isEqualTo(401);
-        assertThat(live("dev-1")).as("the earlier engagement's named sandbox ended").isEmpty();
+        assertThat(live("dev-1"))
+                .as("the earlier engagement's named sandbox ended")
+                .isEmpty();
 
         String second = mint("dev-1");
-        assertThat(t.api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}").status())
+        assertThat(t.api.admin("POST", "/api/sandboxes", "{\"owner\":\"dev-1\",\"project\":\"shop\",\"name\":\"side\"}")
+                        .status())
                 .isEqualTo(200);
-        assertThat(t.api.orchestrator("DELETE", "/api/agents/dev-1", null).json()).containsEntry("token_revoked", true);
+        assertThat(t.api.orchestrator("DELETE", "/api/agents/dev-1", null).json())
+                .containsEntry("token_revoked", true);
         assertThat(initialize(second)).isEqualTo(401);
         assertThat(live("dev-1")).isEmpty();
     }
@@ -91,7 +104,9 @@ class EdgeLimitsTest {
     }
 
     private List<Object> live(String owner) {
-        return (List<Object>) t.api.admin("GET", "/api/sandboxes?owner=" + owner + "&state=live", null).json().get("sandboxes");
+        return (List<Object>) t.api.admin("GET", "/api/sandboxes?owner=" + owner + "&state=live", null)
+                .json()
+                .get("sandboxes");
     }
 
     private String mint(String slug) {
@@ -102,8 +117,10 @@ class EdgeLimitsTest {
     }
 
     private int initialize(String token) throws Exception {
-        byte[] body = ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-                + "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}").getBytes(StandardCharsets.UTF_8);
+        byte[] body =
+                ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                                + "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}")
+                        .getBytes(StandardCharsets.UTF_8);
         return send("POST", "/mcp", token, "application/json", body, false).statusCode();
     }
 
@@ -113,16 +130,21 @@ class EdgeLimitsTest {
         return b.append("\"}").toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private HttpResponse<String> send(String method, String path, String token, String type, byte[] body, boolean chunked) throws Exception {
+    private HttpResponse<String> send(
+            String method, String path, String token, String type, byte[] body, boolean chunked) throws Exception {
         HttpRequest.BodyPublisher publisher = chunked
                 ? HttpRequest.BodyPublishers.ofInputStream(() -> (InputStream) new ByteArrayInputStream(body))
                 : HttpRequest.BodyPublishers.ofByteArray(body);
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + t.server.port() + path))
-                .header("Content-Type", type).header("Accept", "application/json, text/event-stream").method(method, publisher);
+                .header("Content-Type", type)
+                .header("Accept", "application/json, text/event-stream")
+                .method(method, publisher);
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
+                .send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
-
 }

@@ -1,5 +1,9 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -7,11 +11,6 @@ import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.roboco.sandbox.testkit.ApiClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,9 +18,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code roboco-sandbox mcp} as a child JVM (this test's classpath, the jar's main class) bridging stdio to
@@ -31,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class McpStdioBridgeTest {
     @TempDir
     Path dir;
+
     private TestServer t;
     private McpSyncClient client;
 
@@ -58,21 +58,33 @@ class McpStdioBridgeTest {
     }
 
     private static List<String> command() {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), SandboxServer.class.getName(), "mcp");
+        return List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                SandboxServer.class.getName(),
+                "mcp");
     }
 
     private McpSyncClient stdio(String token) {
         List<String> cmd = command();
-        ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(bridgeEnv(token)).build();
-        client = McpClient.sync(new StdioClientTransport(params, new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper())))
-                .requestTimeout(Duration.ofSeconds(60)).initializationTimeout(Duration.ofSeconds(60)).build();
+        ServerParameters params = ServerParameters.builder(cmd.get(0))
+                .args(cmd.subList(1, cmd.size()))
+                .env(bridgeEnv(token))
+                .build();
+        client = McpClient.sync(new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper())))
+                .requestTimeout(Duration.ofSeconds(60))
+                .initializationTimeout(Duration.ofSeconds(60))
+                .build();
         client.initialize();
         return client;
     }
 
     private String mint(String slug) {
-        return (String) t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null).json().get("token");
+        return (String) t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null)
+                .json()
+                .get("token");
     }
 
     @Test
@@ -82,10 +94,22 @@ class McpStdioBridgeTest {
         String token = mint("dev-1");
         McpSyncClient c = stdio(token);
         assertThat(c.getServerInfo().name()).isEqualTo("roboco-sandbox");
-        assertThat(c.listTools().tools()).extracting(McpSchema.Tool::name)
-                .contains("request_sandbox", "release_sandbox", "list_sandboxes", "run_readonly_query", "snapshot_schema", "save_template", "list_templates").hasSize(17);
-        assertThat(c.listTools().tools()).filteredOn(tool -> tool.name().equals("release_sandbox"))
-                .singleElement().satisfies(tool -> assertThat(tool.annotations().destructiveHint()).isTrue());
+        assertThat(c.listTools().tools())
+                .extracting(McpSchema.Tool::name)
+                .contains(
+                        "request_sandbox",
+                        "release_sandbox",
+                        "list_sandboxes",
+                        "run_readonly_query",
+                        "snapshot_schema",
+                        "save_template",
+                        "list_templates")
+                .hasSize(17);
+        assertThat(c.listTools().tools())
+                .filteredOn(tool -> tool.name().equals("release_sandbox"))
+                .singleElement()
+                .satisfies(
+                        tool -> assertThat(tool.annotations().destructiveHint()).isTrue());
 
         McpSchema.CallToolResult granted = c.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of()));
         assertThat(granted.isError()).isFalse();
@@ -93,21 +117,28 @@ class McpStdioBridgeTest {
         assertThat(t.runtime.runningCount()).isEqualTo(2L);
 
         assertThatThrownBy(() -> c.callTool(new McpSchema.CallToolRequest("drop_everything", Map.of())))
-                .isInstanceOf(McpError.class).hasMessageContaining("Unknown tool");
+                .isInstanceOf(McpError.class)
+                .hasMessageContaining("Unknown tool");
         assertThatThrownBy(() -> c.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of("services", 7))))
                 .isInstanceOf(McpError.class)
-                .satisfies(e -> assertThat(((McpError) e).getJsonRpcError().code()).isEqualTo(McpSchema.ErrorCodes.INVALID_PARAMS));
+                .satisfies(e -> assertThat(((McpError) e).getJsonRpcError().code())
+                        .isEqualTo(McpSchema.ErrorCodes.INVALID_PARAMS));
         // The bridge reports a call of an unknown name to the server in the background (the local SDK answers it).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         List<String> audited;
         do {
-            audited = t.store.recent("dev-1", null, 50).stream().map(r -> r.verb() + " " + r.decision()).toList();
+            audited = t.store.recent("dev-1", null, 50).stream()
+                    .map(r -> r.verb() + " " + r.decision())
+                    .toList();
         } while (!audited.contains("mcp:drop_everything invalid") && System.nanoTime() < deadline && pause());
-        assertThat(audited).contains("mcp:request_sandbox allowed", "mcp:drop_everything invalid", "mcp:request_sandbox invalid");
+        assertThat(audited)
+                .contains("mcp:request_sandbox allowed", "mcp:drop_everything invalid", "mcp:request_sandbox invalid");
 
         t.api.orchestrator("DELETE", "/api/agents/dev-1", null);
         assertThatThrownBy(() -> c.callTool(new McpSchema.CallToolRequest("list_sandboxes", Map.of())))
-                .as("a revoked token").isInstanceOf(McpError.class).hasMessageContaining("401");
+                .as("a revoked token")
+                .isInstanceOf(McpError.class)
+                .hasMessageContaining("401");
     }
 
     @Test
@@ -149,8 +180,7 @@ class McpStdioBridgeTest {
         return true;
     }
 
-    private record Child(int exit, String stdout, String stderr) {
-    }
+    private record Child(int exit, String stdout, String stderr) {}
 
     private static Child runChild(Map<String, String> env) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command());
@@ -158,8 +188,12 @@ class McpStdioBridgeTest {
         pb.environment().putAll(env);
         Process p = pb.start();
         p.getOutputStream().close();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the bridge exits by itself").isTrue();
-        return new Child(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+        assertThat(p.waitFor(60, TimeUnit.SECONDS))
+                .as("the bridge exits by itself")
+                .isTrue();
+        return new Child(
+                p.exitValue(),
+                new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
                 new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 }

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -7,22 +9,21 @@ import io.roboco.sandbox.readopt.CredentialVault;
 import io.roboco.sandbox.secrets.CredentialCipher;
 import io.roboco.sandbox.secrets.KeyFile;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import javax.crypto.SecretKey;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SecretKeyCheckTest {
     @TempDir
     Path state;
+
     private final InMemorySettingsStore store = new InMemorySettingsStore();
     private ServerConfig config;
     private Path keyFile;
@@ -34,9 +35,20 @@ class SecretKeyCheckTest {
         keyFile = config.secretKeyFile();
     }
 
-    private void sealOneUnder(javax.crypto.SecretKey key) {
-        new CredentialVault(store, new CredentialCipher(key), "sbx-test").sealSet("sbx_1", "dev-1", List.of(new ServiceInstance("postgres",
-                "img:1", "c1", "n1", new Endpoint("127.0.0.1", 1), new Credentials("a", "ap", "u", "p", "d"), Set.of(), Instant.EPOCH)));
+    private void sealOneUnder(SecretKey key) {
+        new CredentialVault(store, new CredentialCipher(key), "sbx-test")
+                .sealSet(
+                        "sbx_1",
+                        "dev-1",
+                        List.of(new ServiceInstance(
+                                "postgres",
+                                "img:1",
+                                "c1",
+                                "n1",
+                                new Endpoint("127.0.0.1", 1),
+                                new Credentials("a", "ap", "u", "p", "d"),
+                                Set.of(),
+                                Instant.EPOCH)));
     }
 
     private DoctorCheck check() {
@@ -45,11 +57,13 @@ class SecretKeyCheckTest {
 
     @Test
     void aGoodKeyThatOpensTheRowsIsOkAndItsContentNeverShows() throws Exception {
-        javax.crypto.SecretKey key = KeyFile.generate(keyFile);
+        SecretKey key = KeyFile.generate(keyFile);
         sealOneUnder(key);
         DoctorCheck c = check();
         assertThat(c.status()).isEqualTo(DoctorCheck.Status.OK);
-        assertThat(c.detail()).contains(KeyFile.fingerprint(key)).contains("1 sealed credential(s)")
+        assertThat(c.detail())
+                .contains(KeyFile.fingerprint(key))
+                .contains("1 sealed credential(s)")
                 .doesNotContain(Files.readString(keyFile).strip());
     }
 

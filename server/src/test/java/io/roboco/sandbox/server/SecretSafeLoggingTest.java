@@ -1,13 +1,13 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SecretSafeLoggingTest {
     @Test
@@ -22,8 +22,10 @@ class SecretSafeLoggingTest {
             Level before = logger.getLevel();
             logger.setLevel(Level.DEBUG);
             try {
-                assertThatThrownBy(SecretSafeLogging::check).isInstanceOf(ConfigException.class)
-                        .hasMessageContaining(name + " is at DEBUG").hasMessageContaining("set it to INFO or above");
+                assertThatThrownBy(SecretSafeLogging::check)
+                        .isInstanceOf(ConfigException.class)
+                        .hasMessageContaining(name + " is at DEBUG")
+                        .hasMessageContaining("set it to INFO or above");
             } finally {
                 logger.setLevel(before);
             }
@@ -37,8 +39,10 @@ class SecretSafeLoggingTest {
         Level before = apache.getLevel();
         apache.setLevel(Level.TRACE);
         try {
-            assertThatThrownBy(SecretSafeLogging::check).isInstanceOf(ConfigException.class)
-                    .hasMessageContaining("org.apache.hc.client5.http.wire, org.apache.hc.client5.http.headers are at DEBUG");
+            assertThatThrownBy(SecretSafeLogging::check)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(
+                            "org.apache.hc.client5.http.wire, org.apache.hc.client5.http.headers are at DEBUG");
         } finally {
             apache.setLevel(before);
         }

@@ -1,15 +1,16 @@
 package io.roboco.sandbox.server;
 
-import io.roboco.sandbox.runtime.NetworkMode;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.runtime.NetworkMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class ServerConfigTest {
 
@@ -38,31 +39,59 @@ class ServerConfigTest {
 
     @Test
     void readsTheOperatorsLimitMaximumsAndRefusesOnesBelowTheDefaults() {
-        assertThat(ServerConfig.fromEnv(env()).maxLimits()).isEqualTo(io.roboco.sandbox.runtime.Limits.operatorMaximums());
-        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_MEMORY", "4g", "ROBOCO_SANDBOX_MAX_DATA_SIZE", "1536m",
-                "ROBOCO_SANDBOX_MAX_CPUS", "1.5"));
+        assertThat(ServerConfig.fromEnv(env()).maxLimits()).isEqualTo(Limits.operatorMaximums());
+        ServerConfig c = ServerConfig.fromEnv(env(
+                "ROBOCO_SANDBOX_MAX_MEMORY",
+                "4g",
+                "ROBOCO_SANDBOX_MAX_DATA_SIZE",
+                "1536m",
+                "ROBOCO_SANDBOX_MAX_CPUS",
+                "1.5"));
         assertThat(c.maxLimits().memoryBytes()).isEqualTo(4L << 30);
         assertThat(c.maxLimits().tmpfsBytes()).isEqualTo(1536L << 20);
         assertThat(c.maxLimits().nanoCpus()).isEqualTo(1_500_000_000L);
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_MEMORY", "256m")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_MAX_MEMORY=256m is below the sandbox default 512m");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_MAX_MEMORY=256m is below the sandbox default 512m");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_DATA_SIZE", "big")))
                 .hasMessageContaining("ROBOCO_SANDBOX_MAX_DATA_SIZE: 'big' is not a size");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_MAX_CPUS", "0.5")))
-                .hasMessageContaining("ROBOCO_SANDBOX_MAX_CPUS='0.5' must be a number of CPUs of at least the default 1");
+                .hasMessageContaining(
+                        "ROBOCO_SANDBOX_MAX_CPUS='0.5' must be a number of CPUs of at least the default 1");
     }
 
     @Test
     void readsEverySetting() {
-        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "8080", "ROBOCO_SANDBOX_STATE_DIR", "/srv/sbx",
-                "ROBOCO_SANDBOX_DB_ENABLED", "true", "ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",
-                "ROBOCO_SANDBOX_IMAGE_MONGO", "roboco-sandbox/mongo-compat:2", "ROBOCO_SANDBOX_NETWORK", "network:agents",
-                "ROBOCO_SANDBOX_READY_TIMEOUT", "45s", "ROBOCO_SANDBOX_JANITOR_TICK", "30s", "ROBOCO_SANDBOX_JANITOR_GRACE", "5m",
-                "ROBOCO_SANDBOX_STATE_URL", "jdbc:postgresql://127.0.0.1/sbx", "ROBOCO_SANDBOX_STATE_USER", "sbx",
-                "ROBOCO_SANDBOX_STATE_PASSWORD", "pw-not-printed"));
+        ServerConfig c = ServerConfig.fromEnv(env(
+                "ROBOCO_SANDBOX_PORT",
+                "8080",
+                "ROBOCO_SANDBOX_STATE_DIR",
+                "/srv/sbx",
+                "ROBOCO_SANDBOX_DB_ENABLED",
+                "true",
+                "ROBOCO_SANDBOX_IMAGE_POSTGRES",
+                "roboco-sandbox/postgres:15",
+                "ROBOCO_SANDBOX_IMAGE_MONGO",
+                "roboco-sandbox/mongo-compat:2",
+                "ROBOCO_SANDBOX_NETWORK",
+                "network:agents",
+                "ROBOCO_SANDBOX_READY_TIMEOUT",
+                "45s",
+                "ROBOCO_SANDBOX_JANITOR_TICK",
+                "30s",
+                "ROBOCO_SANDBOX_JANITOR_GRACE",
+                "5m",
+                "ROBOCO_SANDBOX_STATE_URL",
+                "jdbc:postgresql://127.0.0.1/sbx",
+                "ROBOCO_SANDBOX_STATE_USER",
+                "sbx",
+                "ROBOCO_SANDBOX_STATE_PASSWORD",
+                "pw-not-printed"));
         assertThat(c.port()).isEqualTo(8080);
         assertThat(c.dbEnabledOverride()).isTrue();
-        assertThat(c.images()).containsEntry("postgres", "roboco-sandbox/postgres:15").containsEntry("mongo", "roboco-sandbox/mongo-compat:2");
+        assertThat(c.images())
+                .containsEntry("postgres", "roboco-sandbox/postgres:15")
+                .containsEntry("mongo", "roboco-sandbox/mongo-compat:2");
         assertThat(c.network()).isEqualTo(NetworkMode.named("agents"));
         assertThat(c.janitorGrace()).isEqualTo(Duration.ofMinutes(5));
         assertThat(c.toString()).doesNotContain("pw-not-printed");
@@ -70,33 +99,46 @@ class ServerConfigTest {
 
     @Test
     void readsImagesAndPoolSizesPerMajor() {
-        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_POSTGRES", "roboco-sandbox/postgres:15",
-                "ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17", "ROBOCO_SANDBOX_POOL_POSTGRES_17", "2",
-                "ROBOCO_SANDBOX_POOL_POSTGRES", "1"));
-        c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults());
-        assertThat(c.defaultImages()).containsOnly(java.util.Map.entry("postgres", "roboco-sandbox/postgres:15"));
-        assertThat(c.majorImages()).containsOnly(java.util.Map.entry("postgres", java.util.Map.of("17", "roboco-sandbox/postgres:17")));
-        assertThat(c.poolKeys()).containsOnly(java.util.Map.entry("postgres", 1), java.util.Map.entry("postgres:17", 2));
+        ServerConfig c = ServerConfig.fromEnv(env(
+                "ROBOCO_SANDBOX_IMAGE_POSTGRES",
+                "roboco-sandbox/postgres:15",
+                "ROBOCO_SANDBOX_IMAGE_POSTGRES_17",
+                "roboco-sandbox/postgres:17",
+                "ROBOCO_SANDBOX_POOL_POSTGRES_17",
+                "2",
+                "ROBOCO_SANDBOX_POOL_POSTGRES",
+                "1"));
+        c.validateAgainst(EngineRegistry.defaults());
+        assertThat(c.defaultImages()).containsOnly(Map.entry("postgres", "roboco-sandbox/postgres:15"));
+        assertThat(c.majorImages()).containsOnly(Map.entry("postgres", Map.of("17", "roboco-sandbox/postgres:17")));
+        assertThat(c.poolKeys()).containsOnly(Map.entry("postgres", 1), Map.entry("postgres:17", 2));
     }
 
     @Test
     void refusesAMajorTheEngineDoesNotHave() {
         ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_POSTGRES_12", "postgres:12-alpine"));
-        assertThatThrownBy(() -> c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_IMAGE_POSTGRES_12 names no postgres major; known: 15, 16, 17");
+        assertThatThrownBy(() -> c.validateAgainst(EngineRegistry.defaults()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_IMAGE_POSTGRES_12 names no postgres major; known: 15, 16, 17");
         ServerConfig redis = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_REDIS_7", "1"));
-        assertThatThrownBy(() -> redis.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults()))
+        assertThatThrownBy(() -> redis.validateAgainst(EngineRegistry.defaults()))
                 .hasMessageContaining("ROBOCO_SANDBOX_POOL_REDIS_7 names no redis major; known: none");
     }
 
     @Test
     void refusesContradictionsNamingTheSetting() {
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_STATE_USER", "sbx")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_STATE_URL");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_STATE_URL");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_JANITOR_GRACE", "10s")))
-                .hasMessageContaining("ROBOCO_SANDBOX_JANITOR_GRACE (10s) must be longer than ROBOCO_SANDBOX_READY_TIMEOUT (30s)");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_API_TOKEN", "same-token-0123456789",
-                "ROBOCO_SANDBOX_ADMIN_TOKEN", "same-token-0123456789"))).hasMessageContaining("must differ");
+                .hasMessageContaining(
+                        "ROBOCO_SANDBOX_JANITOR_GRACE (10s) must be longer than ROBOCO_SANDBOX_READY_TIMEOUT (30s)");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env(
+                        "ROBOCO_SANDBOX_API_TOKEN",
+                        "same-token-0123456789",
+                        "ROBOCO_SANDBOX_ADMIN_TOKEN",
+                        "same-token-0123456789")))
+                .hasMessageContaining("must differ");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_ADMIN_TOKEN", "short")))
                 .hasMessageContaining("ROBOCO_SANDBOX_ADMIN_TOKEN must be at least 16");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_STATE_URL", "jdbc:mysql://x/y")))
@@ -106,36 +148,49 @@ class ServerConfigTest {
     @Test
     void warmPoolSizesPerEngineDefaultToNone() {
         assertThat(ServerConfig.fromEnv(env()).poolSizes()).isEmpty();
-        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "2", "ROBOCO_SANDBOX_POOL_REDIS", "0"));
+        ServerConfig c =
+                ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "2", "ROBOCO_SANDBOX_POOL_REDIS", "0"));
         assertThat(c.poolSizes()).containsEntry("postgres", 2).containsEntry("redis", 0);
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "many")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_POOL_POSTGRES='many' is not a number");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_POOL_POSTGRES='many' is not a number");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_POSTGRES", "99")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("0-16");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_MYSQL", "1")).validateAgainst(
-                io.roboco.sandbox.engine.EngineRegistry.defaults())).hasMessageContaining("ROBOCO_SANDBOX_POOL_MYSQL names no engine");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("0-16");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_MYSQL", "1"))
+                        .validateAgainst(EngineRegistry.defaults()))
+                .hasMessageContaining("ROBOCO_SANDBOX_POOL_MYSQL names no engine");
     }
 
     @Test
     void seededPoolSizeIsItsOwnSettingNotAnEngine() {
         assertThat(ServerConfig.fromEnv(env()).seededPoolSize()).isZero();
-        ServerConfig c = ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_SEEDED", "2", "ROBOCO_SANDBOX_POOL_POSTGRES", "1"));
-        c.validateAgainst(io.roboco.sandbox.engine.EngineRegistry.defaults());   // "seeded" names no engine, and is not refused
+        ServerConfig c =
+                ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_SEEDED", "2", "ROBOCO_SANDBOX_POOL_POSTGRES", "1"));
+        c.validateAgainst(EngineRegistry.defaults()); // "seeded" names no engine, and is not refused
         assertThat(c.seededPoolSize()).isEqualTo(2);
         assertThat(c.poolKeys()).containsOnlyKeys("postgres");
         assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_POOL_SEEDED", "17")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_POOL_SEEDED=17 is out of range");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_POOL_SEEDED=17 is out of range");
     }
 
     @Test
     void refusesMalformedValues() {
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "70000"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "http"))).hasMessageContaining("ROBOCO_SANDBOX_PORT");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_DB_ENABLED", "maybe"))).hasMessageContaining("ROBOCO_SANDBOX_DB_ENABLED");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_NETWORK", "bridge"))).hasMessageContaining("ROBOCO_SANDBOX_NETWORK");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_JANITOR_TICK", "5 minutes"))).hasMessageContaining("ROBOCO_SANDBOX_JANITOR_TICK");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_READY_TIMEOUT", "0s"))).hasMessageContaining("longer than zero");
-        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_", "x"))).hasMessageContaining("ROBOCO_SANDBOX_IMAGE_");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "70000")))
+                .hasMessageContaining("ROBOCO_SANDBOX_PORT");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_PORT", "http")))
+                .hasMessageContaining("ROBOCO_SANDBOX_PORT");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_DB_ENABLED", "maybe")))
+                .hasMessageContaining("ROBOCO_SANDBOX_DB_ENABLED");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_NETWORK", "bridge")))
+                .hasMessageContaining("ROBOCO_SANDBOX_NETWORK");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_JANITOR_TICK", "5 minutes")))
+                .hasMessageContaining("ROBOCO_SANDBOX_JANITOR_TICK");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_READY_TIMEOUT", "0s")))
+                .hasMessageContaining("longer than zero");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_IMAGE_", "x")))
+                .hasMessageContaining("ROBOCO_SANDBOX_IMAGE_");
     }
 
     @Test

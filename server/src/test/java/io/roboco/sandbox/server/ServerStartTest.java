@@ -1,16 +1,17 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.Map;
+import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ServerStartTest {
     @TempDir
@@ -18,7 +19,8 @@ class ServerStartTest {
 
     @Test
     void generatesTokensOnceWithMode0600AndShowsThemOnlyAtFirstStart() throws Exception {
-        ServerConfig config = ServerConfig.defaults(dir.resolve("state")).withPort(0).withFlag(true);
+        ServerConfig config =
+                ServerConfig.defaults(dir.resolve("state")).withPort(0).withFlag(true);
         String firstConsole;
         String instance;
         String adminToken;
@@ -27,15 +29,20 @@ class ServerStartTest {
             instance = first.server.instanceId();
             Path adminFile = dir.resolve("state/admin-token");
             adminToken = Files.readString(adminFile).strip();
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(adminFile))).isEqualTo("rw-------");
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("state/api-token")))).isEqualTo("rw-------");
-            assertThat(first.api.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(adminFile)))
+                    .isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("state/api-token"))))
+                    .isEqualTo("rw-------");
+            assertThat(first.api.send("GET", "/api/flags", adminToken, null).status())
+                    .isEqualTo(200);
         }
-        assertThat(firstConsole).contains("admin token written to " + dir.resolve("state/admin-token") + ": " + adminToken);
+        assertThat(firstConsole)
+                .contains("admin token written to " + dir.resolve("state/admin-token") + ": " + adminToken);
         try (TestServer second = new TestServer(config)) {
             assertThat(second.console.toString()).isEmpty();
             assertThat(second.server.instanceId()).isEqualTo(instance);
-            assertThat(second.api.send("GET", "/api/flags", adminToken, null).status()).isEqualTo(200);
+            assertThat(second.api.send("GET", "/api/flags", adminToken, null).status())
+                    .isEqualTo(200);
         }
     }
 
@@ -48,7 +55,9 @@ class ServerStartTest {
         t.close();
         t.close();
         assertThat(t.runtime.runningCount()).isZero();
-        assertThat(t.store.sealedOf(t.server.instanceId())).as("nothing is sealed with re-adoption off").isEmpty();
+        assertThat(t.store.sealedOf(t.server.instanceId()))
+                .as("nothing is sealed with re-adoption off")
+                .isEmpty();
     }
 
     @Test
@@ -67,21 +76,29 @@ class ServerStartTest {
             ApiClient.Reply after = second.api.requestSandbox("dev-1");
             assertThat(after.ok()).as("%s", after).isTrue();
             assertThat(after.grants()).isEqualTo(before.grants());
-            assertThat(runtime.startCount()).as("containers created by the restart").isEqualTo(started);
-            assertThat(Files.exists(dir.resolve("state").resolve(RestartSettings.DEFAULT_KEY_FILE))).isTrue();
+            assertThat(runtime.startCount())
+                    .as("containers created by the restart")
+                    .isEqualTo(started);
+            assertThat(Files.exists(dir.resolve("state").resolve(RestartSettings.DEFAULT_KEY_FILE)))
+                    .isTrue();
         }
     }
 
     private ServerConfig config(boolean readopt) {
-        return ServerConfig.defaults(dir.resolve("state")).withPort(0).withFlag(true).withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN)
+        return ServerConfig.defaults(dir.resolve("state"))
+                .withPort(0)
+                .withFlag(true)
+                .withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN)
                 .withRestart(RestartSettings.defaults().withReadopt(readopt));
     }
 
     @Test
     void refusesImageOverrideForUnknownEngine() {
-        ServerConfig config = ServerConfig.fromEnv(java.util.Map.of("ROBOCO_SANDBOX_STATE_DIR", dir.toString(),
-                "ROBOCO_SANDBOX_IMAGE_MYSQL", "mysql:8")).withPort(0);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new TestServer(config))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ROBOCO_SANDBOX_IMAGE_MYSQL names no engine; known: mongo, postgres, redis");
+        ServerConfig config = ServerConfig.fromEnv(
+                        Map.of("ROBOCO_SANDBOX_STATE_DIR", dir.toString(), "ROBOCO_SANDBOX_IMAGE_MYSQL", "mysql:8"))
+                .withPort(0);
+        Assertions.assertThatThrownBy(() -> new TestServer(config))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ROBOCO_SANDBOX_IMAGE_MYSQL names no engine; known: mongo, postgres, redis");
     }
 }

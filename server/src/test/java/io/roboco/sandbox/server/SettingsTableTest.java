@@ -1,9 +1,10 @@
 package io.roboco.sandbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
@@ -15,15 +16,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
 
 /**
  * README.md's settings table (under "## Configuration") is the one copy: every setting {@link ServerConfig}
@@ -43,7 +44,8 @@ class SettingsTableTest {
     private static final Path README = Path.of("..", "README.md");
     private static final Path PACKAGE = Path.of("src", "main", "java", "io", "roboco", "sandbox", "server");
     private static final Path SOURCE = PACKAGE.resolve("ServerConfig.java");
-    private static final Pattern ROW = Pattern.compile("^\\|\\s*(`ROBOCO_SANDBOX_[^|]*?)\\s*\\|\\s*([^|]*?)\\s*\\|\\s*(.*?)\\s*\\|\\s*$");
+    private static final Pattern ROW =
+            Pattern.compile("^\\|\\s*(`ROBOCO_SANDBOX_[^|]*?)\\s*\\|\\s*([^|]*?)\\s*\\|\\s*(.*?)\\s*\\|\\s*$");
     private static final Pattern KEY = Pattern.compile("`(ROBOCO_SANDBOX_[A-Z0-9_<>]+)`");
     private static final Pattern LITERAL = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
     private static final Pattern NAME = Pattern.compile("ROBOCO_SANDBOX_[A-Z0-9_]*");
@@ -60,14 +62,18 @@ class SettingsTableTest {
             Map.entry("ROBOCO_SANDBOX_STATE_URL", "unset means: the embedded database in the state directory"),
             Map.entry("ROBOCO_SANDBOX_STATE_USER", "only with a URL"),
             Map.entry("ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL"),
-            Map.entry("ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>", "unset means: the default image when it runs that major, else the official one"),
+            Map.entry(
+                    "ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>",
+                    "unset means: the default image when it runs that major, else the official one"),
             Map.entry("ROBOCO_SANDBOX_MCP_URL", "unset means: http://127.0.0.1:<ROBOCO_SANDBOX_PORT>/mcp"),
             Map.entry("ROBOCO_SANDBOX_MCP_TOKEN", "the stdio bridge's token; the server does not read it"),
-            Map.entry("ROBOCO_SANDBOX_MAX_CONTAINERS", "unset means: 3/4 of the Docker host's memory over the per-container memory limit"),
+            Map.entry(
+                    "ROBOCO_SANDBOX_MAX_CONTAINERS",
+                    "unset means: 3/4 of the Docker host's memory over the per-container memory limit"),
             Map.entry("ROBOCO_SANDBOX_SECRET_KEY_FILE", "unset means: secret.key in the state directory"));
 
     /** What an entry missing from one of ServerConfig's per-engine maps means, by record component. */
-    private static final Map<String, java.util.function.Function<String, Object>> ABSENT_ENTRY = Map.of(
+    private static final Map<String, Function<String, Object>> ABSENT_ENTRY = Map.of(
             "images", key -> REGISTRY.find(key).map(Engine::defaultImage).orElse(null),
             "poolSizes", key -> 0);
 
@@ -98,9 +104,11 @@ class SettingsTableTest {
             }
         }
         if (!missing.isEmpty()) {
-            fail("README.md's settings table (## Configuration) lacks " + missing.size() + " setting(s) that ServerConfig reads."
+            fail("README.md's settings table (## Configuration) lacks " + missing.size()
+                    + " setting(s) that ServerConfig reads."
                     + " Add these rows (default in backticks as one would set it, or a word such as 'generated' plus an entry"
-                    + " in SettingsTableTest.NO_VALUE_DEFAULT saying what unset means):\n" + String.join("\n", missing));
+                    + " in SettingsTableTest.NO_VALUE_DEFAULT saying what unset means):\n"
+                    + String.join("\n", missing));
         }
     }
 
@@ -111,8 +119,10 @@ class SettingsTableTest {
         List<String> stale = rows().keySet().stream()
                 .filter(key -> !exact.contains(key) && families.stream().noneMatch(key::startsWith))
                 .toList();
-        assertThat(stale).as("README.md rows for settings ServerConfig does not read: remove them, or read the setting"
-                + " (ServerConfig.fromEnv)").isEmpty();
+        assertThat(stale)
+                .as("README.md rows for settings ServerConfig does not read: remove them, or read the setting"
+                        + " (ServerConfig.fromEnv)")
+                .isEmpty();
     }
 
     @Test
@@ -125,9 +135,10 @@ class SettingsTableTest {
                 continue;
             }
             if (literal.isEmpty()) {
-                wrong.add("| `" + row.key() + "` | " + row.defaultCell() + " | …: the default is not a value; write it in"
-                        + " backticks as one would set it (e.g. `30s`), or add the setting to SettingsTableTest.NO_VALUE_DEFAULT"
-                        + " saying what unset means");
+                wrong.add(
+                        "| `" + row.key() + "` | " + row.defaultCell() + " | …: the default is not a value; write it in"
+                                + " backticks as one would set it (e.g. `30s`), or add the setting to SettingsTableTest.NO_VALUE_DEFAULT"
+                                + " saying what unset means");
                 continue;
             }
             for (String key : concreteKeys(row.key())) {
@@ -137,12 +148,14 @@ class SettingsTableTest {
                 try {
                     set = effective(ServerConfig.fromEnv(env));
                 } catch (RuntimeException e) {
-                    wrong.add("`" + key + "`=`" + literal.get() + "` (the documented default) is refused: " + e.getMessage());
+                    wrong.add("`" + key + "`=`" + literal.get() + "` (the documented default) is refused: "
+                            + e.getMessage());
                     continue;
                 }
                 if (!set.equals(unset)) {
-                    wrong.add("README.md says `" + key + "` defaults to `" + literal.get() + "`, but setting it to that changes "
-                            + differences(unset, set) + ": fix the row's default (or ServerConfig's)");
+                    wrong.add("README.md says `" + key + "` defaults to `" + literal.get()
+                            + "`, but setting it to that changes " + differences(unset, set)
+                            + ": fix the row's default (or ServerConfig's)");
                 }
             }
         }
@@ -162,7 +175,8 @@ class SettingsTableTest {
         String source = Files.readString(SOURCE);
         assertThat(httpApi).contains("README.md#configuration");
         assertThat(httpApi.lines().filter(l -> l.startsWith("| `ROBOCO_SANDBOX_")))
-                .as("rows of a settings table copied into docs/http-api.md (link to README.md#configuration instead)").isEmpty();
+                .as("rows of a settings table copied into docs/http-api.md (link to README.md#configuration instead)")
+                .isEmpty();
         assertThat(source).contains("README.md#configuration");
     }
 
@@ -185,19 +199,25 @@ class SettingsTableTest {
                 rows.put(keys.group(1), new Row(keys.group(1), row.group(2), row.group(3)));
             }
         }
-        assertThat(rows).as("rows of the settings table under '## Configuration' in %s", README.toAbsolutePath()).isNotEmpty();
+        assertThat(rows)
+                .as("rows of the settings table under '## Configuration' in %s", README.toAbsolutePath())
+                .isNotEmpty();
         return rows;
     }
 
     /** Rows like {@code ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>} that cover {@code key}. */
     private static List<String> familyRowsFor(String key, Map<String, Row> rows) {
-        return rows.keySet().stream().filter(r -> r.contains("<") && key.startsWith(r.substring(0, r.indexOf('<')))).toList();
+        return rows.keySet().stream()
+                .filter(r -> r.contains("<") && key.startsWith(r.substring(0, r.indexOf('<'))))
+                .toList();
     }
 
     /** A placeholder row's keys to try: one per registered engine for {@code <ENGINE>}, a Postgres major for {@code <MAJOR>}. */
     private static List<String> concreteKeys(String key) {
         if (key.contains("<ENGINE>")) {
-            return REGISTRY.names().stream().map(n -> key.replace("<ENGINE>", n.toUpperCase(Locale.ROOT))).toList();
+            return REGISTRY.names().stream()
+                    .map(n -> key.replace("<ENGINE>", n.toUpperCase(Locale.ROOT)))
+                    .toList();
         }
         return List.of(key.replace("<MAJOR>", "17"));
     }
@@ -252,11 +272,14 @@ class SettingsTableTest {
     private static Map<String, String> settingsSources() throws IOException {
         Map<String, String> sources = new TreeMap<>();
         try (var files = Files.list(PACKAGE)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("\\w+(Config|Settings)\\.java")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("\\w+(Config|Settings)\\.java"))
+                    .toList()) {
                 sources.put(file.getFileName().toString(), withoutComments(Files.readString(file)));
             }
         }
-        assertThat(sources).as("settings sources in %s", PACKAGE.toAbsolutePath()).containsKey("ServerConfig.java");
+        assertThat(sources)
+                .as("settings sources in %s", PACKAGE.toAbsolutePath())
+                .containsKey("ServerConfig.java");
         return sources;
     }
 
@@ -299,7 +322,8 @@ class SettingsTableTest {
             }
             if (value instanceof Map<?, ?> map) {
                 if (!ABSENT_ENTRY.containsKey(c.getName())) {
-                    fail("ServerConfig." + c.getName() + " is a map; say in SettingsTableTest.ABSENT_ENTRY what a missing entry means");
+                    fail("ServerConfig." + c.getName()
+                            + " is a map; say in SettingsTableTest.ABSENT_ENTRY what a missing entry means");
                 }
                 Map<Object, Object> filled = new TreeMap<>();
                 map.forEach((k, v) -> {
@@ -317,7 +341,7 @@ class SettingsTableTest {
     private static String differences(Map<String, Object> unset, Map<String, Object> set) {
         List<String> out = new ArrayList<>();
         unset.forEach((name, value) -> {
-            if (!java.util.Objects.equals(value, set.get(name))) {
+            if (!Objects.equals(value, set.get(name))) {
                 out.add(name + " from " + show(value) + " to " + show(set.get(name)));
             }
         });

@@ -7,7 +7,6 @@ import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
 import io.roboco.sandbox.testkit.StubEngine;
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -25,7 +24,10 @@ final class TestServer implements AutoCloseable {
     final ApiClient api;
 
     TestServer(Path stateDir, Boolean flagOverride) {
-        this(ServerConfig.defaults(stateDir).withPort(0).withFlag(flagOverride).withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN));
+        this(ServerConfig.defaults(stateDir)
+                .withPort(0)
+                .withFlag(flagOverride)
+                .withTokens(ApiClient.API_TOKEN, ApiClient.ADMIN_TOKEN));
     }
 
     TestServer(ServerConfig config) {
@@ -46,7 +48,8 @@ final class TestServer implements AutoCloseable {
         this(config, new FakeContainerRuntime(), registry, new FakeSettingsStore());
     }
 
-    private TestServer(ServerConfig config, FakeContainerRuntime runtime, EngineRegistry registry, FakeSettingsStore store) {
+    private TestServer(
+            ServerConfig config, FakeContainerRuntime runtime, EngineRegistry registry, FakeSettingsStore store) {
         this(config, runtime, registry, store, store);
     }
 
@@ -60,11 +63,20 @@ final class TestServer implements AutoCloseable {
         this(config, realRuntime, registry, other, null);
     }
 
-    private TestServer(ServerConfig config, ContainerRuntime runtime, EngineRegistry registry, SettingsStore store, FakeSettingsStore fake) {
+    private TestServer(
+            ServerConfig config,
+            ContainerRuntime runtime,
+            EngineRegistry registry,
+            SettingsStore store,
+            FakeSettingsStore fake) {
         this.runtime = runtime instanceof FakeContainerRuntime f ? f : null;
         this.store = fake;
-        server = SandboxServer.start(config, runtime, registry, store, Clock.systemUTC(), new PrintStream(console, true));
-        api = new ApiClient(server.port(), tokenOr(config.apiToken(), ApiClient.API_TOKEN), tokenOr(config.adminToken(), ApiClient.ADMIN_TOKEN));
+        server = SandboxServer.start(
+                config, runtime, registry, store, Clock.systemUTC(), new PrintStream(console, true));
+        api = new ApiClient(
+                server.port(),
+                tokenOr(config.apiToken(), ApiClient.API_TOKEN),
+                tokenOr(config.adminToken(), ApiClient.ADMIN_TOKEN));
     }
 
     /** Opts project {@code shop} into postgres + redis, spawns the agent in {@code role} and gives it a task there. */

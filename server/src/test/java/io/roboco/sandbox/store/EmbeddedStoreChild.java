@@ -11,16 +11,15 @@ import java.util.List;
  * and, with {@code append}, appends records forever, printing {@code ACK n} after each one returns.
  */
 public final class EmbeddedStoreChild {
-    private EmbeddedStoreChild() {
-    }
+    private EmbeddedStoreChild() {}
 
     public static void main(String[] args) {
         try (SettingsStore store = JdbcSettingsStore.embedded(Path.of(args[0]))) {
             System.out.println("OPENED");
             System.out.flush();
             for (long n = 0; args.length > 1; n++) {
-                store.append(new AuditRecord(Instant.now(), "child", "p", "request_sandbox", "granted", "",
-                        List.of(), n));
+                store.append(
+                        new AuditRecord(Instant.now(), "child", "p", "request_sandbox", "granted", "", List.of(), n));
                 System.out.println("ACK " + n);
                 System.out.flush();
             }

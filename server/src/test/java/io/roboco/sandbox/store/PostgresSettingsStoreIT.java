@@ -48,11 +48,33 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
         password = HexFormat.of().formatHex(bytes(random, 16));
         port = freePort();
         String name = "store-it-" + HexFormat.of().formatHex(bytes(random, 4));
-        Result run = docker(Duration.ofSeconds(60), "run", "-d", "--rm", "--name", name,
-                "--label", "roboco.sandbox.test=store", "--network", "host",
-                "-e", "POSTGRES_USER=" + USER, "-e", "POSTGRES_PASSWORD=" + password, "-e", "POSTGRES_DB=" + ADMIN_DB,
-                "--tmpfs", "/var/lib/postgresql/data", IMAGE,
-                "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port, "-c", "fsync=off");
+        Result run = docker(
+                Duration.ofSeconds(60),
+                "run",
+                "-d",
+                "--rm",
+                "--name",
+                name,
+                "--label",
+                "roboco.sandbox.test=store",
+                "--network",
+                "host",
+                "-e",
+                "POSTGRES_USER=" + USER,
+                "-e",
+                "POSTGRES_PASSWORD=" + password,
+                "-e",
+                "POSTGRES_DB=" + ADMIN_DB,
+                "--tmpfs",
+                "/var/lib/postgresql/data",
+                IMAGE,
+                "postgres",
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "port=" + port,
+                "-c",
+                "fsync=off");
         if (run.exit() != 0) {
             fail("docker run " + IMAGE + " failed (exit " + run.exit() + "): " + run.output());
         }
@@ -77,7 +99,8 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
     @Override
     protected SettingsStore createStore() throws SQLException {
         String db = "settings_" + DATABASES.incrementAndGet();
-        try (Connection c = connect(ADMIN_DB, 5); Statement s = c.createStatement()) {
+        try (Connection c = connect(ADMIN_DB, 5);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + db);
         }
         url = jdbcUrl(db);
@@ -106,11 +129,13 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
             return;
         }
         if (version.exit() != 0) {
-            fail("the Docker daemon is not reachable (docker version exited " + version.exit() + ": "
-                    + version.output() + "); run ./scripts/test.sh");
+            fail("the Docker daemon is not reachable (docker version exited " + version.exit() + ": " + version.output()
+                    + "); run ./scripts/test.sh");
         }
         try {
-            if (docker(Duration.ofSeconds(20), "image", "inspect", "--format", "{{.Id}}", IMAGE).exit() != 0) {
+            if (docker(Duration.ofSeconds(20), "image", "inspect", "--format", "{{.Id}}", IMAGE)
+                            .exit()
+                    != 0) {
                 fail("the image " + IMAGE + " is missing; it is built locally (no registry is reachable)"
                         + " — run ./scripts/test.sh");
             }
@@ -143,7 +168,8 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
     }
 
     private static void failStart(String what, SQLException last) throws IOException, InterruptedException {
-        String logs = docker(Duration.ofSeconds(10), "logs", "--tail", "30", container).output();
+        String logs = docker(Duration.ofSeconds(10), "logs", "--tail", "30", container)
+                .output();
         String name = container;
         removeContainer();
         fail("postgres test container " + name + " (" + IMAGE + ", 127.0.0.1:" + port + ") " + what
@@ -175,8 +201,7 @@ class PostgresSettingsStoreIT extends SettingsStoreContract {
         }
     }
 
-    private record Result(int exit, String output) {
-    }
+    private record Result(int exit, String output) {}
 
     private static Result docker(Duration timeout, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();

@@ -1,10 +1,6 @@
 package io.roboco.sandbox.store;
 
 import io.roboco.sandbox.provision.LocalImages;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
@@ -16,6 +12,9 @@ import java.util.HexFormat;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A throwaway PostgreSQL 15 server for store tests: the local image in a container the test starts
@@ -49,7 +48,8 @@ public final class TestPostgres implements AutoCloseable {
                 return startOnce();
             } catch (PortTaken e) {
                 last = e;
-                System.out.println("TestPostgres: " + e.getMessage() + "; starting again on a new port (attempt " + (attempt + 1) + " of 3)");
+                System.out.println("TestPostgres: " + e.getMessage() + "; starting again on a new port (attempt "
+                        + (attempt + 1) + " of 3)");
             }
         }
         throw last;
@@ -65,10 +65,34 @@ public final class TestPostgres implements AutoCloseable {
             port = s.getLocalPort();
         }
         String name = "store-it-" + HexFormat.of().formatHex(b, 0, 4);
-        LocalImages.docker("run", "-d", "--rm", "--name", name, "--label", "roboco.sandbox.test=store", "--network", "host",
-                "-e", "POSTGRES_USER=" + USER, "-e", "POSTGRES_PASSWORD=" + password, "-e", "POSTGRES_DB=" + USER,
-                "--tmpfs", "/var/lib/postgresql/data", IMAGE,
-                "postgres", "-c", "listen_addresses=127.0.0.1", "-c", "port=" + port, "-c", "fsync=off", "-c", "max_connections=200");
+        LocalImages.docker(
+                "run",
+                "-d",
+                "--rm",
+                "--name",
+                name,
+                "--label",
+                "roboco.sandbox.test=store",
+                "--network",
+                "host",
+                "-e",
+                "POSTGRES_USER=" + USER,
+                "-e",
+                "POSTGRES_PASSWORD=" + password,
+                "-e",
+                "POSTGRES_DB=" + USER,
+                "--tmpfs",
+                "/var/lib/postgresql/data",
+                IMAGE,
+                "postgres",
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "port=" + port,
+                "-c",
+                "fsync=off",
+                "-c",
+                "max_connections=200");
         TestPostgres pg = new TestPostgres(name, password, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         SQLException last = null;
@@ -78,7 +102,9 @@ public final class TestPostgres implements AutoCloseable {
             } catch (SQLException e) {
                 last = e;
             }
-            if (polls % 10 == 0 && LocalImages.docker("ps", "-q", "--filter", "name=^" + name + "$").isBlank()) {
+            if (polls % 10 == 0
+                    && LocalImages.docker("ps", "-q", "--filter", "name=^" + name + "$")
+                            .isBlank()) {
                 throw new PortTaken("postgres test container " + name + " exited before it was ready (port " + port
                         + " taken meanwhile?): " + last);
             }
@@ -110,8 +136,7 @@ public final class TestPostgres implements AutoCloseable {
     public static final class PerClass implements BeforeAllCallback, AfterAllCallback {
         private TestPostgres server;
 
-        private PerClass() {
-        }
+        private PerClass() {}
 
         @Override
         public void beforeAll(ExtensionContext context) throws Exception {
@@ -127,7 +152,8 @@ public final class TestPostgres implements AutoCloseable {
 
         public TestPostgres server() {
             if (server == null) {
-                throw new IllegalStateException("register TestPostgres.perClass() as a static @RegisterExtension field");
+                throw new IllegalStateException(
+                        "register TestPostgres.perClass() as a static @RegisterExtension field");
             }
             return server;
         }
@@ -136,7 +162,8 @@ public final class TestPostgres implements AutoCloseable {
     /** A new, empty database; its JDBC URL. */
     public String newDatabase() throws SQLException {
         String db = "lifecycle_" + DATABASES.incrementAndGet();
-        try (Connection c = connect(USER); Statement s = c.createStatement()) {
+        try (Connection c = connect(USER);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + db);
         }
         return jdbcUrl(db);

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.testkit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,12 +20,14 @@ public final class ApiClient {
     public static final String API_TOKEN = "it-api-token-0123456789abcdef";
     /** The admin token the test servers are configured with. */
     public static final String ADMIN_TOKEN = "it-admin-token-0123456789abcdef";
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final int port;
     private final String apiToken;
     private final String adminToken;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
     /** A client using {@link #API_TOKEN} and {@link #ADMIN_TOKEN}. */
     public ApiClient(int port) {
@@ -65,7 +66,8 @@ public final class ApiClient {
             if (!ok()) {
                 return Map.of();
             }
-            List<Map<String, Object>> sandboxes = (List<Map<String, Object>>) ((Map<String, Object>) json().get("evidence")).get("sandboxes");
+            List<Map<String, Object>> sandboxes =
+                    (List<Map<String, Object>>) ((Map<String, Object>) json().get("evidence")).get("sandboxes");
             Map<String, Map<String, String>> out = new TreeMap<>();
             sandboxes.forEach(s -> out.put((String) s.get("service"), (Map<String, String>) s.get("env")));
             return out;
@@ -81,7 +83,9 @@ public final class ApiClient {
     public Reply send(String method, String path, String token, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(150))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
@@ -122,8 +126,12 @@ public final class ApiClient {
      */
     public Reply requestSandboxRetrying(String slug, int attempts) throws InterruptedException {
         Reply r = requestSandbox(slug);
-        for (int i = 1; i < attempts && !r.ok() && "invalid_state".equals(r.json().get("error"))
-                && Boolean.TRUE.equals(r.json().get("retryable")); i++) {
+        for (int i = 1;
+                i < attempts
+                        && !r.ok()
+                        && "invalid_state".equals(r.json().get("error"))
+                        && Boolean.TRUE.equals(r.json().get("retryable"));
+                i++) {
             System.out.println("retrying request_sandbox for " + slug + " after: " + r);
             Thread.sleep(1000);
             r = requestSandbox(slug);
@@ -138,8 +146,14 @@ public final class ApiClient {
 
     /** Opts {@code project} into {@code servicesJson}, spawns the agent in {@code role}, gives it a task in the project. */
     public void working(String slug, String role, String project, String servicesJson) {
-        expect200(admin("PUT", "/api/projects/" + project, "{\"name\":\"" + project + "\",\"sandbox_services\":" + servicesJson + "}"));
-        expect200(orchestrator("POST", "/api/agents/" + slug + "/spawn", "{\"role\":\"" + role + "\",\"project\":\"" + project + "\"}"));
+        expect200(admin(
+                "PUT",
+                "/api/projects/" + project,
+                "{\"name\":\"" + project + "\",\"sandbox_services\":" + servicesJson + "}"));
+        expect200(orchestrator(
+                "POST",
+                "/api/agents/" + slug + "/spawn",
+                "{\"role\":\"" + role + "\",\"project\":\"" + project + "\"}"));
         Reply r = verb(slug, "give_me_work", "{\"project\":\"" + project + "\",\"task\":\"T-" + slug + "\"}");
         if (!r.ok()) {
             throw new AssertionError("give_me_work for " + slug + ": " + r);

@@ -1,25 +1,30 @@
 package io.roboco.sandbox.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * What every {@link ContainerRuntime} does: {@link FakeContainerRuntime} and {@code DockerContainerRuntime}
@@ -33,7 +38,8 @@ public abstract class ContainerRuntimeContract {
     public static final String TEST_LABEL = "roboco.sandbox.test";
     public static final String RUN_LABEL = "roboco.sandbox.test.run";
     /** Prints "hello" (from env), "oops" on stderr, exits 7. */
-    protected static final List<String> GREETING_COMMAND = List.of("sh", "-c", "echo \"$GREETING\"; echo oops >&2; exit 7");
+    protected static final List<String> GREETING_COMMAND =
+            List.of("sh", "-c", "echo \"$GREETING\"; echo oops >&2; exit 7");
 
     protected final String runId = UUID.randomUUID().toString().substring(0, 8);
 
@@ -56,12 +62,10 @@ public abstract class ContainerRuntimeContract {
     protected static final List<String> CAT_COMMAND = List.of("sh", "-c", "cat; echo done >&2");
 
     /** Hook: make {@link #CAT_COMMAND} answer what it was fed on stdout and "done\n" on stderr, exit 0. */
-    protected void prepareCat() {
-    }
+    protected void prepareCat() {}
 
     /** Hook: make {@link #GREETING_COMMAND} with GREETING=hello answer (7, "hello\n", "oops\n"). */
-    protected void prepareGreeting() {
-    }
+    protected void prepareGreeting() {}
 
     protected Map<String, String> labels() {
         Map<String, String> labels = new HashMap<>();
@@ -72,7 +76,8 @@ public abstract class ContainerRuntimeContract {
     }
 
     protected String uniqueName(String what) {
-        return "roboco-test-" + what + "-" + runId + "-" + UUID.randomUUID().toString().substring(0, 6);
+        return "roboco-test-" + what + "-" + runId + "-"
+                + UUID.randomUUID().toString().substring(0, 6);
     }
 
     @AfterAll
@@ -102,7 +107,7 @@ public abstract class ContainerRuntimeContract {
         assertThat(state.id()).isEqualTo(started.id());
         assertThat(state.name()).isEqualTo(request.name());
         assertThat(state.labels()).containsAllEntriesOf(labels);
-        assertThat(state.createdEpochSeconds()).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(120L));
+        assertThat(state.createdEpochSeconds()).isCloseTo(System.currentTimeMillis() / 1000, Offset.offset(120L));
         assertThat(runtime().isRunning(started.id())).isTrue();
 
         prepareGreeting();
@@ -112,12 +117,14 @@ public abstract class ContainerRuntimeContract {
         assertThat(result.stderr()).isEqualTo("oops\n");
 
         assertThat(runtime().list(Map.of("roboco.sandbox.instance", "life-" + runId)))
-                .singleElement().satisfies(s -> {
+                .singleElement()
+                .satisfies(s -> {
                     assertThat(s.id()).isEqualTo(started.id());
                     assertThat(s.running()).isTrue();
                     assertThat(s.name()).isEqualTo(request.name());
                 });
-        assertThat(runtime().list(Map.of(RUN_LABEL, runId, "roboco.sandbox.instance", "nope"))).isEmpty();
+        assertThat(runtime().list(Map.of(RUN_LABEL, runId, "roboco.sandbox.instance", "nope")))
+                .isEmpty();
         Map<String, String> anyValue = new HashMap<>();
         anyValue.put("roboco.sandbox.instance", null);
         anyValue.put(RUN_LABEL, runId);
@@ -138,12 +145,21 @@ public abstract class ContainerRuntimeContract {
         StartedContainer started = runtime().start(longRunningRequest(uniqueName("stdin"), labels()));
         prepareCat();
         String input = "line one\nline two\n".repeat(20_000);
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        ExecResult result = runtime().exec(started.id(), CAT_COMMAND, Map.of(),
-                new java.io.ByteArrayInputStream(input.getBytes(java.nio.charset.StandardCharsets.UTF_8)), out);
-        assertThat(result.exitCode()).as("the command saw the end of its input and finished").isEqualTo(0);
-        assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(input);
-        assertThat(result.stdout()).as("streamed stdout is not kept in the result").isEmpty();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ExecResult result = runtime()
+                .exec(
+                        started.id(),
+                        CAT_COMMAND,
+                        Map.of(),
+                        new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                        out);
+        assertThat(result.exitCode())
+                .as("the command saw the end of its input and finished")
+                .isEqualTo(0);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(input);
+        assertThat(result.stdout())
+                .as("streamed stdout is not kept in the result")
+                .isEmpty();
         assertThat(result.stderr()).isEqualTo("done\n");
         runtime().remove(started.id());
     }
@@ -153,16 +169,25 @@ public abstract class ContainerRuntimeContract {
         Map<String, String> labels = labels();
         labels.put("roboco.sandbox.instance", "missing-" + runId);
         RunRequest base = longRunningRequest(uniqueName("missing"), labels);
-        RunRequest request = new RunRequest(base.name(),
-                new io.roboco.sandbox.engine.ContainerSpec(missingImage(), base.spec().env(), base.spec().command(),
-                        base.spec().dataDir(), base.spec().port()),
-                base.labels(), base.limits(), base.network(), base.capabilities());
+        RunRequest request = new RunRequest(
+                base.name(),
+                new ContainerSpec(
+                        missingImage(),
+                        base.spec().env(),
+                        base.spec().command(),
+                        base.spec().dataDir(),
+                        base.spec().port()),
+                base.labels(),
+                base.limits(),
+                base.network(),
+                base.capabilities());
 
         assertThatThrownBy(() -> runtime().start(request))
                 .isInstanceOf(ContainerRuntimeException.class)
                 .hasMessageContaining(missingImage())
                 .hasMessageContaining("./scripts/build-images.sh");
-        assertThat(runtime().list(Map.of("roboco.sandbox.instance", "missing-" + runId))).isEmpty();
+        assertThat(runtime().list(Map.of("roboco.sandbox.instance", "missing-" + runId)))
+                .isEmpty();
     }
 
     @Test
@@ -173,8 +198,10 @@ public abstract class ContainerRuntimeContract {
         assertThat(state.exitCode()).isEqualTo(3);
         assertThat(state.oomKilled()).isFalse();
         assertThat(state.describe()).isEqualTo("exited with code 3");
-        assertThat(runtime().list(Map.of(RUN_LABEL, runId))).filteredOn(s -> s.id().equals(started.id()))
-                .singleElement().satisfies(s -> {
+        assertThat(runtime().list(Map.of(RUN_LABEL, runId)))
+                .filteredOn(s -> s.id().equals(started.id()))
+                .singleElement()
+                .satisfies(s -> {
                     assertThat(s.running()).isFalse();
                     assertThat(s.exitCode()).isEqualTo(3);
                 });
@@ -201,7 +228,7 @@ public abstract class ContainerRuntimeContract {
         assertThat(runtime().inspect("no-such-container-" + runId)).isEqualTo(Optional.empty());
     }
 
-    protected static <T> T eventually(Supplier<T> probe, java.util.function.Predicate<T> done) {
+    protected static <T> T eventually(Supplier<T> probe, Predicate<T> done) {
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         T value = probe.get();
         while (!done.test(value) && System.nanoTime() < deadline) {

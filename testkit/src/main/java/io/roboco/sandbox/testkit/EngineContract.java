@@ -29,8 +29,9 @@ public abstract class EngineContract {
         Engine engine = engine();
         Credentials c = engine.newCredentials(SECRETS);
         for (SpecRequest request : new SpecRequest[] {
-                new SpecRequest(engine.defaultImage(), c, "127.0.0.1", 40123),
-                new SpecRequest(engine.defaultImage(), c, "0.0.0.0", engine.defaultPort())}) {
+            new SpecRequest(engine.defaultImage(), c, "127.0.0.1", 40123),
+            new SpecRequest(engine.defaultImage(), c, "0.0.0.0", engine.defaultPort())
+        }) {
             ContainerSpec spec = engine.containerSpec(request);
             assertThat(spec.env().values()).noneMatch(v -> v.contains(c.password()));
             assertThat(spec.env().keySet()).noneMatch(k -> k.contains(c.password()));
@@ -55,7 +56,10 @@ public abstract class EngineContract {
     void serviceListensOnTheRequestedHostAndPort() {
         Engine engine = engine();
         Credentials c = engine.newCredentials(SECRETS);
-        String command = String.join(" ", engine.containerSpec(new SpecRequest("img", c, "127.0.0.1", 40123)).command());
+        String command = String.join(
+                " ",
+                engine.containerSpec(new SpecRequest("img", c, "127.0.0.1", 40123))
+                        .command());
         assertThat(command).contains("127.0.0.1").contains("40123");
     }
 
@@ -74,8 +78,11 @@ public abstract class EngineContract {
     void credentialsToStringRedactsBothPasswords() {
         Engine engine = engine();
         Credentials c = engine.newCredentials(SECRETS);
-        assertThat(c.toString()).doesNotContain(c.password()).doesNotContain(c.adminPassword())
-                .contains(c.user()).contains("<redacted>");
+        assertThat(c.toString())
+                .doesNotContain(c.password())
+                .doesNotContain(c.adminPassword())
+                .contains(c.user())
+                .contains("<redacted>");
     }
 
     @Test

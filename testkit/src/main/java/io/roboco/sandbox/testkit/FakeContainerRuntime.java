@@ -6,7 +6,10 @@ import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
-
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +38,8 @@ import java.util.function.Predicate;
  */
 public final class FakeContainerRuntime implements ContainerRuntime {
     /** A recorded exec call; {@code user} is who it ran as inside the container (null: the image's user). */
-    public record ExecCall(String containerId, List<String> command, Map<String, String> env, String stdin, String user) {
+    public record ExecCall(
+            String containerId, List<String> command, Map<String, String> env, String stdin, String user) {
         /** A call without stdin. */
         public ExecCall(String containerId, List<String> command, Map<String, String> env) {
             this(containerId, command, env, null, null);
@@ -47,8 +51,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         }
     }
 
-    private record ExecScript(Predicate<ExecCall> matches, Function<ExecCall, ExecResult> result) {
-    }
+    private record ExecScript(Predicate<ExecCall> matches, Function<ExecCall, ExecResult> result) {}
 
     private static final class FakeContainer {
         final String id;
@@ -66,8 +69,16 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         }
 
         synchronized ContainerState state() {
-            return new ContainerState(id, request.name(), request.spec().image(), running,
-                    running ? "running" : "exited", running ? null : exitCode, oomKilled, request.labels(), created);
+            return new ContainerState(
+                    id,
+                    request.name(),
+                    request.spec().image(),
+                    running,
+                    running ? "running" : "exited",
+                    running ? null : exitCode,
+                    oomKilled,
+                    request.labels(),
+                    created);
         }
     }
 
@@ -185,19 +196,33 @@ public final class FakeContainerRuntime implements ContainerRuntime {
 
     // ---- observation -----------------------------------------------------------------------------
 
-    public int pingCount() { return pings.get(); }
+    public int pingCount() {
+        return pings.get();
+    }
 
-    public int startCount() { return starts.get(); }
+    public int startCount() {
+        return starts.get();
+    }
 
-    public int execCount() { return execs.get(); }
+    public int execCount() {
+        return execs.get();
+    }
 
-    public int inspectCount() { return inspects.get(); }
+    public int inspectCount() {
+        return inspects.get();
+    }
 
-    public int logTailCount() { return logTails.get(); }
+    public int logTailCount() {
+        return logTails.get();
+    }
 
-    public int removeCount() { return removes.get(); }
+    public int removeCount() {
+        return removes.get();
+    }
 
-    public int listCount() { return lists.get(); }
+    public int listCount() {
+        return lists.get();
+    }
 
     /** All calls of any kind. */
     public int callCount() {
@@ -246,20 +271,28 @@ public final class FakeContainerRuntime implements ContainerRuntime {
             throw new ContainerRuntimeException(startFailure);
         }
         if (missingImages.contains(image)) {
-            throw new ContainerRuntimeException("image " + image + " is not present on the Docker host and is never pulled"
-                    + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image");
+            throw new ContainerRuntimeException(
+                    "image " + image + " is not present on the Docker host and is never pulled"
+                            + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image");
         }
         sleep(startLatency);
         String id = HexFormat.of().formatHex(randomBytes());
         FakeContainer container = new FakeContainer(id, request, clock.instant().getEpochSecond());
-        container.logs.append("fake container ").append(request.name()).append(" started from ").append(image).append('\n');
+        container
+                .logs
+                .append("fake container ")
+                .append(request.name())
+                .append(" started from ")
+                .append(image)
+                .append('\n');
         Integer exit = exitOnStart.get(image);
         if (exit != null) {
             container.running = false;
             container.exitCode = exit;
         }
         synchronized (containers) {
-            boolean taken = containers.values().stream().anyMatch(c -> c.request.name().equals(request.name()));
+            boolean taken =
+                    containers.values().stream().anyMatch(c -> c.request.name().equals(request.name()));
             if (taken) {
                 throw new ContainerRuntimeException("cannot create container " + request.name()
                         + ": the name is already in use; remove the old container or choose another name");
@@ -276,28 +309,35 @@ public final class FakeContainerRuntime implements ContainerRuntime {
 
     /** Records {@code stdin} (read to its end, UTF-8) on the call; the scripted stdout is written to {@code stdout}. */
     @Override
-    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                           java.io.OutputStream stdout) {
+    public ExecResult exec(
+            String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
         return execAs(containerId, null, command, env, stdin, stdout);
     }
 
     /** Records {@code user} on the call too. */
     @Override
-    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                             java.io.OutputStream stdout) {
+    public ExecResult execAs(
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            OutputStream stdout) {
         String input = null;
         if (stdin != null) {
             try (stdin) {
-                input = new String(stdin.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                throw new ContainerRuntimeException("exec " + command + ": stdin could not be read: " + e.getMessage(), e);
+                input = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new ContainerRuntimeException(
+                        "exec " + command + ": stdin could not be read: " + e.getMessage(), e);
             }
         }
         ExecResult result = answer(new ExecCall(containerId, List.copyOf(command), Map.copyOf(env), input, user));
         try {
-            stdout.write(result.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-            throw new ContainerRuntimeException("exec " + command + ": its output could not be written: " + e.getMessage(), e);
+            stdout.write(result.stdout().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new ContainerRuntimeException(
+                    "exec " + command + ": its output could not be written: " + e.getMessage(), e);
         }
         return new ExecResult(result.exitCode(), "", result.stderr());
     }
@@ -310,13 +350,18 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         execCalls.add(call);
         FakeContainer c = containers.get(containerId);
         if (c == null) {
-            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + " failed: No such container: " + containerId);
+            throw new ContainerRuntimeException(
+                    "exec " + command + " in container " + containerId + " failed: No such container: " + containerId);
         }
         if (!c.running) {
-            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + " failed: container " + containerId + " is not running");
+            throw new ContainerRuntimeException("exec " + command + " in container " + containerId
+                    + " failed: container " + containerId + " is not running");
         }
-        return execScripts.stream().filter(s -> s.matches().test(call)).findFirst()
-                .map(s -> s.result().apply(call)).orElse(new ExecResult(0, "", ""));
+        return execScripts.stream()
+                .filter(s -> s.matches().test(call))
+                .findFirst()
+                .map(s -> s.result().apply(call))
+                .orElse(new ExecResult(0, "", ""));
     }
 
     @Override
@@ -357,15 +402,20 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     public List<ContainerState> list(Map<String, String> labels) {
         lists.incrementAndGet();
         checkReachable();
-        return containers.values().stream().map(FakeContainer::state).filter(s -> labels.entrySet().stream()
-                .allMatch(e -> s.labels().containsKey(e.getKey())
-                        && (e.getValue() == null || e.getValue().equals(s.labels().get(e.getKey()))))).toList();
+        return containers.values().stream()
+                .map(FakeContainer::state)
+                .filter(s -> labels.entrySet().stream()
+                        .allMatch(e -> s.labels().containsKey(e.getKey())
+                                && (e.getValue() == null
+                                        || e.getValue().equals(s.labels().get(e.getKey())))))
+                .toList();
     }
 
     private void checkReachable() {
         if (!daemonReachable) {
-            throw new ContainerRuntimeException("Docker daemon at fake://daemon not reachable (switched off by the test);"
-                    + " start it (./scripts/test.sh starts one) or set DOCKER_HOST");
+            throw new ContainerRuntimeException(
+                    "Docker daemon at fake://daemon not reachable (switched off by the test);"
+                            + " start it (./scripts/test.sh starts one) or set DOCKER_HOST");
         }
     }
 

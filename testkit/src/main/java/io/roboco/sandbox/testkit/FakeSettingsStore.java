@@ -15,7 +15,6 @@ import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.SettingsStoreException;
 import io.roboco.sandbox.settings.StoredSnapshot;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -4,10 +4,6 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A server started in the test's JVM for one test class, and its clean-up: after the class (even when a
@@ -37,7 +36,8 @@ import java.util.stream.Stream;
  *
  * @param <S> what the launcher returns
  */
-public final class InProcessServerExtension<S extends InProcessServerExtension.Server> implements BeforeAllCallback, AfterAllCallback {
+public final class InProcessServerExtension<S extends InProcessServerExtension.Server>
+        implements BeforeAllCallback, AfterAllCallback {
 
     /** What the extension needs of a running server. */
     public interface Server extends AutoCloseable {
@@ -157,7 +157,8 @@ public final class InProcessServerExtension<S extends InProcessServerExtension.S
         try (ContainerRuntime docker = DockerContainerRuntime.connect()) {
             int removed = 0;
             for (String instance : instanceIds) {
-                List<ContainerState> left = docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance));
+                List<ContainerState> left =
+                        docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance));
                 for (ContainerState c : left) {
                     docker.remove(c.id());
                     removed++;
@@ -175,7 +176,8 @@ public final class InProcessServerExtension<S extends InProcessServerExtension.S
             return;
         }
         try (Stream<Path> walk = Files.walk(root)) {
-            List<Path> paths = new ArrayList<>(walk.sorted(Comparator.reverseOrder()).toList());
+            List<Path> paths =
+                    new ArrayList<>(walk.sorted(Comparator.reverseOrder()).toList());
             for (Path p : paths) {
                 Files.deleteIfExists(p);
             }

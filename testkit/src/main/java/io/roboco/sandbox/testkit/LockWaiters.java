@@ -2,6 +2,7 @@ package io.roboco.sandbox.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,15 +18,16 @@ import java.util.concurrent.TimeUnit;
  * ({@code CompletableFuture.get}) or sleeping does not count.
  */
 public final class LockWaiters {
-    private LockWaiters() {
-    }
+    private LockWaiters() {}
 
     /** Threads now parked on a lock acquisition inside {@code className.method}. */
     public static List<Thread> inside(String className, String method) {
         List<Thread> waiting = new ArrayList<>();
-        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+        for (Map.Entry<Thread, StackTraceElement[]> e :
+                Thread.getAllStackTraces().entrySet()) {
             Thread.State state = e.getKey().getState();
-            if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && parkedOnLockIn(e.getValue(), className, method)) {
+            if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                    && parkedOnLockIn(e.getValue(), className, method)) {
                 waiting.add(e.getKey());
             }
         }
@@ -55,7 +57,7 @@ public final class LockWaiters {
      * most {@code timeout}, and returns it: with {@code before} taken just before the test fired a call, that
      * thread is the call's (as long as nothing else fires such calls meanwhile). Fails (AssertionError) when none came.
      */
-    public static Thread awaitNew(java.util.Collection<Thread> before, String className, String method, Duration timeout)
+    public static Thread awaitNew(Collection<Thread> before, String className, String method, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -96,7 +98,8 @@ public final class LockWaiters {
             return false;
         }
         for (int i = ours; i < stack.length; i++) {
-            if (stack[i].getClassName().equals(className) && stack[i].getMethodName().equals(method)) {
+            if (stack[i].getClassName().equals(className)
+                    && stack[i].getMethodName().equals(method)) {
                 return true;
             }
         }

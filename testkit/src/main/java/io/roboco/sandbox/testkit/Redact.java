@@ -2,8 +2,7 @@ package io.roboco.sandbox.testkit;
 
 /** Keeps passwords out of assertion messages and test output. */
 public final class Redact {
-    private Redact() {
-    }
+    private Redact() {}
 
     public static String passwords(String text) {
         if (text == null) {

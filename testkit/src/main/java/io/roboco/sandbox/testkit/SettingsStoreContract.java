@@ -3,7 +3,13 @@ package io.roboco.sandbox.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
+import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
@@ -16,14 +22,14 @@ import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
 import io.roboco.sandbox.settings.SealedContainer;
+import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.settings.StoredSnapshot;
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
-import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
-
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -82,17 +88,25 @@ public abstract class SettingsStoreContract {
 
     @Test
     void savedProjectIsFoundById() {
-        Project p = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")), Map.of("postgres", "17"),
-                Map.of("postgres", new io.roboco.sandbox.provision.Seed.Clone("SHOP_DB_URL", 50)));
+        Project p = new Project(
+                "shop",
+                "Shop",
+                List.of("postgres", "redis"),
+                Map.of("postgres", List.of("pg_trgm")),
+                Map.of("postgres", "17"),
+                Map.of("postgres", new Seed.Clone("SHOP_DB_URL", 50)));
         store.saveProject(p);
         assertThat(store.findProject("shop")).contains(p);
     }
 
     @Test
     void savedProjectKeepsItsLimits() {
-        Project p = new Project("big", "Big", List.of("postgres", "redis"), Map.of()).withLimits(
-                Map.of("postgres", new io.roboco.sandbox.settings.ServiceLimits(1L << 30, 512L << 20, 2_000_000_000L),
-                        "redis", new io.roboco.sandbox.settings.ServiceLimits(768L << 20, 0, 0)));
+        Project p = new Project("big", "Big", List.of("postgres", "redis"), Map.of())
+                .withLimits(Map.of(
+                        "postgres",
+                        new ServiceLimits(1L << 30, 512L << 20, 2_000_000_000L),
+                        "redis",
+                        new ServiceLimits(768L << 20, 0, 0)));
         store.saveProject(p);
         assertThat(store.findProject("big")).contains(p);
         store.saveProject(p.withLimits(Map.of()));
@@ -132,8 +146,8 @@ public abstract class SettingsStoreContract {
 
     @Test
     void extensionsMapRoundTrips() {
-        Map<String, List<String>> ext = Map.of("postgres", List.of("vector", "pg_trgm", "uuid-ossp"),
-                "redis", List.of("search"), "mongo", List.of());
+        Map<String, List<String>> ext = Map.of(
+                "postgres", List.of("vector", "pg_trgm", "uuid-ossp"), "redis", List.of("search"), "mongo", List.of());
         store.saveProject(new Project("geo", "Geo \"maps\" & more", List.of("postgres", "redis", "mongo"), ext));
         Project found = store.findProject("geo").orElseThrow();
         assertThat(found.extensions()).isEqualTo(ext);
@@ -256,8 +270,15 @@ public abstract class SettingsStoreContract {
                 futures.add(pool.submit(() -> {
                     go.await();
                     for (int i = 0; i < each; i++) {
-                        store.append(new AuditRecord(T0.plusMillis(i), agent, "p", "request_sandbox",
-                                "granted", "", List.of("postgres"), i));
+                        store.append(new AuditRecord(
+                                T0.plusMillis(i),
+                                agent,
+                                "p",
+                                "request_sandbox",
+                                "granted",
+                                "",
+                                List.of("postgres"),
+                                i));
                     }
                     return null;
                 }));
@@ -271,15 +292,16 @@ public abstract class SettingsStoreContract {
         }
         List<AuditRecord> all = store.recent(null, null, threads * each + 100);
         assertThat(all).hasSize(threads * each);
-        Set<String> distinct = all.stream().map(r -> r.agent() + "#" + r.durationMillis()).collect(Collectors.toSet());
+        Set<String> distinct =
+                all.stream().map(r -> r.agent() + "#" + r.durationMillis()).collect(Collectors.toSet());
         assertThat(distinct).hasSize(threads * each);
         assertThat(store.recent("agent-3", null, 1000)).hasSize(each);
     }
 
     // --- agents' MCP tokens ------------------------------------------------------------------
 
-    private static io.roboco.sandbox.settings.AgentToken token(String agent, String digest, String engagement) {
-        return new io.roboco.sandbox.settings.AgentToken(agent, digest, engagement, T0, T0.plusSeconds(3600));
+    private static AgentToken token(String agent, String digest, String engagement) {
+        return new AgentToken(agent, digest, engagement, T0, T0.plusSeconds(3600));
     }
 
     @Test
@@ -291,7 +313,8 @@ public abstract class SettingsStoreContract {
             assertThat(t.engagement()).isEqualTo("e1");
             assertThat(t.expires()).isEqualTo(T0.plusSeconds(3600));
         });
-        assertThat(store.findToken("bb22")).hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-2"));
+        assertThat(store.findToken("bb22"))
+                .hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-2"));
         assertThat(store.findToken("cc33")).isEmpty();
     }
 
@@ -336,8 +359,15 @@ public abstract class SettingsStoreContract {
 
     @Test
     void projectLifecycleFieldsRoundTrip() {
-        Project p = new Project("ci", "CI", List.of("postgres"), Map.of(), Map.of("postgres", "17"), java.time.Duration.ofMinutes(30),
-                java.time.Duration.ofHours(2), 5);
+        Project p = new Project(
+                "ci",
+                "CI",
+                List.of("postgres"),
+                Map.of(),
+                Map.of("postgres", "17"),
+                Duration.ofMinutes(30),
+                Duration.ofHours(2),
+                5);
         store.saveProject(p);
         assertThat(store.findProject("ci")).contains(p);
         store.saveProject(p.withLifecycle(null, null, null));
@@ -349,11 +379,23 @@ public abstract class SettingsStoreContract {
 
     private static final Quota THREE = new Quota(3, 0);
 
-    private static SandboxRecord draft(String id, String owner, String project, String name, Map<String, String> labels, Instant created) {
-        return new SandboxRecord(id, owner, project, name, name.equals(SandboxRecord.DEFAULT_NAME) ? SandboxRecord.Kind.DEFAULT
-                : SandboxRecord.Kind.NAMED, labels, List.of("postgres", "redis"),
+    private static SandboxRecord draft(
+            String id, String owner, String project, String name, Map<String, String> labels, Instant created) {
+        return new SandboxRecord(
+                id,
+                owner,
+                project,
+                name,
+                name.equals(SandboxRecord.DEFAULT_NAME) ? SandboxRecord.Kind.DEFAULT : SandboxRecord.Kind.NAMED,
+                labels,
+                List.of("postgres", "redis"),
                 List.of(new ContainerRef("postgres", "c-" + id, "roboco-sbx-" + id, "img:1", List.of("pg_trgm"))),
-                "inst-a", created, created.plusSeconds(3600), created.plusSeconds(86_400), null, null);
+                "inst-a",
+                created,
+                created.plusSeconds(3600),
+                created.plusSeconds(86_400),
+                null,
+                null);
     }
 
     private static SandboxRecord draft(String id, String owner) {
@@ -385,7 +427,8 @@ public abstract class SettingsStoreContract {
 
     @Test
     void expiredAndDeletedSandboxesDoNotCountAgainstTheQuota() {
-        store.reserve(draft("sbx_1", "dev-1", "shop", "", Map.of(), T0.minusSeconds(7200)), THREE); // expired at T0 - 3600
+        store.reserve(
+                draft("sbx_1", "dev-1", "shop", "", Map.of(), T0.minusSeconds(7200)), THREE); // expired at T0 - 3600
         store.reserve(draft("sbx_2", "dev-1"), THREE);
         store.reserve(draft("sbx_3", "dev-1"), THREE);
         assertThat(store.markDeleted("sbx_3", T0, "released", false)).isTrue();
@@ -402,7 +445,8 @@ public abstract class SettingsStoreContract {
         Reservation r = store.reserve(draft("sbx_3", "dev-3"), q);
         assertThat(r).isInstanceOf(Reservation.OverQuota.class);
         assertThat(((Reservation.OverQuota) r).scope()).isEqualTo("project");
-        assertThat(store.reserve(draft("sbx_4", "dev-3", "other", "", Map.of(), T0), q)).isInstanceOf(Reservation.Reserved.class);
+        assertThat(store.reserve(draft("sbx_4", "dev-3", "other", "", Map.of(), T0), q))
+                .isInstanceOf(Reservation.Reserved.class);
     }
 
     @Test
@@ -411,22 +455,26 @@ public abstract class SettingsStoreContract {
         Reservation r = store.reserve(draft("sbx_2", "dev-1", "shop", "before", Map.of(), T0), THREE);
         assertThat(r).isInstanceOf(Reservation.NameTaken.class);
         assertThat(((Reservation.NameTaken) r).existing().id()).isEqualTo("sbx_1");
-        assertThat(store.reserve(draft("sbx_3", "dev-2", "shop", "before", Map.of(), T0), THREE)).isInstanceOf(Reservation.Reserved.class);
+        assertThat(store.reserve(draft("sbx_3", "dev-2", "shop", "before", Map.of(), T0), THREE))
+                .isInstanceOf(Reservation.Reserved.class);
         store.markDeleted("sbx_1", T0, "deleted", false);
-        assertThat(store.reserve(draft("sbx_4", "dev-1", "shop", "before", Map.of(), T0), THREE)).isInstanceOf(Reservation.Reserved.class);
+        assertThat(store.reserve(draft("sbx_4", "dev-1", "shop", "before", Map.of(), T0), THREE))
+                .isInstanceOf(Reservation.Reserved.class);
     }
 
     @Test
     void sixtyFourConcurrentReservationsForOneOwnerAtQuotaThreeGiveExactlyThree() throws Exception {
         assertThat(reserveConcurrently(store, store, 64)).isEqualTo(3);
-        assertThat(store.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0))).hasSize(3);
+        assertThat(store.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0)))
+                .hasSize(3);
     }
 
     @Test
     void twoStoresOnOneDatabaseTogetherGiveExactlyThree() throws Exception {
         try (SettingsStore second = openSecond()) {
             assertThat(reserveConcurrently(store, second, 64)).isEqualTo(3);
-            assertThat(second.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0))).hasSize(3);
+            assertThat(second.sandboxes(new SandboxQuery("dev-1", null, Map.of(), Set.of(SandboxState.LIVE), null, T0)))
+                    .hasSize(3);
         }
     }
 
@@ -463,8 +511,21 @@ public abstract class SettingsStoreContract {
     // --- sealed credentials -------------------------------------------------------------------
 
     private static SealedContainer sealedRow(String sandboxId, String containerId, String instance, String sealed) {
-        return new SealedContainer(sandboxId, containerId, "dev-1", instance, "postgres", "roboco-sbx-dev-1-postgres-" + containerId,
-                "img:1", "15", "127.0.0.1", 40_123, List.of("pg_trgm", "vector"), io.roboco.sandbox.runtime.Limits.sandboxDefaults(), true, T0,
+        return new SealedContainer(
+                sandboxId,
+                containerId,
+                "dev-1",
+                instance,
+                "postgres",
+                "roboco-sbx-dev-1-postgres-" + containerId,
+                "img:1",
+                "15",
+                "127.0.0.1",
+                40_123,
+                List.of("pg_trgm", "vector"),
+                Limits.sandboxDefaults(),
+                true,
+                T0,
                 sealed);
     }
 
@@ -473,8 +534,22 @@ public abstract class SettingsStoreContract {
         SealedContainer a = sealedRow("sbx_1", "c1", "inst-a", "v1.k1.AAAA");
         SealedContainer b = sealedRow("sbx_1", "c2", "inst-a", "v1.k1.BBBB");
         SealedContainer other = sealedRow("sbx_9", "c9", "inst-b", "v1.k2.CCCC");
-        SealedContainer pool = new SealedContainer(SealedContainer.POOL, "c3", "postgres@img:1", "inst-a", "postgres", "", "img:1", "",
-                "127.0.0.1", 40_124, List.of(), null, false, T0.plusSeconds(1), "v1.k1.DDDD");
+        SealedContainer pool = new SealedContainer(
+                SealedContainer.POOL,
+                "c3",
+                "postgres@img:1",
+                "inst-a",
+                "postgres",
+                "",
+                "img:1",
+                "",
+                "127.0.0.1",
+                40_124,
+                List.of(),
+                null,
+                false,
+                T0.plusSeconds(1),
+                "v1.k1.DDDD");
         store.saveSealed(a);
         store.saveSealed(b);
         store.saveSealed(other);
@@ -491,7 +566,9 @@ public abstract class SettingsStoreContract {
         store.saveSealed(sealedRow("sbx_1", "c2", "inst-a", "v1.k1.BBBB"));
         SealedContainer replaced = sealedRow("sbx_1", "c1", "inst-a", "v1.k1.EEEE");
         store.saveSealed(replaced);
-        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::sealed).containsExactlyInAnyOrder("v1.k1.EEEE", "v1.k1.BBBB");
+        assertThat(store.sealedOf("inst-a"))
+                .extracting(SealedContainer::sealed)
+                .containsExactlyInAnyOrder("v1.k1.EEEE", "v1.k1.BBBB");
 
         assertThat(store.deleteSealed("sbx_1", "c2")).isTrue();
         assertThat(store.deleteSealed("sbx_1", "c2")).isFalse();
@@ -519,18 +596,26 @@ public abstract class SettingsStoreContract {
         store.saveSealed(sealedRow(SealedContainer.POOL, "c3", "inst-a", "v1.k1.CCCC"));
 
         store.markDeleted("sbx_1", T0, "released", false);
-        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::containerId).containsExactly("c2", "c3");
+        assertThat(store.sealedOf("inst-a"))
+                .extracting(SealedContainer::containerId)
+                .containsExactly("c2", "c3");
         store.forgetSandbox("sbx_2");
-        assertThat(store.sealedOf("inst-a")).extracting(SealedContainer::containerId).containsExactly("c3");
+        assertThat(store.sealedOf("inst-a"))
+                .extracting(SealedContainer::containerId)
+                .containsExactly("c3");
     }
 
     // --- schema snapshots ---------------------------------------------------------------------
 
     private static StoredSnapshot snapshot(String sandbox, String name, int seconds, String columnType) {
-        SchemaDigest digest = SchemaDigest.of("17.12 (Debian 17.12-0+deb13u1)", List.of("public"), List.of(
-                SchemaObject.of("table", "public.items", Map.of("kind", "table", "persistence", "permanent")),
-                SchemaObject.of("column", "public.items.id", Map.of("type", columnType, "nullable", "false")),
-                SchemaObject.of("function", "public.f(x integer)", Map.of("body", "md5:0a1b", "language", "sql"))));
+        SchemaDigest digest = SchemaDigest.of(
+                "17.12 (Debian 17.12-0+deb13u1)",
+                List.of("public"),
+                List.of(
+                        SchemaObject.of("table", "public.items", Map.of("kind", "table", "persistence", "permanent")),
+                        SchemaObject.of("column", "public.items.id", Map.of("type", columnType, "nullable", "false")),
+                        SchemaObject.of(
+                                "function", "public.f(x integer)", Map.of("body", "md5:0a1b", "language", "sql"))));
         return new StoredSnapshot(sandbox, name, T0.plusSeconds(seconds), digest);
     }
 
@@ -539,11 +624,17 @@ public abstract class SettingsStoreContract {
         StoredSnapshot before = snapshot("sbx_1", "before", 0, "integer");
         StoredSnapshot other = snapshot("sbx_2", "before", 1, "bigint");
         assertThat(store.saveSnapshot(before, 32)).isTrue();
-        assertThat(store.saveSnapshot(snapshot("sbx_1", "after", 2, "bigint"), 32)).isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_1", "after", 2, "bigint"), 32))
+                .isTrue();
         assertThat(store.saveSnapshot(other, 32)).isTrue();
 
         assertThat(store.findSnapshot("sbx_1", "before")).contains(before);
-        assertThat(store.findSnapshot("sbx_1", "before").orElseThrow().digest().objects().get("column public.items.id").attributes())
+        assertThat(store.findSnapshot("sbx_1", "before")
+                        .orElseThrow()
+                        .digest()
+                        .objects()
+                        .get("column public.items.id")
+                        .attributes())
                 .containsEntry("type", "integer");
         assertThat(store.findSnapshot("sbx_2", "before")).contains(other);
         assertThat(store.findSnapshot("sbx_1", "nope")).isEmpty();
@@ -552,20 +643,32 @@ public abstract class SettingsStoreContract {
         StoredSnapshot replaced = snapshot("sbx_1", "before", 3, "text");
         assertThat(store.saveSnapshot(replaced, 32)).isTrue();
         assertThat(store.findSnapshot("sbx_1", "before")).contains(replaced);
-        assertThat(store.snapshotNames("sbx_1")).as("a replaced name keeps its place").containsExactly("before", "after");
+        assertThat(store.snapshotNames("sbx_1"))
+                .as("a replaced name keeps its place")
+                .containsExactly("before", "after");
     }
 
     @Test
     void aLargeSchemasSnapshotRoundTrips() {
         List<SchemaObject> objects = new ArrayList<>();
         for (int t = 0; t < 500; t++) {
-            objects.add(SchemaObject.of("table", "public.table_" + t, Map.of("kind", "table", "persistence", "permanent")));
+            objects.add(
+                    SchemaObject.of("table", "public.table_" + t, Map.of("kind", "table", "persistence", "permanent")));
             for (int c = 0; c < 10; c++) {
-                objects.add(SchemaObject.of("column", "public.table_" + t + ".column_with_a_long_name_" + c,
-                        Map.of("type", "character varying(255)", "nullable", "true", "default", "'a default value of some length'::text")));
+                objects.add(SchemaObject.of(
+                        "column",
+                        "public.table_" + t + ".column_with_a_long_name_" + c,
+                        Map.of(
+                                "type",
+                                "character varying(255)",
+                                "nullable",
+                                "true",
+                                "default",
+                                "'a default value of some length'::text")));
             }
         }
-        StoredSnapshot big = new StoredSnapshot("sbx_1", "big", T0, SchemaDigest.of("17.12", List.of("public"), objects));
+        StoredSnapshot big =
+                new StoredSnapshot("sbx_1", "big", T0, SchemaDigest.of("17.12", List.of("public"), objects));
         assertThat(store.saveSnapshot(big, 32)).isTrue();
         assertThat(store.findSnapshot("sbx_1", "big")).contains(big);
     }
@@ -576,7 +679,9 @@ public abstract class SettingsStoreContract {
         assertThat(store.saveSnapshot(snapshot("sbx_1", "b", 1, "integer"), 2)).isTrue();
         assertThat(store.saveSnapshot(snapshot("sbx_1", "c", 2, "integer"), 2)).isFalse();
         assertThat(store.saveSnapshot(snapshot("sbx_1", "b", 3, "text"), 2)).isTrue();
-        assertThat(store.saveSnapshot(snapshot("sbx_2", "c", 4, "integer"), 2)).as("the cap is per sandbox").isTrue();
+        assertThat(store.saveSnapshot(snapshot("sbx_2", "c", 4, "integer"), 2))
+                .as("the cap is per sandbox")
+                .isTrue();
         assertThat(store.snapshotNames("sbx_1")).containsExactly("a", "b");
         assertThat(store.findSnapshot("sbx_1", "c")).isEmpty();
     }
@@ -594,7 +699,9 @@ public abstract class SettingsStoreContract {
         assertThat(store.findSnapshot("sbx_2", "a")).isPresent();
         store.forgetSandbox("sbx_2");
         assertThat(store.snapshotNames("sbx_2")).isEmpty();
-        assertThat(store.deleteSnapshots("agent:dev-9")).as("a set without a record drops them itself").isEqualTo(1);
+        assertThat(store.deleteSnapshots("agent:dev-9"))
+                .as("a set without a record drops them itself")
+                .isEqualTo(1);
         assertThat(store.findSnapshot("agent:dev-9", "a")).isEmpty();
     }
 
@@ -606,14 +713,22 @@ public abstract class SettingsStoreContract {
         store.reserve(draft("sbx_4", "dev-2", "shop", "d", Map.of(), T0.minusSeconds(7200)), THREE);
         store.reserve(draft("sbx_5", "dev-3", "shop", "e", Map.of(), T0), THREE);
         store.markDeleted("sbx_5", T0, "deleted", false);
-        assertThat(ids(new SandboxQuery("dev-1", null, Map.of(), null, null, T0))).containsExactly("sbx_1", "sbx_2");
-        assertThat(ids(new SandboxQuery(null, "shop", Map.of(), Set.of(SandboxState.LIVE), null, T0))).containsExactly("sbx_1", "sbx_3");
-        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1"), null, null, T0))).containsExactly("sbx_1", "sbx_3");
-        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1", "run", "9"), null, null, T0))).containsExactly("sbx_3");
-        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.EXPIRED), null, T0))).containsExactly("sbx_4");
-        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.DELETED), null, T0))).containsExactly("sbx_5");
-        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-a", T0))).hasSize(5);
-        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-b", T0))).isEmpty();
+        assertThat(ids(new SandboxQuery("dev-1", null, Map.of(), null, null, T0)))
+                .containsExactly("sbx_1", "sbx_2");
+        assertThat(ids(new SandboxQuery(null, "shop", Map.of(), Set.of(SandboxState.LIVE), null, T0)))
+                .containsExactly("sbx_1", "sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1"), null, null, T0)))
+                .containsExactly("sbx_1", "sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of("task", "T-1", "run", "9"), null, null, T0)))
+                .containsExactly("sbx_3");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.EXPIRED), null, T0)))
+                .containsExactly("sbx_4");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), Set.of(SandboxState.DELETED), null, T0)))
+                .containsExactly("sbx_5");
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-a", T0)))
+                .hasSize(5);
+        assertThat(ids(new SandboxQuery(null, null, Map.of(), null, "inst-b", T0)))
+                .isEmpty();
     }
 
     private List<String> ids(SandboxQuery q) {
@@ -624,9 +739,21 @@ public abstract class SettingsStoreContract {
     void updateWritesTheMutableFieldsOfAnUndeletedRecordOnly() {
         SandboxRecord r = draft("sbx_1", "dev-1");
         store.reserve(r, THREE);
-        SandboxRecord next = r.withExpires(T0.plusSeconds(7200)).withLabels(Map.of("run", "2"))
-                .withContainers(List.of("postgres", "redis"), List.of(new ContainerRef("postgres", "c2", "n2", "img:2", List.of(), true, "17",
-                        "clone of $SHOP_DB_URL (at most 3 rows per table)"), new ContainerRef("redis", "c3", "n3", "img:3", List.of())));
+        SandboxRecord next = r.withExpires(T0.plusSeconds(7200))
+                .withLabels(Map.of("run", "2"))
+                .withContainers(
+                        List.of("postgres", "redis"),
+                        List.of(
+                                new ContainerRef(
+                                        "postgres",
+                                        "c2",
+                                        "n2",
+                                        "img:2",
+                                        List.of(),
+                                        true,
+                                        "17",
+                                        "clone of $SHOP_DB_URL (at most 3 rows per table)"),
+                                new ContainerRef("redis", "c3", "n3", "img:3", List.of())));
         assertThat(store.updateSandbox(next)).isTrue();
         assertThat(store.findSandbox("sbx_1")).contains(next);
         store.markDeleted("sbx_1", T0, "deleted", false);
@@ -638,9 +765,12 @@ public abstract class SettingsStoreContract {
     @Test
     void markDeletedOnlyIfExpiredLosesToARenewal() {
         store.reserve(draft("sbx_1", "dev-1"), THREE); // expires T0 + 1h
-        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(60), "expired", true)).isFalse();
-        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3600), "expired", true)).isTrue();
-        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3601), "expired", true)).isFalse();
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(60), "expired", true))
+                .isFalse();
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3600), "expired", true))
+                .isTrue();
+        assertThat(store.markDeleted("sbx_1", T0.plusSeconds(3601), "expired", true))
+                .isFalse();
         SandboxRecord found = store.findSandbox("sbx_1").orElseThrow();
         assertThat(found.deleted()).isEqualTo(T0.plusSeconds(3600));
         assertThat(found.state(T0)).isEqualTo(SandboxState.DELETED);
@@ -675,17 +805,19 @@ public abstract class SettingsStoreContract {
         int n = 10_000;
         for (int i = 0; i < n; i++) {
             // Ten records share each millisecond, so the order inside a tie is exercised on every page boundary.
-            store.append(new AuditRecord(T0.plusMillis(i / 10), "dev-" + (i % 7), "shop", "request_sandbox", "granted", "",
-                    List.of(), i));
+            store.append(new AuditRecord(
+                    T0.plusMillis(i / 10), "dev-" + (i % 7), "shop", "request_sandbox", "granted", "", List.of(), i));
         }
-        Set<Long> seen = new java.util.HashSet<>();
+        Set<Long> seen = new HashSet<>();
         List<Long> order = new ArrayList<>();
         String cursor = null;
         int pages = 0;
         do {
             AuditPage page = store.page(new AuditQuery(null, null, 777, cursor));
             page.records().forEach(r -> {
-                assertThat(seen.add(r.durationMillis())).as("record %d returned twice", r.durationMillis()).isTrue();
+                assertThat(seen.add(r.durationMillis()))
+                        .as("record %d returned twice", r.durationMillis())
+                        .isTrue();
                 order.add(r.durationMillis());
             });
             cursor = page.nextCursor();
@@ -708,7 +840,8 @@ public abstract class SettingsStoreContract {
         assertThat(second.records()).extracting(AuditRecord::durationMillis).containsExactly(40L);
         assertThat(second.nextCursor()).isNull();
         assertThatThrownBy(() -> store.page(new AuditQuery(null, null, 2, "not-a-cursor")))
-                .isInstanceOf(io.roboco.sandbox.request.BadRequest.class).hasMessageContaining("cursor");
+                .isInstanceOf(BadRequest.class)
+                .hasMessageContaining("cursor");
     }
 
     @Test
@@ -720,7 +853,9 @@ public abstract class SettingsStoreContract {
         assertThat(store.pruneAudit(cut, 4)).isEqualTo(4);
         assertThat(store.pruneAudit(cut, 4)).isEqualTo(2);
         assertThat(store.pruneAudit(cut, 4)).isZero();
-        assertThat(store.recent(null, null, 100)).extracting(AuditRecord::durationMillis).containsExactly(49L, 48L, 47L, 46L);
+        assertThat(store.recent(null, null, 100))
+                .extracting(AuditRecord::durationMillis)
+                .containsExactly(49L, 48L, 47L, 46L);
     }
 
     // --- persistence ------------------------------------------------------------------------
@@ -747,7 +882,8 @@ public abstract class SettingsStoreContract {
         assertThat(store.storedFlag(FlagStore.SANDBOX_DB_ENABLED)).contains(true);
         assertThat(store.findAgent("dev-1")).contains(a);
         assertThat(store.recent(null, null, 10)).containsExactly(r);
-        assertThat(store.findToken("aa11")).hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-1"));
+        assertThat(store.findToken("aa11"))
+                .hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-1"));
         assertThat(store.engagement("dev-1")).contains("e1");
         assertThat(store.findSnapshot("sbx_1", "before")).contains(snapshot);
         store.append(record(2, "dev-1", "released", List.of("postgres")));
@@ -755,7 +891,14 @@ public abstract class SettingsStoreContract {
     }
 
     private static AuditRecord record(int second, String agent, String decision, List<String> services) {
-        return new AuditRecord(T0.plus(second, ChronoUnit.SECONDS), agent, "shop", "request_sandbox", decision,
-                decision.equals("refused") ? "feature flag off" : "", services, 40L + second);
+        return new AuditRecord(
+                T0.plus(second, ChronoUnit.SECONDS),
+                agent,
+                "shop",
+                "request_sandbox",
+                decision,
+                decision.equals("refused") ? "feature flag off" : "",
+                services,
+                40L + second);
     }
 }

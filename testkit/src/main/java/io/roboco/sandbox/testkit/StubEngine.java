@@ -2,7 +2,6 @@ package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
-import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -11,15 +10,17 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.ReadinessProbe;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
-
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -51,7 +52,11 @@ public final class StubEngine implements Engine {
 
     /** A stub whose env keys are {@code STUB_<NAME>_*} and whose features are "available_features". */
     public StubEngine(String name, Set<String> features) {
-        this(name, "STUB_" + name.toUpperCase(Locale.ROOT) + "_", features, features.isEmpty() ? null : "available_features");
+        this(
+                name,
+                "STUB_" + name.toUpperCase(Locale.ROOT) + "_",
+                features,
+                features.isEmpty() ? null : "available_features");
     }
 
     /** A stub that answers env under {@code envPrefix} (e.g. {@code ROBOCO_TEST_DB_}) and names its features {@code featuresKey}. */
@@ -65,7 +70,11 @@ public final class StubEngine implements Engine {
     /** postgres, redis and mongo stubs with the real allowlists, env keys and feature words. */
     public static EngineRegistry registry() {
         return EngineRegistry.of(List.of(
-                new StubEngine("postgres", "ROBOCO_TEST_DB_", Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp"), "available_extensions"),
+                new StubEngine(
+                        "postgres",
+                        "ROBOCO_TEST_DB_",
+                        Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp"),
+                        "available_extensions"),
                 new StubEngine("redis", "ROBOCO_TEST_REDIS_", Set.of("search", "json", "bloom"), "available_modules"),
                 new StubEngine("mongo", "ROBOCO_TEST_MONGO_", Set.of(), null)));
     }
@@ -83,7 +92,7 @@ public final class StubEngine implements Engine {
     }
 
     /** Waits until a readiness check is blocked by {@link #holdReadinessWhen}; false when none was within {@code timeout}. */
-    public boolean awaitHeld(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitHeld(Duration timeout) throws InterruptedException {
         return held.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -151,8 +160,12 @@ public final class StubEngine implements Engine {
 
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
-        return new ContainerSpec(request.image(), Map.of("STUB_ADMIN_PASSWORD", request.credentials().adminPassword()),
-                List.of(name, "--bind", request.bindHost(), "--port", Integer.toString(request.port())), "/data", request.port());
+        return new ContainerSpec(
+                request.image(),
+                Map.of("STUB_ADMIN_PASSWORD", request.credentials().adminPassword()),
+                List.of(name, "--bind", request.bindHost(), "--port", Integer.toString(request.port())),
+                "/data",
+                request.port());
     }
 
     @Override
@@ -169,8 +182,7 @@ public final class StubEngine implements Engine {
     }
 
     @Override
-    public void prepareAgent(ProbeTarget target) {
-    }
+    public void prepareAgent(ProbeTarget target) {}
 
     /** Records the claim's credentials so tests can check they are fresh. */
     @Override
@@ -183,17 +195,17 @@ public final class StubEngine implements Engine {
 
     /** Seeded pool containers: a seeder pair {@code seeder_<id>} / {@code db_<id>}; retirements and handovers recorded. */
     @Override
-    public java.util.Optional<PoolSeeding> poolSeeding() {
-        return java.util.Optional.of(new PoolSeeding() {
+    public Optional<PoolSeeding> poolSeeding() {
+        return Optional.of(new PoolSeeding() {
             @Override
             public Credentials seeder(Credentials pooled, SecretSource secrets) {
                 String id = secrets.identifier();
-                return new Credentials(pooled.adminUser(), pooled.adminPassword(), "seeder_" + id, secrets.password(), "db_" + id);
+                return new Credentials(
+                        pooled.adminUser(), pooled.adminPassword(), "seeder_" + id, secrets.password(), "db_" + id);
             }
 
             @Override
-            public void prepareSeeder(ProbeTarget seeder) {
-            }
+            public void prepareSeeder(ProbeTarget seeder) {}
 
             @Override
             public void retireSeeder(ProbeTarget seeder) {
@@ -212,8 +224,7 @@ public final class StubEngine implements Engine {
                     }
 
                     @Override
-                    public void close() {
-                    }
+                    public void close() {}
                 };
             }
         });
@@ -229,7 +240,8 @@ public final class StubEngine implements Engine {
     }
 
     @Override
-    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image)
+            throws Exception {
         String feature = allowed.name();
         ExecResult result = exec.exec(List.of("activate", feature));
         if (result.exitCode() == 3) {
@@ -247,7 +259,10 @@ public final class StubEngine implements Engine {
         env.put(envPrefix + "PORT", Integer.toString(endpoint.port()));
         env.put(envPrefix + "USER", credentials.user());
         env.put(envPrefix + "PASSWORD", credentials.password());
-        env.put(envPrefix + "URL", name + "://" + credentials.user() + ":" + credentials.password() + "@" + endpoint.host() + ":" + endpoint.port());
+        env.put(
+                envPrefix + "URL",
+                name + "://" + credentials.user() + ":" + credentials.password() + "@" + endpoint.host() + ":"
+                        + endpoint.port());
         return env;
     }
 }

@@ -1,42 +1,50 @@
 package io.roboco.sandbox.lifecycle;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
-import io.roboco.sandbox.testkit.MutableClock;
-import io.roboco.sandbox.testkit.StubEngine;
 import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.EnsureOutcome;
-import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ProvisionSettings;
+import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
+import io.roboco.sandbox.testkit.FakeContainerRuntime;
+import io.roboco.sandbox.testkit.MutableClock;
+import io.roboco.sandbox.testkit.StubEngine;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** The verb set's record, sliding TTL, quota and capacity over the fake runtime, with a clock the test moves. */
 class SandboxBookTest {
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-05T10:00:00Z"));
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
     private final InMemorySettingsStore store = new InMemorySettingsStore();
-    private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
-            ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), clock);
-    private final EngineRegistry registry = EngineRegistry.of(List.of(new StubEngine("postgres", Set.of()),
-            new StubEngine("redis", Set.of()), new StubEngine("mongo", Set.of())));
+    private final ServiceProvisioner provisioner = new ServiceProvisioner(
+            runtime,
+            ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)),
+            SecretSource.secure(),
+            clock);
+    private final EngineRegistry registry = EngineRegistry.of(List.of(
+            new StubEngine("postgres", Set.of()),
+            new StubEngine("redis", Set.of()),
+            new StubEngine("mongo", Set.of())));
     private SandboxManager manager = new SandboxManager(registry, provisioner, clock);
     private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of());
 
@@ -46,15 +54,22 @@ class SandboxBookTest {
     }
 
     private SandboxBook book(int perOwner, int capacity) {
-        SandboxBook book = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), perOwner,
-                new Capacity(capacity, () -> provisioner.ledger().ownedIds().size()), clock, provisioner.ledger());
+        SandboxBook book = new SandboxBook(
+                store,
+                "inst-a",
+                new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
+                perOwner,
+                new Capacity(capacity, () -> provisioner.ledger().ownedIds().size()),
+                clock,
+                provisioner.ledger());
         manager.close();
         manager = new SandboxManager(registry, provisioner, clock, null, book);
         return book;
     }
 
     private EnsureOutcome ensure(String agent, Project project) throws InterruptedException {
-        SandboxRequest.Validation v = SandboxRequest.validate(registry, provisioner.settings(), agent, project, List.of(), Map.of());
+        SandboxRequest.Validation v =
+                SandboxRequest.validate(registry, provisioner.settings(), agent, project, List.of(), Map.of());
         return manager.ensure(((SandboxRequest.Validation.Valid) v).request(), Map.of("task", "T-1"));
     }
 
@@ -77,9 +92,12 @@ class SandboxBookTest {
         assertThat(r.services()).containsExactly("postgres", "redis");
         assertThat(r.containers()).hasSize(2);
         assertThat(r.created()).isEqualTo(clock.instant());
-        assertThat(r.expires()).isEqualTo(clock.instant().plus(Duration.ofHours(1))).isEqualTo(ready.expires());
+        assertThat(r.expires())
+                .isEqualTo(clock.instant().plus(Duration.ofHours(1)))
+                .isEqualTo(ready.expires());
         assertThat(r.maxExpires()).isEqualTo(clock.instant().plus(Duration.ofHours(2)));
-        assertThat(r.toString()).doesNotContain(ready.services().get(0).credentials().password());
+        assertThat(r.toString())
+                .doesNotContain(ready.services().get(0).credentials().password());
     }
 
     @Test
@@ -93,7 +111,9 @@ class SandboxBookTest {
         clock.advance(Duration.ofSeconds(30));
         EnsureOutcome.Ready hit = (EnsureOutcome.Ready) ensure("dev-1", shop);
         assertThat(hit.cacheHit()).isTrue();
-        assertThat(only("dev-1").expires()).isEqualTo(clock.instant().plus(Duration.ofHours(1))).isEqualTo(hit.expires());
+        assertThat(only("dev-1").expires())
+                .isEqualTo(clock.instant().plus(Duration.ofHours(1)))
+                .isEqualTo(hit.expires());
     }
 
     @Test
@@ -111,7 +131,8 @@ class SandboxBookTest {
         assertThat(fresh.cacheHit()).isFalse();
         assertThat(fresh.expiredPrevious()).isEqualTo(first.sandboxId());
         assertThat(fresh.sandboxId()).isNotEqualTo(first.sandboxId());
-        assertThat(fresh.services().get(0).credentials()).isNotEqualTo(first.services().get(0).credentials());
+        assertThat(fresh.services().get(0).credentials())
+                .isNotEqualTo(first.services().get(0).credentials());
         SandboxRecord old = store.findSandbox(first.sandboxId()).orElseThrow();
         assertThat(old.state(clock.instant())).isEqualTo(SandboxState.DELETED);
         assertThat(old.deletedReason()).isEqualTo("expired");
@@ -121,7 +142,8 @@ class SandboxBookTest {
     @Test
     void anOwnerOverQuotaIsRefusedWithItsLiveSandboxesAndNoContainerStarts() throws Exception {
         SandboxBook book = book(1, 10);
-        Admission.Decision named = book.reserveNamed("dev-1", shop, List.of("postgres"), "before", Map.of("run", "1"), null);
+        Admission.Decision named =
+                book.reserveNamed("dev-1", shop, List.of("postgres"), "before", Map.of("run", "1"), null);
         assertThat(named).isInstanceOf(Admission.Decision.Admitted.class);
         int starts = runtime.startCount();
         EnsureOutcome outcome = ensure("dev-1", shop);
@@ -131,10 +153,17 @@ class SandboxBookTest {
         assertThat(denied.retryable()).isFalse();
         assertThat(denied.code()).isEqualTo("owner_quota");
         String id = ((Admission.Decision.Admitted) named).sandboxId();
-        assertThat(denied.ownerSandboxes()).extracting(Admission.OwnedSandbox::id).containsExactly(id);
-        assertThat(denied.reason()).contains(id).contains("before").contains("run=1").contains("ROBOCO_SANDBOX_MAX_PER_OWNER");
+        assertThat(denied.ownerSandboxes())
+                .extracting(Admission.OwnedSandbox::id)
+                .containsExactly(id);
+        assertThat(denied.reason())
+                .contains(id)
+                .contains("before")
+                .contains("run=1")
+                .contains("ROBOCO_SANDBOX_MAX_PER_OWNER");
         assertThat(runtime.startCount()).isEqualTo(starts);
-        assertThat(store.sandboxes(new SandboxQuery("dev-1", null, Map.of(), null, null, clock.instant()))).hasSize(1);
+        assertThat(store.sandboxes(new SandboxQuery("dev-1", null, Map.of(), null, null, clock.instant())))
+                .hasSize(1);
     }
 
     @Test
@@ -147,7 +176,8 @@ class SandboxBookTest {
         assertThat(denied.retryable()).isTrue();
         assertThat(denied.reason()).startsWith("capacity: 0 of 2 sandbox containers live; this request needs 3");
         assertThat(runtime.startCount()).isZero();
-        assertThat(store.sandboxes(new SandboxQuery(null, null, Map.of(), null, null, clock.instant()))).isEmpty();
+        assertThat(store.sandboxes(new SandboxQuery(null, null, Map.of(), null, null, clock.instant())))
+                .isEmpty();
     }
 
     @Test
@@ -163,36 +193,50 @@ class SandboxBookTest {
     void atStartTheVerbSetsOfAnEarlierProcessEndAndNamedSandboxesAreKept() throws Exception {
         SandboxBook first = book(3, 10);
         String verb = ((EnsureOutcome.Ready) ensure("dev-1", shop)).sandboxId();
-        Admission.Decision.Admitted named = (Admission.Decision.Admitted) first.reserveNamed("dev-1", shop, List.of("postgres"), "ci",
-                Map.of(), null);
+        Admission.Decision.Admitted named = (Admission.Decision.Admitted)
+                first.reserveNamed("dev-1", shop, List.of("postgres"), "ci", Map.of(), null);
         first.adoptNamed(named, Map.of());
-        SandboxBook next = new SandboxBook(store, "inst-a", Lifetimes.defaults(), 3, Capacity.unlimited(), clock, provisioner.ledger());
+        SandboxBook next = new SandboxBook(
+                store, "inst-a", Lifetimes.defaults(), 3, Capacity.unlimited(), clock, provisioner.ledger());
         assertThat(next.reconcileAtStart()).isEqualTo(1);
         assertThat(store.findSandbox(verb).orElseThrow().state(clock.instant())).isEqualTo(SandboxState.DELETED);
-        assertThat(store.sandboxes(new SandboxQuery(null, null, Map.of(), EnumSet.of(SandboxState.LIVE), null, clock.instant())))
-                .extracting(SandboxRecord::id).containsExactly(named.sandboxId());
+        assertThat(store.sandboxes(
+                        new SandboxQuery(null, null, Map.of(), EnumSet.of(SandboxState.LIVE), null, clock.instant())))
+                .extracting(SandboxRecord::id)
+                .containsExactly(named.sandboxId());
     }
 
-    private static io.roboco.sandbox.provision.ServiceInstance instance(String service, String containerId, String major) {
-        return new io.roboco.sandbox.provision.ServiceInstance(service, "img:" + major, containerId, "name-" + containerId,
-                new io.roboco.sandbox.engine.Endpoint("127.0.0.1", 5432), new io.roboco.sandbox.engine.Credentials("a", "pa", "u", "pu", "d"),
-                Set.of(), Instant.EPOCH, major);
+    private static ServiceInstance instance(String service, String containerId, String major) {
+        return new ServiceInstance(
+                service,
+                "img:" + major,
+                containerId,
+                "name-" + containerId,
+                new Endpoint("127.0.0.1", 5432),
+                new Credentials("a", "pa", "u", "pu", "d"),
+                Set.of(),
+                Instant.EPOCH,
+                major);
     }
 
     @Test
     void eachContainerIsRecordedWithItsMajorAndTheSeedItStartedWithWhichAGrowingSetKeeps() {
-        List<io.roboco.sandbox.settings.ContainerRef> first = SandboxBook.refs(List.of(instance("postgres", "c1", "17")), List.of(),
-                Map.of("postgres", "sql (12 bytes)"));
+        List<ContainerRef> first = SandboxBook.refs(
+                List.of(instance("postgres", "c1", "17")), List.of(), Map.of("postgres", "sql (12 bytes)"));
         assertThat(first).singleElement().satisfies(c -> {
             assertThat(c.major()).isEqualTo("17");
             assertThat(c.seed()).isEqualTo("sql (12 bytes)");
         });
-        // The project's seed changed since; the set grows by redis: the postgres container still says what it started with.
-        List<io.roboco.sandbox.settings.ContainerRef> grown = SandboxBook.refs(
-                List.of(instance("postgres", "c1", "17"), instance("redis", "c2", "")), first, Map.of("postgres", "clone of $SRC (schema only)"));
-        assertThat(grown).extracting(io.roboco.sandbox.settings.ContainerRef::seed).containsExactly("sql (12 bytes)", "");
-        assertThat(grown).extracting(io.roboco.sandbox.settings.ContainerRef::major).containsExactly("17", "");
+        // The project's seed changed since; the set grows by redis: the postgres container still says what it started
+        // with.
+        List<ContainerRef> grown = SandboxBook.refs(
+                List.of(instance("postgres", "c1", "17"), instance("redis", "c2", "")),
+                first,
+                Map.of("postgres", "clone of $SRC (schema only)"));
+        assertThat(grown).extracting(ContainerRef::seed).containsExactly("sql (12 bytes)", "");
+        assertThat(grown).extracting(ContainerRef::major).containsExactly("17", "");
         assertThat(SandboxBook.refs(List.of(instance("postgres", "c3", "15")), List.of(), null))
-                .singleElement().satisfies(c -> assertThat(c.seed()).as("no seed known").isEmpty());
+                .singleElement()
+                .satisfies(c -> assertThat(c.seed()).as("no seed known").isEmpty());
     }
 }

@@ -1,5 +1,8 @@
 package io.roboco.sandbox.manager;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ExecResult;
@@ -9,17 +12,15 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.LockWaiters;
 import io.roboco.sandbox.testkit.StubEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,27 +28,31 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.tuple;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class SandboxManagerTest {
     private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm", "vector"));
     private final StubEngine redis = new StubEngine("redis", Set.of("search"));
     private final StubEngine mongo = new StubEngine("mongo", Set.of());
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
-    private final ProvisionSettings settings = ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2));
+    private final ProvisionSettings settings =
+            ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2));
     private final EngineRegistry registry = EngineRegistry.of(List.of(postgres, redis, mongo));
-    private final SandboxManager manager = new SandboxManager(registry,
-            new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
-    private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis", "mongo"), Map.of("postgres", List.of("pg_trgm")));
+    private final SandboxManager manager = new SandboxManager(
+            registry,
+            new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()),
+            Clock.systemUTC());
+    private final Project shop =
+            new Project("shop", "Shop", List.of("postgres", "redis", "mongo"), Map.of("postgres", List.of("pg_trgm")));
 
     @AfterEach
     void close() {
         manager.close();
     }
 
-    private SandboxRequest request(String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
+    private SandboxRequest request(
+            String agent, Project project, List<String> services, Map<String, List<String>> extensions) {
         return Requests.valid(registry, settings, agent, project, services, extensions);
     }
 
@@ -95,11 +100,15 @@ class SandboxManagerTest {
         assertThat(after.cacheHit()).isFalse();
         assertThat(after.services()).hasSize(3);
         for (int i = 0; i < 3; i++) {
-            assertThat(after.services().get(i).containerId()).isNotEqualTo(before.services().get(i).containerId());
-            assertThat(after.services().get(i).credentials().password()).isNotEqualTo(before.services().get(i).credentials().password());
+            assertThat(after.services().get(i).containerId())
+                    .isNotEqualTo(before.services().get(i).containerId());
+            assertThat(after.services().get(i).credentials().password())
+                    .isNotEqualTo(before.services().get(i).credentials().password());
         }
-        assertThat(runtime.containerIds()).containsExactlyInAnyOrderElementsOf(
-                after.services().stream().map(ServiceInstance::containerId).toList());
+        assertThat(runtime.containerIds())
+                .containsExactlyInAnyOrderElementsOf(after.services().stream()
+                        .map(ServiceInstance::containerId)
+                        .toList());
     }
 
     @Test
@@ -110,7 +119,8 @@ class SandboxManagerTest {
         EnsureOutcome.Ready after = ensure("dev-1", shop, "postgres");
 
         assertThat(after.cacheHit()).isFalse();
-        assertThat(after.services().get(0).containerId()).isNotEqualTo(before.services().get(0).containerId());
+        assertThat(after.services().get(0).containerId())
+                .isNotEqualTo(before.services().get(0).containerId());
     }
 
     @Test
@@ -124,14 +134,20 @@ class SandboxManagerTest {
             for (int i = 0; i < 32; i++) {
                 calls.add(pool.submit(() -> ensure("dev-1", shop, "postgres")));
             }
-            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("a call is provisioning").isTrue();
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10)))
+                    .as("a call is provisioning")
+                    .isTrue();
             LockWaiters.await(SandboxManager.class.getName(), "ensure", 31, Duration.ofSeconds(10));
 
             postgres.releaseHeld();
 
             List<String> passwords = new ArrayList<>();
             for (Future<EnsureOutcome.Ready> f : calls) {
-                passwords.add(f.get(10, TimeUnit.SECONDS).services().get(0).credentials().password());
+                passwords.add(f.get(10, TimeUnit.SECONDS)
+                        .services()
+                        .get(0)
+                        .credentials()
+                        .password());
             }
             assertThat(runtime.startCount()).isEqualTo(3);
             assertThat(runtime.runningCount()).isEqualTo(3);
@@ -149,7 +165,9 @@ class SandboxManagerTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<EnsureOutcome.Ready> slow = pool.submit(() -> ensure("slow", shop));
-            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("the slow agent is provisioning").isTrue();
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10)))
+                    .as("the slow agent is provisioning")
+                    .isTrue();
 
             EnsureOutcome.Ready hit = ensure("fast", shop, "postgres");
 
@@ -170,7 +188,9 @@ class SandboxManagerTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<EnsureOutcome.Ready> underWay = pool.submit(() -> ensure("dev-1", shop));
-            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("the call is provisioning").isTrue();
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10)))
+                    .as("the call is provisioning")
+                    .isTrue();
             Future<Integer> draining = pool.submit(() -> manager.drain(Duration.ofSeconds(10)));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!manager.draining() && System.nanoTime() < deadline) {
@@ -182,11 +202,17 @@ class SandboxManagerTest {
                 assertThat(f.retryable()).isTrue();
                 assertThat(f.reason()).contains("stopping");
             });
-            assertThat(draining.isDone()).as("drain waits for the call under way").isFalse();
+            assertThat(draining.isDone())
+                    .as("drain waits for the call under way")
+                    .isFalse();
             postgres.releaseHeld();
-            assertThat(draining.get(10, TimeUnit.SECONDS)).as("calls still under way").isZero();
+            assertThat(draining.get(10, TimeUnit.SECONDS))
+                    .as("calls still under way")
+                    .isZero();
             assertThat(underWay.get(10, TimeUnit.SECONDS).services()).hasSize(3);
-            assertThat(manager.removeUnsettled()).as("the finished call's set is held, nothing is left unsettled").isZero();
+            assertThat(manager.removeUnsettled())
+                    .as("the finished call's set is held, nothing is left unsettled")
+                    .isZero();
             assertThat(manager.ledger().ids(ContainerLedger.Reason.HELD)).hasSize(3);
         } finally {
             postgres.releaseHeld();
@@ -197,9 +223,14 @@ class SandboxManagerTest {
     @Test
     void removeUnsettledRemovesWhatTheLedgerHoldsAsStartingOrClaimed() throws Exception {
         ensure("dev-1", shop);
-        String stray = runtime.start(new RunRequest("stray", new ContainerSpec("stub/postgres:1", Map.of(), List.of(), "/data", 1),
-                SandboxLabels.forService("test-instance", "dev-2", "shop", "postgres", 0L), settings.limits(),
-                settings.network(), Set.of())).id();
+        String stray = runtime.start(new RunRequest(
+                        "stray",
+                        new ContainerSpec("stub/postgres:1", Map.of(), List.of(), "/data", 1),
+                        SandboxLabels.forService("test-instance", "dev-2", "shop", "postgres", 0L),
+                        settings.limits(),
+                        settings.network(),
+                        Set.of()))
+                .id();
         manager.ledger().enter(stray, ContainerLedger.Reason.IN_FLIGHT, "dev-2");
 
         assertThat(manager.removeUnsettled()).isEqualTo(1);
@@ -210,21 +241,25 @@ class SandboxManagerTest {
 
     @Test
     void leftoverContainersOfTheAgentAreRemovedWhenAFreshSetIsProvisioned() throws Exception {
-        SandboxManager before = new SandboxManager(EngineRegistry.of(List.of(postgres, redis, mongo)),
-                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC());
+        SandboxManager before = new SandboxManager(
+                EngineRegistry.of(List.of(postgres, redis, mongo)),
+                new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()),
+                Clock.systemUTC());
         EnsureOutcome.Ready old = (EnsureOutcome.Ready) before.ensure(request("dev-1", shop, List.of(), Map.of()));
         before.close(); // a restart: the cache is gone, the containers are not
 
         EnsureOutcome.Ready fresh = ensure("dev-1", shop);
 
         // Removed in the background once the new set is ready (off the answer's path).
-        List<String> oldIds = old.services().stream().map(ServiceInstance::containerId).toList();
+        List<String> oldIds =
+                old.services().stream().map(ServiceInstance::containerId).toList();
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (runtime.containerIds().stream().anyMatch(oldIds::contains) && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertThat(runtime.containerIds()).doesNotContainAnyElementsOf(oldIds);
-        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1"))).hasSize(3);
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1")))
+                .hasSize(3);
         assertThat(fresh.cacheHit()).isFalse();
     }
 
@@ -233,7 +268,8 @@ class SandboxManagerTest {
         ServiceInstance before = ensure("dev-1", shop, "redis").services().get(0);
         runtime.resetCounts();
 
-        EnsureOutcome outcome = manager.ensure(request("dev-1", shop, List.of("redis"), Map.of("redis", List.of("search"))));
+        EnsureOutcome outcome =
+                manager.ensure(request("dev-1", shop, List.of("redis"), Map.of("redis", List.of("search"))));
 
         ServiceInstance after = ((EnsureOutcome.Ready) outcome).services().get(0);
         assertThat(after.containerId()).isEqualTo(before.containerId());
@@ -264,7 +300,9 @@ class SandboxManagerTest {
         assertThat(outcome).isInstanceOf(EnsureOutcome.Failed.class);
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
         assertThat(failed.retryable()).isTrue();
-        assertThat(failed.reason()).contains("redis sandbox for agent dev-1 could not start").contains("stub/redis:1");
+        assertThat(failed.reason())
+                .contains("redis sandbox for agent dev-1 could not start")
+                .contains("stub/redis:1");
         assertThat(runtime.containerIds()).isEmpty();
         assertThat(manager.find("dev-1")).isEmpty();
     }
@@ -273,11 +311,15 @@ class SandboxManagerTest {
     void aFeatureMissingFromTheImageFailsNonRetryablyAndLeavesNothing() throws Exception {
         runtime.onExec(List.of("activate", "vector"), new ExecResult(3, "", "extension \"vector\" is not available"));
 
-        EnsureOutcome outcome = manager.ensure(request("dev-1", shop, List.of("postgres"), Map.of("postgres", List.of("vector"))));
+        EnsureOutcome outcome =
+                manager.ensure(request("dev-1", shop, List.of("postgres"), Map.of("postgres", List.of("vector"))));
 
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
         assertThat(failed.retryable()).isFalse();
-        assertThat(failed.reason()).contains("'vector'").contains("stub/postgres:1").contains("container removed");
+        assertThat(failed.reason())
+                .contains("'vector'")
+                .contains("stub/postgres:1")
+                .contains("container removed");
         assertThat(runtime.containerIds()).isEmpty();
     }
 
@@ -285,10 +327,14 @@ class SandboxManagerTest {
     void aContainerThatExitsWhileStartingIsDiagnosedAndRemoved() throws Exception {
         runtime.exitOnStart("stub/mongo:1", 137);
 
-        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) manager.ensure(request("dev-1", shop, List.of(), Map.of()));
+        EnsureOutcome.Failed failed =
+                (EnsureOutcome.Failed) manager.ensure(request("dev-1", shop, List.of(), Map.of()));
 
-        assertThat(failed.reason()).contains("mongo sandbox for agent dev-1 not ready").contains("exited with code 137")
-                .contains("last log lines").contains("container removed");
+        assertThat(failed.reason())
+                .contains("mongo sandbox for agent dev-1 not ready")
+                .contains("exited with code 137")
+                .contains("last log lines")
+                .contains("container removed");
         assertThat(runtime.containerIds()).isEmpty();
     }
 
@@ -299,23 +345,32 @@ class SandboxManagerTest {
         ExecutorService calls = Executors.newSingleThreadExecutor();
         try {
             Future<EnsureOutcome.Ready> call = calls.submit(() -> ensure("dev-1", shop));
-            assertThat(postgres.awaitHeld(Duration.ofSeconds(10))).as("postgres is parked in its readiness").isTrue();
+            assertThat(postgres.awaitHeld(Duration.ofSeconds(10)))
+                    .as("postgres is parked in its readiness")
+                    .isTrue();
             // Postgres is still becoming ready; its siblings become ready and wait for it.
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (ledger.ids(ContainerLedger.Reason.PENDING).size() < 2 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertThat(ledger.entries()).extracting(ContainerLedger.Entry::reason, ContainerLedger.Entry::owner)
-                    .containsExactlyInAnyOrder(tuple(ContainerLedger.Reason.IN_FLIGHT, "dev-1"),
-                            tuple(ContainerLedger.Reason.PENDING, "dev-1"), tuple(ContainerLedger.Reason.PENDING, "dev-1"));
+            assertThat(ledger.entries())
+                    .extracting(ContainerLedger.Entry::reason, ContainerLedger.Entry::owner)
+                    .containsExactlyInAnyOrder(
+                            tuple(ContainerLedger.Reason.IN_FLIGHT, "dev-1"),
+                            tuple(ContainerLedger.Reason.PENDING, "dev-1"),
+                            tuple(ContainerLedger.Reason.PENDING, "dev-1"));
             assertThat(ledger.ownedIds()).containsExactlyInAnyOrderElementsOf(runtime.containerIds());
 
             postgres.releaseHeld();
             EnsureOutcome.Ready ready = call.get(10, TimeUnit.SECONDS);
 
-            assertThat(ledger.ids(ContainerLedger.Reason.HELD)).containsExactlyInAnyOrderElementsOf(runtime.containerIds())
-                    .contains(ready.services().get(0).containerId()).hasSize(3);
-            assertThat(ledger.entries()).extracting(ContainerLedger.Entry::owner).containsOnly("dev-1");
+            assertThat(ledger.ids(ContainerLedger.Reason.HELD))
+                    .containsExactlyInAnyOrderElementsOf(runtime.containerIds())
+                    .contains(ready.services().get(0).containerId())
+                    .hasSize(3);
+            assertThat(ledger.entries())
+                    .extracting(ContainerLedger.Entry::owner)
+                    .containsOnly("dev-1");
         } finally {
             postgres.releaseHeld();
             calls.shutdownNow();
@@ -330,7 +385,8 @@ class SandboxManagerTest {
     void aFailedCallLeavesNothingInTheLedger() throws Exception {
         runtime.markImageMissing("stub/redis:1");
 
-        assertThat(manager.ensure(request("dev-1", shop, List.of(), Map.of()))).isInstanceOf(EnsureOutcome.Failed.class);
+        assertThat(manager.ensure(request("dev-1", shop, List.of(), Map.of())))
+                .isInstanceOf(EnsureOutcome.Failed.class);
 
         assertThat(manager.ledger().ownedIds()).isEmpty();
     }
@@ -344,8 +400,10 @@ class SandboxManagerTest {
         assertThat(manager.release("dev-1")).isZero();
 
         assertThat(manager.find("dev-1")).isEmpty();
-        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1"))).isEmpty();
-        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-2"))).hasSize(3);
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-1")))
+                .isEmpty();
+        assertThat(runtime.list(SandboxLabels.ofAgent("test-instance", "dev-2")))
+                .hasSize(3);
     }
 
     @Test
@@ -353,11 +411,18 @@ class SandboxManagerTest {
         ServiceInstance pg = ensure("dev-1", shop, "postgres").services().get(0);
 
         RunRequest request = runtime.request(pg.containerId()).orElseThrow();
-        assertThat(request.labels()).containsEntry("roboco.sandbox", "1").containsEntry("roboco.sandbox.agent", "dev-1")
-                .containsEntry("roboco.sandbox.service", "postgres").containsEntry("roboco.sandbox.project", "shop")
-                .containsEntry("roboco.sandbox.instance", "test-instance").containsKey("roboco.sandbox.created");
-        assertThat(placesHolding(request, pg.credentials().password())).as("where the agent's password is").isEmpty();
-        assertThat(placesHolding(request, pg.credentials().adminPassword())).as("where the admin password is")
+        assertThat(request.labels())
+                .containsEntry("roboco.sandbox", "1")
+                .containsEntry("roboco.sandbox.agent", "dev-1")
+                .containsEntry("roboco.sandbox.service", "postgres")
+                .containsEntry("roboco.sandbox.project", "shop")
+                .containsEntry("roboco.sandbox.instance", "test-instance")
+                .containsKey("roboco.sandbox.created");
+        assertThat(placesHolding(request, pg.credentials().password()))
+                .as("where the agent's password is")
+                .isEmpty();
+        assertThat(placesHolding(request, pg.credentials().adminPassword()))
+                .as("where the admin password is")
                 .containsExactly("env STUB_ADMIN_PASSWORD");
     }
 
@@ -366,14 +431,24 @@ class SandboxManagerTest {
         ServiceInstance pg = ensure("dev-1", shop, "postgres").services().get(0);
         RunRequest clean = runtime.request(pg.containerId()).orElseThrow();
         String secret = pg.credentials().password();
-        Map<String, String> env = new java.util.HashMap<>(clean.spec().env());
+        Map<String, String> env = new HashMap<>(clean.spec().env());
         env.put("LEAK", "x" + secret);
         List<String> command = new ArrayList<>(clean.spec().command());
         command.add("--password=" + secret);
-        Map<String, String> labels = new java.util.HashMap<>(clean.labels());
+        Map<String, String> labels = new HashMap<>(clean.labels());
         labels.put("note", secret);
-        RunRequest leaky = new RunRequest(clean.name() + "-" + secret, new ContainerSpec(clean.spec().image(), env, command,
-                clean.spec().dataDir(), clean.spec().port()), labels, clean.limits(), clean.network(), clean.capabilities());
+        RunRequest leaky = new RunRequest(
+                clean.name() + "-" + secret,
+                new ContainerSpec(
+                        clean.spec().image(),
+                        env,
+                        command,
+                        clean.spec().dataDir(),
+                        clean.spec().port()),
+                labels,
+                clean.limits(),
+                clean.network(),
+                clean.capabilities());
 
         assertThat(placesHolding(leaky, secret)).containsExactlyInAnyOrder("name", "env LEAK", "command", "label note");
     }

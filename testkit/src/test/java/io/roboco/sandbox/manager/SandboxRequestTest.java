@@ -1,25 +1,26 @@
 package io.roboco.sandbox.manager;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.EngineRegistry;
-import io.roboco.sandbox.testkit.StubEngine;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.settings.Project;
-import org.junit.jupiter.api.Test;
-
+import io.roboco.sandbox.testkit.StubEngine;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class SandboxRequestTest {
     private final EngineRegistry registry = EngineRegistry.of(List.of(
             new StubEngine("postgres", Set.of("pg_trgm", "vector")), new StubEngine("redis", Set.of("search"))));
     private final ProvisionSettings settings = ProvisionSettings.defaults("test-instance");
-    private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")));
+    private final Project shop =
+            new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")));
 
-    private SandboxRequest.Validation validate(Project project, List<String> services, Map<String, List<String>> extensions) {
+    private SandboxRequest.Validation validate(
+            Project project, List<String> services, Map<String, List<String>> extensions) {
         return SandboxRequest.validate(registry, settings, "dev-1", project, services, extensions);
     }
 
@@ -30,8 +31,11 @@ class SandboxRequestTest {
 
     @Test
     void aValidRequestPlansTheWholeSetWithStandingAndPerCallFeatures() {
-        SandboxRequest request = ((SandboxRequest.Validation.Valid) validate(shop, List.of("redis", "redis"),
-                Map.of("postgres", List.of("vector"), "redis", List.of("search")))).request();
+        SandboxRequest request = ((SandboxRequest.Validation.Valid) validate(
+                        shop,
+                        List.of("redis", "redis"),
+                        Map.of("postgres", List.of("vector"), "redis", List.of("search"))))
+                .request();
 
         assertThat(request.asked()).containsExactly("redis");
         assertThat(request.services()).containsExactly("postgres", "redis");
@@ -49,26 +53,30 @@ class SandboxRequestTest {
 
     @Test
     void refusesAServiceOutsideTheProjectsSetNamingTheSet() {
-        assertThat(refusal(validate(shop, List.of("mongo"), Map.of()))).contains("'mongo'").contains("allowed: postgres, redis");
+        assertThat(refusal(validate(shop, List.of("mongo"), Map.of())))
+                .contains("'mongo'")
+                .contains("allowed: postgres, redis");
     }
 
     @Test
     void refusesAPerCallFeatureOffTheAllowlistNamingTheAllowlist() {
-        assertThat(refusal(validate(shop, List.of(), Map.of("redis", List.of("json"))))).isEqualTo(
-                "redis feature 'json' is not allowed; allowed: search");
+        assertThat(refusal(validate(shop, List.of(), Map.of("redis", List.of("json")))))
+                .isEqualTo("redis feature 'json' is not allowed; allowed: search");
     }
 
     @Test
     void refusesAStoredSetNamingAnEngineTheServerDoesNotOffer() {
         Project stale = new Project("shop", "Shop", List.of("postgres", "mysql"), Map.of());
-        assertThat(refusal(validate(stale, List.of("postgres"), Map.of()))).contains("sandbox_services names 'mysql'")
+        assertThat(refusal(validate(stale, List.of("postgres"), Map.of())))
+                .contains("sandbox_services names 'mysql'")
                 .contains("known: postgres, redis");
     }
 
     @Test
     void refusesAStoredStandingFeatureOffTheAllowlist() {
         Project stale = new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("plpython3u")));
-        assertThat(refusal(validate(stale, List.of(), Map.of()))).contains("sandbox_extensions")
+        assertThat(refusal(validate(stale, List.of(), Map.of())))
+                .contains("sandbox_extensions")
                 .contains("postgres feature 'plpython3u' is not allowed; allowed: pg_trgm, vector");
     }
 }

@@ -26,9 +26,16 @@ class MajorsGuardTest {
     private final ProvisionSettings settings = ProvisionSettings.defaults("test")
             .withImages(Map.of("postgres", "roboco-sandbox/postgres:15"))
             .withMajorImages(Map.of("postgres", Map.of("17", "roboco-sandbox/postgres:17")));
-    private final SandboxPlugin plugin = new SandboxPlugin(registry,
-            new SandboxManager(registry, new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()), Clock.systemUTC()),
-            store, true, OrchestratorHandle.running(), Clock.systemUTC());
+    private final SandboxPlugin plugin = new SandboxPlugin(
+            registry,
+            new SandboxManager(
+                    registry,
+                    new ServiceProvisioner(runtime, settings, SecretSource.secure(), Clock.systemUTC()),
+                    Clock.systemUTC()),
+            store,
+            true,
+            OrchestratorHandle.running(),
+            Clock.systemUTC());
 
     @AfterEach
     void close() {
@@ -48,8 +55,13 @@ class MajorsGuardTest {
 
         assertThat(decision).isInstanceOfSatisfying(SandboxDecision.Refused.class, r -> {
             assertThat(r.retryable()).isFalse();
-            assertThat(r.reason()).contains("'vector'", "PostgreSQL 15", "roboco-sandbox/postgres:15", "offered by postgres 17",
-                    "sandbox_versions to {\"postgres\":\"17\"}");
+            assertThat(r.reason())
+                    .contains(
+                            "'vector'",
+                            "PostgreSQL 15",
+                            "roboco-sandbox/postgres:15",
+                            "offered by postgres 17",
+                            "sandbox_versions to {\"postgres\":\"17\"}");
         });
         assertThat(runtime.startCount()).isZero();
         assertThat(runtime.containerIds()).isEmpty();
@@ -60,16 +72,22 @@ class MajorsGuardTest {
         Project standing = new Project("shop", "Shop", List.of("postgres"), Map.of("postgres", List.of("vector")));
         SandboxDecision decision = request(standing, Map.of());
 
-        assertThat(decision).isInstanceOfSatisfying(SandboxDecision.Refused.class,
-                r -> assertThat(r.reason()).contains("PostgreSQL 15 (image roboco-sandbox/postgres:15)", "offered by postgres 17"));
+        assertThat(decision)
+                .isInstanceOfSatisfying(
+                        SandboxDecision.Refused.class,
+                        r -> assertThat(r.reason())
+                                .contains(
+                                        "PostgreSQL 15 (image roboco-sandbox/postgres:15)", "offered by postgres 17"));
         assertThat(runtime.startCount()).isZero();
     }
 
     @Test
     void anUnknownMajorIsRefusedNamingTheKnownOnes() throws Exception {
         Project on12 = new Project("shop", "Shop", List.of("postgres"), Map.of(), Map.of("postgres", "12"));
-        assertThat(request(on12, Map.of())).isInstanceOfSatisfying(SandboxDecision.Refused.class,
-                r -> assertThat(r.reason()).contains("sandbox_versions", "no major '12'", "15, 16, 17"));
+        assertThat(request(on12, Map.of()))
+                .isInstanceOfSatisfying(
+                        SandboxDecision.Refused.class,
+                        r -> assertThat(r.reason()).contains("sandbox_versions", "no major '12'", "15, 16, 17"));
         assertThat(runtime.startCount()).isZero();
     }
 

@@ -39,18 +39,33 @@ class NamedSandboxDataTest {
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
     private final InMemorySettingsStore store = new InMemorySettingsStore();
     private final EngineRegistry registry = EngineRegistry.of(List.of(new StubEngine("postgres", Set.of())));
-    private final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
-            ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), Clock.systemUTC());
-    private final SandboxBook book = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
-            new Capacity(10, () -> provisioner.ledger().ownedIds().size()), Clock.systemUTC(), provisioner.ledger());
+    private final ServiceProvisioner provisioner = new ServiceProvisioner(
+            runtime,
+            ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)),
+            SecretSource.secure(),
+            Clock.systemUTC());
+    private final SandboxBook book = new SandboxBook(
+            store,
+            "inst-a",
+            new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
+            3,
+            new Capacity(10, () -> provisioner.ledger().ownedIds().size()),
+            Clock.systemUTC(),
+            provisioner.ledger());
     private final SandboxManager manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), null, book);
     private final SandboxPlugin plugin = withRecords(manager, book);
     private final Sandboxes sandboxes = plugin.sandboxes().orElseThrow();
 
     /** A plugin keeping records in {@code book}, as the builder wires one (without its extensions). */
     private SandboxPlugin withRecords(SandboxManager m, SandboxBook b) {
-        return new SandboxPlugin(registry, m, store, true, OrchestratorHandle.running(), Clock.systemUTC(),
-                new PluginWiring(b, null, SandboxEvents.none(), null, false, false, () -> { }, java.util.List.of(), java.util.List.of()));
+        return new SandboxPlugin(
+                registry,
+                m,
+                store,
+                true,
+                OrchestratorHandle.running(),
+                Clock.systemUTC(),
+                new PluginWiring(b, null, SandboxEvents.none(), null, false, false, () -> {}, List.of(), List.of()));
     }
 
     @AfterEach
@@ -60,7 +75,8 @@ class NamedSandboxDataTest {
 
     private SandboxRecord named(String name) throws InterruptedException {
         store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
-        Sandboxes.CreateOutcome outcome = sandboxes.create(new Sandboxes.CreateRequest("ci-1", "shop", List.of(), Map.of(), name, null, Map.of()));
+        Sandboxes.CreateOutcome outcome = sandboxes.create(
+                new Sandboxes.CreateRequest("ci-1", "shop", List.of(), Map.of(), name, null, Map.of()));
         assertThat(outcome).isInstanceOf(Sandboxes.CreateOutcome.Created.class);
         return ((Sandboxes.CreateOutcome.Created) outcome).record();
     }
@@ -68,7 +84,8 @@ class NamedSandboxDataTest {
     @Test
     void aDeletionWaitsForAnOperationHoldingTheSandboxsLockAndAnOperationAfterItIsAConflict() throws Exception {
         SandboxRecord record = named("migration");
-        assertThat(book.namedServices(record.id())).hasValueSatisfying(s -> assertThat(s).containsOnlyKeys("postgres"));
+        assertThat(book.namedServices(record.id()))
+                .hasValueSatisfying(s -> assertThat(s).containsOnlyKeys("postgres"));
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
         // What a checkpoint or rewind does: run under the named sandbox's lock.
@@ -96,7 +113,9 @@ class NamedSandboxDataTest {
             }
         });
         LockWaiters.await("io.roboco.sandbox.manager.SandboxManager", "underLock", 1, Duration.ofSeconds(30));
-        assertThat(store.findSandbox(record.id()).orElseThrow().deleted()).as("not deleted while the operation holds the lock").isNull();
+        assertThat(store.findSandbox(record.id()).orElseThrow().deleted())
+                .as("not deleted while the operation holds the lock")
+                .isNull();
         assertThat(runtime.runningCount()).isEqualTo(1);
 
         done.countDown();
@@ -105,25 +124,42 @@ class NamedSandboxDataTest {
         assertThat(runtime.runningCount()).isZero();
         assertThat(book.namedServices(record.id())).isEmpty();
         assertThatThrownBy(() -> sandboxes.dataOperation(record.id(), SandboxData.CHECKPOINT, "cp"))
-                .isInstanceOf(Sandboxes.Conflict.class).hasMessageContaining(record.id()).hasMessageContaining("deleted");
-        assertThatThrownBy(() -> sandboxes.dataOperation("sbx_nosuch", SandboxData.CHECKPOINT, "cp")).isInstanceOf(Sandboxes.NotFound.class);
+                .isInstanceOf(Sandboxes.Conflict.class)
+                .hasMessageContaining(record.id())
+                .hasMessageContaining("deleted");
+        assertThatThrownBy(() -> sandboxes.dataOperation("sbx_nosuch", SandboxData.CHECKPOINT, "cp"))
+                .isInstanceOf(Sandboxes.NotFound.class);
     }
 
     @Test
     void aNamedSandboxWhoseServicesThisProcessDoesNotHoldIsRefusedSayingWhy() throws Exception {
         SandboxRecord record = named("old");
         // A later process that took the record on without re-adoption (ROBOCO_SANDBOX_READOPT=false) holds no services.
-        SandboxBook later = new SandboxBook(store, "inst-a", new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
-                new Capacity(10, () -> 0), Clock.systemUTC(), provisioner.ledger());
+        SandboxBook later = new SandboxBook(
+                store,
+                "inst-a",
+                new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
+                3,
+                new Capacity(10, () -> 0),
+                Clock.systemUTC(),
+                provisioner.ledger());
         later.reconcileAtStart();
         assertThat(later.namedServices(record.id())).isEmpty();
-        SandboxPlugin next = withRecords(new SandboxManager(registry, provisioner, Clock.systemUTC(), null, later), later);
+        SandboxPlugin next =
+                withRecords(new SandboxManager(registry, provisioner, Clock.systemUTC(), null, later), later);
         try {
-            DataOutcome outcome = next.sandboxes().orElseThrow().dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");
-            assertThat(outcome).isInstanceOfSatisfying(DataOutcome.Refused.class, r -> assertThat(r.reason())
-                    .contains("does not hold the credentials of named sandbox " + record.id(), "ROBOCO_SANDBOX_READOPT=false"));
+            DataOutcome outcome =
+                    next.sandboxes().orElseThrow().dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");
+            assertThat(outcome)
+                    .isInstanceOfSatisfying(
+                            DataOutcome.Refused.class,
+                            r -> assertThat(r.reason())
+                                    .contains(
+                                            "does not hold the credentials of named sandbox " + record.id(),
+                                            "ROBOCO_SANDBOX_READOPT=false"));
             assertThat(store.snapshotNames(record.id())).isEmpty();
-            assertThat(store.recent("ci-1", "refused", 10)).anySatisfy(a -> assertThat(a.verb()).isEqualTo(SandboxData.SNAPSHOT_SCHEMA));
+            assertThat(store.recent("ci-1", "refused", 10))
+                    .anySatisfy(a -> assertThat(a.verb()).isEqualTo(SandboxData.SNAPSHOT_SCHEMA));
         } finally {
             next.manager().close();
         }
@@ -133,6 +169,8 @@ class NamedSandboxDataTest {
     void aBadNameIsRefusedBeforeTheLockOrTheSandboxIsTouched() throws Exception {
         SandboxRecord record = named("named");
         DataOutcome outcome = sandboxes.dataOperation(record.id(), SandboxData.CHECKPOINT, "Bad Name!");
-        assertThat(outcome).isInstanceOfSatisfying(DataOutcome.Refused.class, r -> assertThat(r.reason()).contains("checkpoint name"));
+        assertThat(outcome)
+                .isInstanceOfSatisfying(
+                        DataOutcome.Refused.class, r -> assertThat(r.reason()).contains("checkpoint name"));
     }
 }

@@ -9,8 +9,7 @@ public final class PoolSeedSteps {
         void seed(ServicePlan plan, ProbeTarget seeder, String containerId) throws Exception;
     }
 
-    private PoolSeedSteps() {
-    }
+    private PoolSeedSteps() {}
 
     public static ServiceProvisioner seedPoolsWith(ServiceProvisioner provisioner, Step step) {
         return provisioner.seedPoolsWith(step::seed);

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.readopt;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
@@ -26,10 +28,6 @@ import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.MutableClock;
 import io.roboco.sandbox.testkit.StubEngine;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
-import javax.crypto.SecretKey;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,8 +38,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import javax.crypto.SecretKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Re-adoption over the fake runtime: one "process" hands out sandboxes and is abandoned without a shutdown (as by
@@ -56,15 +55,19 @@ class ReadoptionTest {
     private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm"));
     private final StubEngine redis = new StubEngine("redis", Set.of());
     private final EngineRegistry registry = EngineRegistry.of(List.of(postgres, redis));
-    private final Project shop = new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")));
+    private final Project shop =
+            new Project("shop", "Shop", List.of("postgres", "redis"), Map.of("postgres", List.of("pg_trgm")));
     private final SecretKey key = KeyFile.newKey();
     private final List<AuditRecord> audit = new CopyOnWriteArrayList<>();
     private final List<Process> processes = new ArrayList<>();
 
     /** One server process's parts over the shared store and runtime. */
     private final class Process implements AutoCloseable {
-        final ServiceProvisioner provisioner = new ServiceProvisioner(runtime,
-                ProvisionSettings.defaults(INSTANCE).withReadyTimeout(Duration.ofSeconds(2)), SecretSource.secure(), clock);
+        final ServiceProvisioner provisioner = new ServiceProvisioner(
+                runtime,
+                ProvisionSettings.defaults(INSTANCE).withReadyTimeout(Duration.ofSeconds(2)),
+                SecretSource.secure(),
+                clock);
         final WarmPool pool;
         final SandboxManager manager;
         final SandboxBook book;
@@ -72,8 +75,14 @@ class ReadoptionTest {
 
         Process(String instance, SecretKey sealingKey, Map<String, Integer> poolSizes) {
             pool = poolSizes.isEmpty() ? null : new WarmPool(registry, provisioner, new PoolSizes(poolSizes));
-            book = new SandboxBook(store, instance, new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)), 3,
-                    new Capacity(100, () -> provisioner.ledger().ownedIds().size()), clock, provisioner.ledger());
+            book = new SandboxBook(
+                    store,
+                    instance,
+                    new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
+                    3,
+                    new Capacity(100, () -> provisioner.ledger().ownedIds().size()),
+                    clock,
+                    provisioner.ledger());
             vault = new CredentialVault(store, new CredentialCipher(sealingKey), instance);
             manager = new SandboxManager(registry, provisioner, clock, pool, new SealingAdmission(book, vault));
             if (pool != null) {
@@ -83,14 +92,16 @@ class ReadoptionTest {
         }
 
         EnsureOutcome.Ready ensure(String agent) throws InterruptedException {
-            SandboxRequest.Validation v = SandboxRequest.validate(registry, provisioner.settings(), agent, shop, List.of(), Map.of());
+            SandboxRequest.Validation v =
+                    SandboxRequest.validate(registry, provisioner.settings(), agent, shop, List.of(), Map.of());
             EnsureOutcome outcome = manager.ensure(((SandboxRequest.Validation.Valid) v).request());
             assertThat(outcome).isInstanceOf(EnsureOutcome.Ready.class);
             return (EnsureOutcome.Ready) outcome;
         }
 
         ReadoptionReport readopt(KeyStatus status, CredentialVault with) throws InterruptedException {
-            return new Readoption(store, with, status, registry, provisioner, manager, book, pool, clock, audit::add).run();
+            return new Readoption(store, with, status, registry, provisioner, manager, book, pool, clock, audit::add)
+                    .run();
         }
 
         ReadoptionReport readopt() throws InterruptedException {
@@ -116,7 +127,10 @@ class ReadoptionTest {
     }
 
     private static ServiceInstance service(EnsureOutcome.Ready ready, String name) {
-        return ready.services().stream().filter(s -> s.service().equals(name)).findFirst().orElseThrow();
+        return ready.services().stream()
+                .filter(s -> s.service().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private List<SandboxRecord> records(SandboxState state) {
@@ -127,7 +141,9 @@ class ReadoptionTest {
     void aLiveSetIsReadoptedAndTheNextCallIsACacheHitWithTheSameCredentialsAndNoNewContainer() throws Exception {
         EnsureOutcome.Ready before = process().ensure("dev-1");
         assertThat(store.sealedOf(INSTANCE)).hasSize(2).allSatisfy(row -> {
-            assertThat(row.sealed()).startsWith("v1.").doesNotContain(service(before, row.service()).credentials().password());
+            assertThat(row.sealed())
+                    .startsWith("v1.")
+                    .doesNotContain(service(before, row.service()).credentials().password());
             assertThat(row.sandboxId()).isEqualTo(before.sandboxId());
         });
         int started = runtime.startCount();
@@ -142,13 +158,16 @@ class ReadoptionTest {
         assertThat(after.cacheHit()).isTrue();
         assertThat(after.sandboxId()).isEqualTo(before.sandboxId());
         for (String s : List.of("postgres", "redis")) {
-            assertThat(service(after, s).credentials()).isEqualTo(service(before, s).credentials());
-            assertThat(service(after, s).containerId()).isEqualTo(service(before, s).containerId());
+            assertThat(service(after, s).credentials())
+                    .isEqualTo(service(before, s).credentials());
+            assertThat(service(after, s).containerId())
+                    .isEqualTo(service(before, s).containerId());
         }
         assertThat(service(after, "postgres").features()).containsExactly("pg_trgm");
         assertThat(runtime.startCount()).as("containers created by the restart").isEqualTo(started);
         assertThat(next.provisioner.ledger().ids(ContainerLedger.Reason.HELD)).hasSize(2);
-        assertThat(next.provisioner.ledger().ids(ContainerLedger.Reason.ADOPTING)).isEmpty();
+        assertThat(next.provisioner.ledger().ids(ContainerLedger.Reason.ADOPTING))
+                .isEmpty();
         assertThat(audit).singleElement().satisfies(a -> {
             assertThat(a.verb()).isEqualTo(Readoption.AUDIT_VERB);
             assertThat(a.decision()).isEqualTo("readopted");
@@ -165,15 +184,28 @@ class ReadoptionTest {
         ReadoptionReport report = next.readopt();
 
         assertThat(report.readopted()).isZero();
-        assertThat(report.closed()).singleElement().asString().contains(before.sandboxId()).contains("redis container is not live");
-        assertThat(runtime.containerIds()).as("the live postgres container went with its dead sibling").isEmpty();
-        assertThat(records(SandboxState.DELETED)).singleElement().satisfies(r -> assertThat(r.deletedReason()).startsWith("closed at restart"));
-        assertThat(store.sealedOf(INSTANCE)).as("a closed sandbox's credentials go with it").isEmpty();
+        assertThat(report.closed())
+                .singleElement()
+                .asString()
+                .contains(before.sandboxId())
+                .contains("redis container is not live");
+        assertThat(runtime.containerIds())
+                .as("the live postgres container went with its dead sibling")
+                .isEmpty();
+        assertThat(records(SandboxState.DELETED))
+                .singleElement()
+                .satisfies(r -> assertThat(r.deletedReason()).startsWith("closed at restart"));
+        assertThat(store.sealedOf(INSTANCE))
+                .as("a closed sandbox's credentials go with it")
+                .isEmpty();
 
         EnsureOutcome.Ready fresh = next.ensure("dev-1");
         assertThat(fresh.cacheHit()).isFalse();
-        assertThat(service(fresh, "postgres").credentials().password()).isNotEqualTo(service(before, "postgres").credentials().password());
-        assertThat(audit).singleElement().satisfies(a -> assertThat(a.decision()).isEqualTo("closed"));
+        assertThat(service(fresh, "postgres").credentials().password())
+                .isNotEqualTo(service(before, "postgres").credentials().password());
+        assertThat(audit)
+                .singleElement()
+                .satisfies(a -> assertThat(a.decision()).isEqualTo("closed"));
     }
 
     @Test
@@ -193,19 +225,30 @@ class ReadoptionTest {
         first.ensure("dev-2");
         first.ensure("dev-3");
         List<SealedContainer> rows = store.sealedOf(INSTANCE);
-        SealedContainer a = rows.stream().filter(r -> r.owner().equals("dev-1") && r.service().equals("postgres")).findFirst().orElseThrow();
-        SealedContainer b = rows.stream().filter(r -> r.owner().equals("dev-2") && r.service().equals("postgres")).findFirst().orElseThrow();
-        store.saveSealed(a.withSealed(b.sealed()));   // another row's ciphertext
-        SealedContainer c = rows.stream().filter(r -> r.owner().equals("dev-3") && r.service().equals("redis")).findFirst().orElseThrow();
+        SealedContainer a = rows.stream()
+                .filter(r -> r.owner().equals("dev-1") && r.service().equals("postgres"))
+                .findFirst()
+                .orElseThrow();
+        SealedContainer b = rows.stream()
+                .filter(r -> r.owner().equals("dev-2") && r.service().equals("postgres"))
+                .findFirst()
+                .orElseThrow();
+        store.saveSealed(a.withSealed(b.sealed())); // another row's ciphertext
+        SealedContainer c = rows.stream()
+                .filter(r -> r.owner().equals("dev-3") && r.service().equals("redis"))
+                .findFirst()
+                .orElseThrow();
         char[] text = c.sealed().toCharArray();
         text[text.length - 5] = text[text.length - 5] == 'A' ? 'B' : 'A';
-        store.saveSealed(c.withSealed(new String(text)));   // a flipped bit
+        store.saveSealed(c.withSealed(new String(text))); // a flipped bit
 
         Process next = process();
         ReadoptionReport report = next.readopt();
 
         assertThat(report.readopted()).as("dev-2's own rows are intact").isEqualTo(1);
-        assertThat(report.closed()).hasSize(2).anySatisfy(l -> assertThat(l).contains("dev-1").contains("altered or belongs to another row"))
+        assertThat(report.closed())
+                .hasSize(2)
+                .anySatisfy(l -> assertThat(l).contains("dev-1").contains("altered or belongs to another row"))
                 .anySatisfy(l -> assertThat(l).contains("dev-3"));
         assertThat(report.keyWarning()).contains("2 sealed credential(s)").contains("integrity check");
         assertThat(next.ensure("dev-1").cacheHit()).isFalse();
@@ -221,8 +264,12 @@ class ReadoptionTest {
         ReadoptionReport report = next.readopt(KeyStatus.read(Path.of("/state/secret.key")), next.vault);
 
         assertThat(report.closed()).hasSize(1);
-        assertThat(report.keyWarning()).contains("/state/secret.key").contains(KeyFile.fingerprint(key)).contains(KeyFile.fingerprint(other))
-                .contains("treated as dead").contains("next request_sandbox provisions a fresh set");
+        assertThat(report.keyWarning())
+                .contains("/state/secret.key")
+                .contains(KeyFile.fingerprint(key))
+                .contains(KeyFile.fingerprint(other))
+                .contains("treated as dead")
+                .contains("next request_sandbox provisions a fresh set");
         assertThat(runtime.containerIds()).isEmpty();
         assertThat(next.ensure("dev-1").cacheHit()).isFalse();
     }
@@ -232,11 +279,16 @@ class ReadoptionTest {
         process().ensure("dev-1");
         Process next = process();
 
-        ReadoptionReport report = next.readopt(KeyStatus.unusable(Path.of("/state/secret.key"),
-                "the key file /state/secret.key cannot be read: AccessDeniedException"), null);
+        ReadoptionReport report = next.readopt(
+                KeyStatus.unusable(
+                        Path.of("/state/secret.key"),
+                        "the key file /state/secret.key cannot be read: AccessDeniedException"),
+                null);
 
         assertThat(report.closed()).hasSize(1);
-        assertThat(report.keyWarning()).contains("the key file /state/secret.key cannot be read").contains("treated as dead")
+        assertThat(report.keyWarning())
+                .contains("the key file /state/secret.key cannot be read")
+                .contains("treated as dead")
                 .contains("ROBOCO_SANDBOX_READOPT=false");
         assertThat(runtime.containerIds()).isEmpty();
     }
@@ -253,7 +305,9 @@ class ReadoptionTest {
 
         assertThat(report.readopted()).isEqualTo(1);
         assertThat(report.closed()).isEmpty();
-        assertThat(records(SandboxState.LIVE)).extracting(SandboxRecord::owner).containsExactlyInAnyOrder("dev-1", "dev-9");
+        assertThat(records(SandboxState.LIVE))
+                .extracting(SandboxRecord::owner)
+                .containsExactlyInAnyOrder("dev-1", "dev-9");
         assertThat(store.sealedOf("inst-b")).hasSize(2);
         assertThat(runtime.containerIds()).hasSize(containers);
     }
@@ -277,12 +331,15 @@ class ReadoptionTest {
         EnsureOutcome.Ready claimed = first.ensure("dev-1");
         assertThat(service(claimed, "postgres").fromPool()).isTrue();
         eventually(() -> first.pool.idle("postgres") == 2);
-        assertThat(store.sealedOf(INSTANCE).stream().filter(SealedContainer::pooled)).hasSize(2);
-        assertThat(records(SandboxState.LIVE)).singleElement().satisfies(r ->
-                assertThat(r.containers()).anySatisfy(c -> assertThat(c.fromPool()).isTrue()));
+        assertThat(store.sealedOf(INSTANCE).stream().filter(SealedContainer::pooled))
+                .hasSize(2);
+        assertThat(records(SandboxState.LIVE))
+                .singleElement()
+                .satisfies(r -> assertThat(r.containers())
+                        .anySatisfy(c -> assertThat(c.fromPool()).isTrue()));
         int started = runtime.startCount();
 
-        Process next = new Process(INSTANCE, key, Map.of("postgres", 1));   // the pool shrank across the restart
+        Process next = new Process(INSTANCE, key, Map.of("postgres", 1)); // the pool shrank across the restart
         ReadoptionReport report = next.readopt();
         next.pool.start();
 

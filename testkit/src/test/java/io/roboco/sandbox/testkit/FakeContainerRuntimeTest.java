@@ -1,5 +1,8 @@
 package io.roboco.sandbox.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
@@ -8,23 +11,18 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class FakeContainerRuntimeTest extends ContainerRuntimeContract {
     private static final String IMAGE = "fake/redis:7";
     private static final String EXITING_IMAGE = "fake/base:exits";
     private static final String MISSING = "fake/missing:0";
 
-    private final FakeContainerRuntime fake = new FakeContainerRuntime()
-            .markImageMissing(MISSING)
-            .exitOnStart(EXITING_IMAGE, 3);
+    private final FakeContainerRuntime fake =
+            new FakeContainerRuntime().markImageMissing(MISSING).exitOnStart(EXITING_IMAGE, 3);
 
     @Override
     protected ContainerRuntime runtime() {
@@ -54,7 +52,8 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
 
     @Override
     protected void prepareGreeting() {
-        fake.onExec(call -> call.command().equals(GREETING_COMMAND),
+        fake.onExec(
+                call -> call.command().equals(GREETING_COMMAND),
                 call -> new ExecResult(7, call.env().get("GREETING") + "\n", "oops\n"));
     }
 
@@ -64,8 +63,13 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
     }
 
     private static RunRequest request(String name, String image, Map<String, String> labels) {
-        return new RunRequest(name, new ContainerSpec(image, Map.of(), List.of("serve"), "/data", 6379),
-                labels, Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        return new RunRequest(
+                name,
+                new ContainerSpec(image, Map.of(), List.of("serve"), "/data", 6379),
+                labels,
+                Limits.sandboxDefaults(),
+                NetworkMode.host(),
+                RunRequest.ENTRYPOINT_CAPABILITIES);
     }
 
     @Test
@@ -87,10 +91,12 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
         fake.exec(c.id(), List.of("true"), Map.of("A", "b"));
         fake.list(Map.of());
         fake.remove(c.id());
-        assertThat(List.of(fake.startCount(), fake.inspectCount(), fake.execCount(), fake.listCount(), fake.removeCount()))
+        assertThat(List.of(
+                        fake.startCount(), fake.inspectCount(), fake.execCount(), fake.listCount(), fake.removeCount()))
                 .containsExactly(1, 1, 1, 1, 1);
         assertThat(fake.callCount()).isEqualTo(5);
-        assertThat(fake.execCalls()).singleElement()
+        assertThat(fake.execCalls())
+                .singleElement()
                 .isEqualTo(new FakeContainerRuntime.ExecCall(c.id(), List.of("true"), Map.of("A", "b")));
     }
 
@@ -118,7 +124,9 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
         StartedContainer c = fake.start(request(uniqueName("faults"), IMAGE, labels()));
         fake.failRemovals(new ContainerRuntimeException("daemon went away"));
         assertThatThrownBy(() -> fake.remove(c.id())).hasMessage("daemon went away");
-        assertThat(fake.isRunning(c.id())).as("a failed removal leaves the container").isTrue();
+        assertThat(fake.isRunning(c.id()))
+                .as("a failed removal leaves the container")
+                .isTrue();
         fake.failRemovals(null);
         fake.remove(c.id());
         assertThat(fake.inspect(c.id())).isEmpty();
@@ -126,7 +134,8 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
         fake.failStarts("image stub/x:1 not found locally");
         long before = fake.runningCount();
         assertThatThrownBy(() -> fake.start(request(uniqueName("nostart"), IMAGE, labels())))
-                .isInstanceOf(ContainerRuntimeException.class).hasMessage("image stub/x:1 not found locally");
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessage("image stub/x:1 not found locally");
         assertThat(fake.runningCount()).isEqualTo(before);
         fake.failStarts(null);
         fake.remove(fake.start(request(uniqueName("again"), IMAGE, labels())).id());

@@ -1,14 +1,13 @@
 package io.roboco.sandbox.testkit;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class LockWaitersTest {
     private final ReentrantLock lock = new ReentrantLock(true);
@@ -32,22 +31,28 @@ class LockWaitersTest {
             onLock.start();
             onLatch.start();
 
-            assertThat(LockWaiters.await(LockWaitersTest.class.getName(), "takeTheLock", 1, Duration.ofSeconds(10))).isEqualTo(1);
-            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "takeTheLock")).containsExactly(onLock);
-            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "waitForTheLatch")).isEmpty();
-            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "someOtherMethod")).isEmpty();
+            assertThat(LockWaiters.await(LockWaitersTest.class.getName(), "takeTheLock", 1, Duration.ofSeconds(10)))
+                    .isEqualTo(1);
+            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "takeTheLock"))
+                    .containsExactly(onLock);
+            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "waitForTheLatch"))
+                    .isEmpty();
+            assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "someOtherMethod"))
+                    .isEmpty();
         } finally {
             lock.unlock();
             latch.countDown();
             onLock.join(10_000);
             onLatch.join(10_000);
         }
-        assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "takeTheLock")).isEmpty();
+        assertThat(LockWaiters.inside(LockWaitersTest.class.getName(), "takeTheLock"))
+                .isEmpty();
     }
 
     @Test
     void failsSayingWhatItSawWhenTheWaitersDoNotArrive() {
-        assertThatThrownBy(() -> LockWaiters.await(LockWaitersTest.class.getName(), "takeTheLock", 1, Duration.ofMillis(50)))
+        assertThatThrownBy(() ->
+                        LockWaiters.await(LockWaitersTest.class.getName(), "takeTheLock", 1, Duration.ofMillis(50)))
                 .isInstanceOf(AssertionError.class)
                 .hasMessage("0 thread(s) parked on a lock inside LockWaitersTest.takeTheLock after 50 ms, expected 1");
     }

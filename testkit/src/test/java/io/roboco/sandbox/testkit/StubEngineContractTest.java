@@ -1,10 +1,8 @@
 package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.Engine;
-
-import org.junit.jupiter.api.Nested;
-
 import java.util.Set;
+import org.junit.jupiter.api.Nested;
 
 class StubEngineContractTest extends EngineContract {
     @Override

@@ -90,8 +90,15 @@ public final class MongoEngine implements Engine {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MONGO_INITDB_ROOT_USERNAME", request.credentials().adminUser());
         env.put("MONGO_INITDB_ROOT_PASSWORD", request.credentials().adminPassword());
-        List<String> command = List.of("mongod", "--bind_ip", request.bindHost(), "--port", Integer.toString(request.port()),
-                "--quiet", "--setParameter", "maxLogSizeKB=" + MAX_LOG_ENTRY_KB);
+        List<String> command = List.of(
+                "mongod",
+                "--bind_ip",
+                request.bindHost(),
+                "--port",
+                Integer.toString(request.port()),
+                "--quiet",
+                "--setParameter",
+                "maxLogSizeKB=" + MAX_LOG_ENTRY_KB);
         return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
     }
 
@@ -148,8 +155,14 @@ public final class MongoEngine implements Engine {
         env.put("ROBOCO_TEST_MONGO_NAME", credentials.database());
         env.put("ROBOCO_TEST_MONGO_USER", credentials.user());
         env.put("ROBOCO_TEST_MONGO_PASSWORD", credentials.password());
-        env.put("ROBOCO_TEST_MONGO_URL", Urls.of("mongodb", credentials.user(), credentials.password(), endpoint,
-                credentials.database() + "?authSource=" + Urls.encode(credentials.database())));
+        env.put(
+                "ROBOCO_TEST_MONGO_URL",
+                Urls.of(
+                        "mongodb",
+                        credentials.user(),
+                        credentials.password(),
+                        endpoint,
+                        credentials.database() + "?authSource=" + Urls.encode(credentials.database())));
         return Collections.unmodifiableMap(env);
     }
 }

@@ -11,11 +11,6 @@ import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
-import io.roboco.sandbox.engine.Credentials;
-import io.roboco.sandbox.engine.Endpoint;
-import io.roboco.sandbox.engine.LiveSession;
-import io.roboco.sandbox.engine.Login;
-import io.roboco.sandbox.engine.ProbeTarget;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
@@ -27,8 +22,7 @@ import org.bson.Document;
  * nothing is ever retried without credentials.
  */
 final class MongoSessions {
-    private MongoSessions() {
-    }
+    private MongoSessions() {}
 
     static void ping(ProbeTarget target, Login login) {
         run(target, login, source(target, login), new Document("ping", 1));
@@ -88,12 +82,14 @@ final class MongoSessions {
                 .applyToClusterSettings(b -> b.hosts(List.of(new ServerAddress(e.host(), e.port())))
                         .mode(ClusterConnectionMode.SINGLE)
                         .serverSelectionTimeout(1, TimeUnit.SECONDS))
-                .applyToSocketSettings(b -> b.connectTimeout(1, TimeUnit.SECONDS).readTimeout(5, TimeUnit.SECONDS))
+                .applyToSocketSettings(
+                        b -> b.connectTimeout(1, TimeUnit.SECONDS).readTimeout(5, TimeUnit.SECONDS))
                 .applyToConnectionPoolSettings(b -> b.maxSize(1))
                 .applicationName("roboco-sandbox")
                 .retryReads(false)
                 .retryWrites(false)
-                .credential(MongoCredential.createScramSha256Credential(login.user(c), source(target, login), login.password(c).toCharArray()))
+                .credential(MongoCredential.createScramSha256Credential(
+                        login.user(c), source(target, login), login.password(c).toCharArray()))
                 .build();
         return MongoClients.create(settings);
     }

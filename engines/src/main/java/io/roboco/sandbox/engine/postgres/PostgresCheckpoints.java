@@ -2,9 +2,9 @@ package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.UnknownNameException;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,24 +28,23 @@ import java.util.regex.Pattern;
 public final class PostgresCheckpoints {
     /** Checkpoint names: what a person would type, short enough for a database name. */
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
+
     private static final String SUFFIX = "__ck_";
     private static final String OLD_SUFFIX = "__rewound";
 
-    private PostgresCheckpoints() {
-    }
+    private PostgresCheckpoints() {}
 
     /** One checkpoint of a sandbox database. */
-    public record Checkpoint(String name, long sizeBytes) {
-    }
+    public record Checkpoint(String name, long sizeBytes) {}
 
     /** What a checkpoint or a rewind did: how many of the agent's sessions it closed, and how long it took. */
-    public record Result(String name, long sizeBytes, int sessionsClosed, long millis) {
-    }
+    public record Result(String name, long sizeBytes, int sessionsClosed, long millis) {}
 
     public static String requireName(String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new UnknownNameException("checkpoint name '" + io.roboco.sandbox.engine.Printable.of(name)
-                    + "' must be 1-30 characters: lower-case letters, digits, '_' or '-', starting with a letter or digit");
+            throw new UnknownNameException(
+                    "checkpoint name '" + Printable.of(name)
+                            + "' must be 1-30 characters: lower-case letters, digits, '_' or '-', starting with a letter or digit");
         }
         return name;
     }
@@ -58,12 +57,12 @@ public final class PostgresCheckpoints {
         String db = c.database();
         String copy = db + SUFFIX + name;
         try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
-             Statement s = admin.createStatement()) {
+                Statement s = admin.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(copy));
             int closed = closeSessions(admin, db);
             try {
-                s.execute("CREATE DATABASE " + PostgresEngine.identifier(copy) + " TEMPLATE " + PostgresEngine.identifier(db)
-                        + " STRATEGY FILE_COPY ALLOW_CONNECTIONS false");
+                s.execute("CREATE DATABASE " + PostgresEngine.identifier(copy) + " TEMPLATE "
+                        + PostgresEngine.identifier(db) + " STRATEGY FILE_COPY ALLOW_CONNECTIONS false");
             } finally {
                 s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS true");
             }
@@ -86,18 +85,22 @@ public final class PostgresCheckpoints {
         String copy = db + SUFFIX + name;
         String old = db + OLD_SUFFIX;
         try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
-             Statement s = admin.createStatement()) {
+                Statement s = admin.createStatement()) {
             if (!exists(admin, copy)) {
-                throw new UnknownNameException("no checkpoint '" + name + "' in this sandbox; there are: " + names(list(admin, db)));
+                throw new UnknownNameException(
+                        "no checkpoint '" + name + "' in this sandbox; there are: " + names(list(admin, db)));
             }
             s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(old));
             int closed = closeSessions(admin, db);
-            s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " RENAME TO " + PostgresEngine.identifier(old));
+            s.execute(
+                    "ALTER DATABASE " + PostgresEngine.identifier(db) + " RENAME TO " + PostgresEngine.identifier(old));
             try {
-                s.execute("CREATE DATABASE " + PostgresEngine.identifier(db) + " TEMPLATE " + PostgresEngine.identifier(copy)
-                        + " OWNER " + PostgresEngine.identifier(c.user()) + " STRATEGY FILE_COPY");
+                s.execute("CREATE DATABASE " + PostgresEngine.identifier(db) + " TEMPLATE "
+                        + PostgresEngine.identifier(copy) + " OWNER " + PostgresEngine.identifier(c.user())
+                        + " STRATEGY FILE_COPY");
             } catch (SQLException e) {
-                s.execute("ALTER DATABASE " + PostgresEngine.identifier(old) + " RENAME TO " + PostgresEngine.identifier(db));
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(old) + " RENAME TO "
+                        + PostgresEngine.identifier(db));
                 s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS true");
                 throw e;
             }
@@ -165,6 +168,8 @@ public final class PostgresCheckpoints {
     }
 
     private static String names(List<Checkpoint> checkpoints) {
-        return checkpoints.isEmpty() ? "none" : String.join(", ", checkpoints.stream().map(Checkpoint::name).toList());
+        return checkpoints.isEmpty()
+                ? "none"
+                : String.join(", ", checkpoints.stream().map(Checkpoint::name).toList());
     }
 }

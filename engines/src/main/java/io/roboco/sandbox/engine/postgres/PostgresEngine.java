@@ -11,8 +11,8 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
-import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Probes;
 import io.roboco.sandbox.engine.ReadinessProbe;
@@ -30,6 +30,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL sandboxes. The agent gets a plain login role ({@code NOSUPERUSER}, no role/database
@@ -41,11 +43,12 @@ import java.util.Set;
  * {@code PGPORT}, command {@code postgres ...}, trust auth on the local socket).
  */
 public final class PostgresEngine implements Engine {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PostgresEngine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresEngine.class);
     static final String ADMIN_USER = "roboco_admin";
     static final String DATA_DIR = "/var/lib/postgresql/data";
     /** Every cluster has it (initdb makes it); the admin connects there to create an agent's database. */
     static final String MAINTENANCE_DB = "postgres";
+
     private static final PoolSeeding SEEDING = new PostgresPoolSeeding();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
     /** Where activated extensions go. */
@@ -141,18 +144,30 @@ public final class PostgresEngine implements Engine {
         env.put("POSTGRES_DB", c.database());
         env.put("PGDATA", DATA_DIR);
         env.put("PGPORT", Integer.toString(request.port()));
-        List<String> command = List.of("postgres",
-                "-c", "listen_addresses=" + request.bindHost(),
-                "-c", "port=" + request.port(),
-                "-c", "fsync=off",
-                "-c", "synchronous_commit=off",
-                "-c", "full_page_writes=off",
-                "-c", "wal_level=minimal",
-                "-c", "max_wal_senders=0",
-                "-c", "max_wal_size=64MB",
-                "-c", "min_wal_size=32MB",
-                "-c", "log_min_messages=fatal",
-                "-c", "log_min_error_statement=panic");
+        List<String> command = List.of(
+                "postgres",
+                "-c",
+                "listen_addresses=" + request.bindHost(),
+                "-c",
+                "port=" + request.port(),
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+                "-c",
+                "wal_level=minimal",
+                "-c",
+                "max_wal_senders=0",
+                "-c",
+                "max_wal_size=64MB",
+                "-c",
+                "min_wal_size=32MB",
+                "-c",
+                "log_min_messages=fatal",
+                "-c",
+                "log_min_error_statement=panic");
         return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
     }
 
@@ -174,7 +189,8 @@ public final class PostgresEngine implements Engine {
                 + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
                 + "ALTER DATABASE " + identifier(c.database()) + " OWNER TO " + agent + ";\n"
                 + "ALTER SCHEMA public OWNER TO " + agent;
-        try (Connection connection = connect(target, Login.ADMIN); Statement statement = connection.createStatement()) {
+        try (Connection connection = connect(target, Login.ADMIN);
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
         selectOne(target, Login.AGENT);
@@ -228,15 +244,20 @@ public final class PostgresEngine implements Engine {
                     + (major >= 15 ? " STRATEGY FILE_COPY" : ""));
             long databaseMade = System.nanoTime();
             if (major < 15) {
-                try (Connection inNew = connect(target, Login.ADMIN); Statement s = inNew.createStatement()) {
+                try (Connection inNew = connect(target, Login.ADMIN);
+                        Statement s = inNew.createStatement()) {
                     s.execute("ALTER SCHEMA public OWNER TO " + agent);
                 }
             }
             long adminDone = System.nanoTime();
             selectOne(target, Login.AGENT);
             if (LOG.isDebugEnabled()) {
-                LOG.debug("postgres claim at {}: CREATE ROLE {} us, CREATE DATABASE {} us, agent login {} us", target.endpoint(),
-                        (roleMade - t0) / 1000, (databaseMade - roleMade) / 1000, (System.nanoTime() - adminDone) / 1000);
+                LOG.debug(
+                        "postgres claim at {}: CREATE ROLE {} us, CREATE DATABASE {} us, agent login {} us",
+                        target.endpoint(),
+                        (roleMade - t0) / 1000,
+                        (databaseMade - roleMade) / 1000,
+                        (System.nanoTime() - adminDone) / 1000);
             }
         }
     }
@@ -292,11 +313,22 @@ public final class PostgresEngine implements Engine {
      * PostgreSQL sets the path to that schema with {@code pg_catalog} searched first.
      */
     @Override
-    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image)
+            throws Exception {
         String feature = allowed.name();
-        ExecResult result = exec.exec(List.of("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
-                "-U", credentials.adminUser(), "-d", credentials.database(),
-                "-c", "CREATE EXTENSION IF NOT EXISTS " + identifier(feature) + " SCHEMA " + EXTENSION_SCHEMA),
+        ExecResult result = exec.exec(
+                List.of(
+                        "psql",
+                        "-X",
+                        "-q",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-U",
+                        credentials.adminUser(),
+                        "-d",
+                        credentials.database(),
+                        "-c",
+                        "CREATE EXTENSION IF NOT EXISTS " + identifier(feature) + " SCHEMA " + EXTENSION_SCHEMA),
                 Map.of("PGOPTIONS", ADMIN_SESSION_OPTIONS));
         if (result.ok()) {
             return;
@@ -317,7 +349,9 @@ public final class PostgresEngine implements Engine {
         env.put("ROBOCO_TEST_DB_NAME", credentials.database());
         env.put("ROBOCO_TEST_DB_USER", credentials.user());
         env.put("ROBOCO_TEST_DB_PASSWORD", credentials.password());
-        env.put("ROBOCO_TEST_DB_URL", Urls.of("postgresql", credentials.user(), credentials.password(), endpoint, credentials.database()));
+        env.put(
+                "ROBOCO_TEST_DB_URL",
+                Urls.of("postgresql", credentials.user(), credentials.password(), endpoint, credentials.database()));
         return Collections.unmodifiableMap(env);
     }
 
@@ -338,7 +372,8 @@ public final class PostgresEngine implements Engine {
     }
 
     static void selectOne(ProbeTarget target, Login login) throws SQLException {
-        try (Connection connection = connect(target, login); Statement statement = connection.createStatement()) {
+        try (Connection connection = connect(target, login);
+                Statement statement = connection.createStatement()) {
             statement.execute("SELECT 1");
         }
     }
@@ -368,7 +403,8 @@ public final class PostgresEngine implements Engine {
         }
         Endpoint e = target.endpoint();
         String host = e.host().indexOf(':') >= 0 ? "[" + e.host() + "]" : e.host();
-        return DriverManager.getConnection("jdbc:postgresql://" + host + ":" + e.port() + "/" + Urls.encode(database), props);
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + host + ":" + e.port() + "/" + Urls.encode(database), props);
     }
 
     // --- quoting -----------------------------------------------------------------------------

@@ -17,18 +17,21 @@ import java.util.regex.Pattern;
 final class PostgresImages {
     /** The majors a project may pick; the production image of each is {@code postgres:<major>-alpine}. */
     static final List<String> MAJORS = List.of("15", "16", "17");
+
     static final Set<String> CONTRIB = Set.of("pg_trgm", "citext", "uuid-ossp");
     /** The first major whose local image carries pgvector (Debian trixie packages it for 17). */
     static final int LOCAL_VECTOR_SINCE = 17;
 
     /** {@code [registry/][library/]postgres:<major>[.<minor>][-variant]}. */
-    private static final Pattern OFFICIAL = Pattern.compile("^(?:[^/]+\\.[^/]+/)?(?:library/)?postgres:(\\d+)(?:\\.\\d+)?(?:-[\\w.-]+)?$");
+    private static final Pattern OFFICIAL =
+            Pattern.compile("^(?:[^/]+\\.[^/]+/)?(?:library/)?postgres:(\\d+)(?:\\.\\d+)?(?:-[\\w.-]+)?$");
+
     private static final Pattern LOCAL = Pattern.compile("^roboco-sandbox/postgres:(\\d+)$");
-    private static final Pattern PGVECTOR = Pattern.compile("^(?:[^/]+\\.[^/]+/)?pgvector/pgvector:(?:[\\w.]+-)?pg(\\d+)(?:[\\w.-]*)$");
+    private static final Pattern PGVECTOR =
+            Pattern.compile("^(?:[^/]+\\.[^/]+/)?pgvector/pgvector:(?:[\\w.]+-)?pg(\\d+)(?:[\\w.-]*)$");
     private static final Pattern POSTGIS = Pattern.compile("^(?:[^/]+\\.[^/]+/)?postgis/postgis:(\\d+)-[\\w.-]+$");
 
-    private PostgresImages() {
-    }
+    private PostgresImages() {}
 
     static String productionImage(String major) {
         return "postgres:" + major + "-alpine";

@@ -6,7 +6,6 @@ import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -31,7 +30,8 @@ final class PostgresPoolSeeding implements PoolSeeding {
     @Override
     public Credentials seeder(Credentials pooled, SecretSource secrets) {
         String id = secrets.identifier();
-        return new Credentials(pooled.adminUser(), pooled.adminPassword(), SEEDER_PREFIX + id, secrets.password(), "sandbox_" + id);
+        return new Credentials(
+                pooled.adminUser(), pooled.adminPassword(), SEEDER_PREFIX + id, secrets.password(), "sandbox_" + id);
     }
 
     @Override
@@ -39,14 +39,16 @@ final class PostgresPoolSeeding implements PoolSeeding {
         Credentials c = seeder.credentials();
         String role = PostgresEngine.identifier(c.user());
         try (Connection admin = PostgresEngine.connect(seeder, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
-             Statement s = admin.createStatement()) {
+                Statement s = admin.createStatement()) {
             int major = admin.getMetaData().getDatabaseMajorVersion();
-            s.execute("CREATE ROLE " + role + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
-                    + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS");
+            s.execute(
+                    "CREATE ROLE " + role + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
+                            + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS");
             s.execute("CREATE DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER " + role
                     + (major >= 15 ? " STRATEGY FILE_COPY" : ""));
             if (major < 15) {
-                try (Connection inNew = PostgresEngine.connect(seeder, Login.ADMIN); Statement t = inNew.createStatement()) {
+                try (Connection inNew = PostgresEngine.connect(seeder, Login.ADMIN);
+                        Statement t = inNew.createStatement()) {
                     t.execute("ALTER SCHEMA public OWNER TO " + role);
                 }
             }
@@ -57,7 +59,7 @@ final class PostgresPoolSeeding implements PoolSeeding {
     public void retireSeeder(ProbeTarget seeder) throws Exception {
         String role = PostgresEngine.identifier(seeder.credentials().user());
         try (Connection admin = PostgresEngine.connect(seeder, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
-             Statement s = admin.createStatement()) {
+                Statement s = admin.createStatement()) {
             s.execute("ALTER ROLE " + role + " NOLOGIN PASSWORD NULL");
             s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = "
                     + PostgresEngine.literal(seeder.credentials().user()));
@@ -90,14 +92,15 @@ final class PostgresPoolSeeding implements PoolSeeding {
         Credentials c = target.credentials();
         String agent = PostgresEngine.identifier(c.user());
         String seeder = PostgresEngine.identifier(seederRole);
-        String sql = "CREATE ROLE " + agent + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
-                + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
-                + "ALTER DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER TO " + agent + ";\n"
-                + "REASSIGN OWNED BY " + seeder + " TO " + agent + ";\n"
-                + "DROP OWNED BY " + seeder + ";\n"
-                + "DROP ROLE " + seeder;
+        String sql =
+                "CREATE ROLE " + agent + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
+                        + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
+                        + "ALTER DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER TO " + agent + ";\n"
+                        + "REASSIGN OWNED BY " + seeder + " TO " + agent + ";\n"
+                        + "DROP OWNED BY " + seeder + ";\n"
+                        + "DROP ROLE " + seeder;
         try (Statement s = admin.createStatement()) {
-            s.execute(sql);   // one simple-protocol query: one implicit transaction
+            s.execute(sql); // one simple-protocol query: one implicit transaction
         }
         PostgresEngine.selectOne(target, Login.AGENT);
     }

@@ -8,15 +8,16 @@ import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
 import io.roboco.sandbox.inspect.sql.SqlToken;
 import io.roboco.sandbox.inspect.sql.SqlTokenizer;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,10 +39,10 @@ import java.util.Map;
 public final class PostgresSeeds {
     /** The largest {@code {"sql": …}} seed a project may store. */
     public static final int MAX_SQL_BYTES = 256 * 1024;
+
     private static final int SHOWN = 120;
 
-    private PostgresSeeds() {
-    }
+    private PostgresSeeds() {}
 
     /** Runs {@code script} as the agent, statement by statement. */
     public static int applySql(ProbeTarget target, String script) throws SeedException {
@@ -51,7 +52,8 @@ public final class PostgresSeeds {
         } catch (SqlSyntaxException e) {
             throw new SeedException("seed SQL cannot be read: " + e.getMessage());
         }
-        try (Connection agent = PostgresEngine.connect(target, Login.AGENT); Statement s = agent.createStatement()) {
+        try (Connection agent = PostgresEngine.connect(target, Login.AGENT);
+                Statement s = agent.createStatement()) {
             s.setQueryTimeout(60);
             for (int i = 0; i < statements.size(); i++) {
                 try {
@@ -95,7 +97,8 @@ public final class PostgresSeeds {
      *
      * @param sourceUrl {@code postgresql://user:password@host:port/db}; it must be reachable from the sandbox container
      */
-    public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable) throws SeedException {
+    public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable)
+            throws SeedException {
         cloneFrom(exec, target, sourceUrl, maxRowsPerTable, "the source database");
     }
 
@@ -104,7 +107,8 @@ public final class PostgresSeeds {
      * (e.g. the setting that holds the URL): a message reaches the agent, so it names no source host, port, user, database
      * or password, and no address the tools printed.
      */
-    public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
+    public static void cloneFrom(
+            ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
             throws SeedException {
         Source source = Source.parse(sourceUrl);
         Credentials c = target.credentials();
@@ -117,26 +121,30 @@ public final class PostgresSeeds {
         env.put("MAX_ROWS", maxRowsPerTable == null ? "" : Integer.toString(maxRowsPerTable));
         // psql into the sandbox goes over the local socket (trust for local connections in these images and the
         // official ones); PGPASSWORD is the source's and only pg_dump / the source-side psql use it.
-        String restore = "psql -X -q -v ON_ERROR_STOP=1 -h /var/run/postgresql -p \"$DST_PORT\" -U \"$DST_USER\" -d \"$DST_DB\"";
+        String restore =
+                "psql -X -q -v ON_ERROR_STOP=1 -h /var/run/postgresql -p \"$DST_PORT\" -U \"$DST_USER\" -d \"$DST_DB\"";
         String script = maxRowsPerTable == null
                 ? "set -o pipefail; pg_dump --no-owner --no-privileges --schema-only -d \"$SRC\" | " + restore
-                : "set -o pipefail; pg_dump --no-owner --no-privileges --section=pre-data -d \"$SRC\" | " + restore + " && "
-                + "psql -X -At -d \"$SRC\" -c \"SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
-                + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname NOT IN ('pg_catalog','information_schema')"
-                + " AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1\" | while read -r t; do "
-                + "psql -X -q -v ON_ERROR_STOP=1 -d \"$SRC\" -c \"\\copy (SELECT * FROM $t LIMIT $MAX_ROWS) TO STDOUT\" | "
-                + restore + " -c \"\\copy $t FROM STDIN\" || exit 1; done && "
-                + "pg_dump --no-owner --no-privileges --section=post-data -d \"$SRC\" | "
-                + "sed -E 's/^(    ADD CONSTRAINT .* FOREIGN KEY .*);$/\\1 NOT VALID;/' | " + restore;
+                : "set -o pipefail; pg_dump --no-owner --no-privileges --section=pre-data -d \"$SRC\" | " + restore
+                        + " && "
+                        + "psql -X -At -d \"$SRC\" -c \"SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
+                        + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname NOT IN ('pg_catalog','information_schema')"
+                        + " AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1\" | while read -r t; do "
+                        + "psql -X -q -v ON_ERROR_STOP=1 -d \"$SRC\" -c \"\\copy (SELECT * FROM $t LIMIT $MAX_ROWS) TO STDOUT\" | "
+                        + restore + " -c \"\\copy $t FROM STDIN\" || exit 1; done && "
+                        + "pg_dump --no-owner --no-privileges --section=post-data -d \"$SRC\" | "
+                        + "sed -E 's/^(    ADD CONSTRAINT .* FOREIGN KEY .*);$/\\1 NOT VALID;/' | " + restore;
         ExecResult result;
         try {
             result = exec.exec(List.of("bash", "-c", script), env);
         } catch (Exception e) {
-            throw new SeedException("clone could not run inside the sandbox container: " + source.redact(String.valueOf(e.getMessage())));
+            throw new SeedException("clone could not run inside the sandbox container: "
+                    + source.redact(String.valueOf(e.getMessage())));
         }
         if (!result.ok()) {
             throw new SeedException("clone from " + sourceLabel + " failed (exit " + result.exitCode() + "): "
-                    + source.redact(firstLines(result.output(), 3)) + "; the operator checks that the source answers from the sandbox"
+                    + source.redact(firstLines(result.output(), 3))
+                    + "; the operator checks that the source answers from the sandbox"
                     + " and that the URL in " + sourceLabel + " is right");
         }
     }
@@ -157,7 +165,12 @@ public final class PostgresSeeds {
                 if (u.getHost() == null || path.length() <= 1) {
                     throw new SeedException("clone source URL must name a host and a database");
                 }
-                return new Source(user, password, u.getHost(), u.getPort() < 0 ? 5432 : u.getPort(), decode(path.substring(1)),
+                return new Source(
+                        user,
+                        password,
+                        u.getHost(),
+                        u.getPort() < 0 ? 5432 : u.getPort(),
+                        decode(path.substring(1)),
                         u.getRawQuery());
             } catch (URISyntaxException e) {
                 throw new SeedException("clone source is not a valid URL");
@@ -166,19 +179,26 @@ public final class PostgresSeeds {
 
         String withoutPassword() {
             String who = user.isEmpty() ? "" : URLEncoderLite.encode(user) + "@";
-            return "postgresql://" + who + host + ":" + port + "/" + URLEncoderLite.encode(database) + (query == null ? "" : "?" + query);
+            return "postgresql://" + who + host + ":" + port + "/" + URLEncoderLite.encode(database)
+                    + (query == null ? "" : "?" + query);
         }
 
         /** {@code text} without the source's password, host, user and database, nor any IPv4 address (one the host resolved to). */
         String redact(String text) {
             String out = text;
-            String[][] secrets = {{password, "<redacted>"}, {host, "<source host>"}, {user, "<source user>"}, {database, "<source database>"}};
+            String[][] secrets = {
+                {password, "<redacted>"},
+                {host, "<source host>"},
+                {user, "<source user>"},
+                {database, "<source database>"}
+            };
             for (String[] s : secrets) {
                 if (s[0] != null && !s[0].isEmpty()) {
                     out = out.replace(s[0], s[1]);
                 }
             }
-            return out.replaceAll("\\b\\d{1,3}(\\.\\d{1,3}){3}\\b", "<address>").replaceAll("\\([0-9a-fA-F:]*:[0-9a-fA-F:]+\\)", "(<address>)")
+            return out.replaceAll("\\b\\d{1,3}(\\.\\d{1,3}){3}\\b", "<address>")
+                    .replaceAll("\\([0-9a-fA-F:]*:[0-9a-fA-F:]+\\)", "(<address>)")
                     .replaceAll("port \\d+", "port <port>");
         }
 
@@ -190,7 +210,7 @@ public final class PostgresSeeds {
     /** Percent-encodes a URL component (user, database name). */
     static final class URLEncoderLite {
         static String encode(String s) {
-            return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+            return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
         }
     }
 
@@ -207,6 +227,6 @@ public final class PostgresSeeds {
 
     private static String firstLines(String text, int n) {
         String[] lines = text.strip().split("\n");
-        return String.join(" | ", java.util.Arrays.copyOf(lines, Math.min(n, lines.length)));
+        return String.join(" | ", Arrays.copyOf(lines, Math.min(n, lines.length)));
     }
 }

@@ -5,13 +5,13 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
-
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,35 +32,49 @@ import java.util.Map;
 public final class PostgresTemplates {
     private static final String LOCAL = "-h /var/run/postgresql -p \"$PORT\" -U \"$AGENT_USER\" -d \"$AGENT_DB\"";
 
-    private PostgresTemplates() {
-    }
+    private PostgresTemplates() {}
 
     /** Writes a plain-SQL dump of the agent's database (schema and rows, no owners, no grants) to {@code out}. */
     public static void dump(ContainerExec exec, ProbeTarget target, OutputStream out) throws SeedException {
         ExecResult result;
         try {
-            result = exec.execAs(ContainerExec.UNPRIVILEGED, List.of("bash", "-c", "pg_dump --no-owner --no-privileges --encoding=UTF8 " + LOCAL),
-                    env(target), null, out);
+            result = exec.execAs(
+                    ContainerExec.UNPRIVILEGED,
+                    List.of("bash", "-c", "pg_dump --no-owner --no-privileges --encoding=UTF8 " + LOCAL),
+                    env(target),
+                    null,
+                    out);
         } catch (Exception e) {
             throw new SeedException("pg_dump could not run inside the sandbox container: " + e.getMessage());
         }
         if (!result.ok()) {
-            throw new SeedException("pg_dump failed (exit " + result.exitCode() + "): " + firstLines(result.stderr(), 3));
+            throw new SeedException(
+                    "pg_dump failed (exit " + result.exitCode() + "): " + firstLines(result.stderr(), 3));
         }
     }
 
     /** Restores {@code dump} into the agent's database as the agent, in one transaction (all or nothing). */
     public static void restore(ContainerExec exec, ProbeTarget target, InputStream dump) throws SeedException {
-        String script = "set -o pipefail; sed -e '/^COMMENT ON EXTENSION /d' | psql -X -q -v ON_ERROR_STOP=1 --single-transaction " + LOCAL;
+        String script =
+                "set -o pipefail; sed -e '/^COMMENT ON EXTENSION /d' | psql -X -q -v ON_ERROR_STOP=1 --single-transaction "
+                        + LOCAL;
         ExecResult result;
         try {
-            result = exec.execAs(ContainerExec.UNPRIVILEGED, List.of("bash", "-c", script), env(target), dump, OutputStream.nullOutputStream());
+            result = exec.execAs(
+                    ContainerExec.UNPRIVILEGED,
+                    List.of("bash", "-c", script),
+                    env(target),
+                    dump,
+                    OutputStream.nullOutputStream());
         } catch (Exception e) {
-            throw new SeedException("the template's restore could not run inside the sandbox container: " + e.getMessage());
+            throw new SeedException(
+                    "the template's restore could not run inside the sandbox container: " + e.getMessage());
         }
         if (!result.ok()) {
             String why = firstLines(result.stderr(), 3);
-            String hint = why.contains("extension") ? " (an extension the template uses must be in the project's sandbox_extensions)" : "";
+            String hint = why.contains("extension")
+                    ? " (an extension the template uses must be in the project's sandbox_extensions)"
+                    : "";
             throw new SeedException("the template's restore failed (exit " + result.exitCode() + "): " + why + hint
                     + "; nothing of it was kept");
         }
@@ -68,8 +82,9 @@ public final class PostgresTemplates {
 
     /** The major version of the server the target answers on (e.g. 15, 17), read on the agent's credential. */
     public static int serverMajor(ProbeTarget target) throws SQLException {
-        try (Connection agent = PostgresEngine.connect(target, Login.AGENT); Statement s = agent.createStatement();
-             ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+        try (Connection agent = PostgresEngine.connect(target, Login.AGENT);
+                Statement s = agent.createStatement();
+                ResultSet rs = s.executeQuery("SHOW server_version_num")) {
             rs.next();
             return Integer.parseInt(rs.getString(1).strip()) / 10_000;
         }
@@ -86,6 +101,6 @@ public final class PostgresTemplates {
 
     private static String firstLines(String text, int n) {
         String[] lines = String.valueOf(text).strip().split("\n");
-        return String.join(" | ", java.util.Arrays.copyOf(lines, Math.min(n, lines.length)));
+        return String.join(" | ", Arrays.copyOf(lines, Math.min(n, lines.length)));
     }
 }

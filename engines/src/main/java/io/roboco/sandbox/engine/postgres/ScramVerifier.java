@@ -24,8 +24,7 @@ final class ScramVerifier {
     static final int ITERATIONS = 4096;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ScramVerifier() {
-    }
+    private ScramVerifier() {}
 
     static String of(String password) {
         byte[] salt = new byte[16];
@@ -35,17 +34,20 @@ final class ScramVerifier {
 
     static String of(String password, byte[] salt, int iterations) {
         if (!password.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            throw new IllegalArgumentException("SCRAM verifier needs a printable-ASCII password (SASLprep not implemented)");
+            throw new IllegalArgumentException(
+                    "SCRAM verifier needs a printable-ASCII password (SASLprep not implemented)");
         }
         try {
             PBEKeySpec spec = new PBEKeySpec(password.toCharArray(), salt, iterations, 256);
-            byte[] salted = SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256").generateSecret(spec).getEncoded();
+            byte[] salted = SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                    .generateSecret(spec)
+                    .getEncoded();
             byte[] clientKey = hmac(salted, "Client Key");
             byte[] storedKey = MessageDigest.getInstance("SHA-256").digest(clientKey);
             byte[] serverKey = hmac(salted, "Server Key");
             Base64.Encoder b64 = Base64.getEncoder();
-            return "SCRAM-SHA-256$" + iterations + ":" + b64.encodeToString(salt)
-                    + "$" + b64.encodeToString(storedKey) + ":" + b64.encodeToString(serverKey);
+            return "SCRAM-SHA-256$" + iterations + ":" + b64.encodeToString(salt) + "$" + b64.encodeToString(storedKey)
+                    + ":" + b64.encodeToString(serverKey);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("JDK lacks PBKDF2WithHmacSHA256 / HmacSHA256", e);
         }

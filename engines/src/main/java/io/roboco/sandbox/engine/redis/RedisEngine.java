@@ -26,11 +26,13 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * Redis sandboxes (Redis 7+). The admin is the {@code default} user (its password a {@code requirepass} line the
@@ -56,24 +58,54 @@ public final class RedisEngine implements Engine {
     static final String SOCKET = DATA_DIR + "/redis.sock";
 
     /** Allowlisted feature → names it has in {@code MODULE LIST} and module files to look for. */
-    private record Module(Set<String> names, List<String> files) {
-    }
+    private record Module(Set<String> names, List<String> files) {}
 
     private static final Map<String, Module> MODULES = Map.of(
-            "search", new Module(Set.of("search", "ft"), List.of(
-                    "/usr/local/lib/redis/modules/redisearch.so", "/usr/lib/redis/modules/redisearch.so")),
-            "json", new Module(Set.of("ReJSON"), List.of(
-                    "/usr/local/lib/redis/modules/rejson.so", "/usr/lib/redis/modules/rejson.so",
-                    "/usr/lib/redis/modules/librejson.so")),
-            "bloom", new Module(Set.of("bf"), List.of(
-                    "/usr/local/lib/redis/modules/redisbloom.so", "/usr/lib/redis/modules/redisbloom.so")));
+            "search",
+                    new Module(
+                            Set.of("search", "ft"),
+                            List.of(
+                                    "/usr/local/lib/redis/modules/redisearch.so",
+                                    "/usr/lib/redis/modules/redisearch.so")),
+            "json",
+                    new Module(
+                            Set.of("ReJSON"),
+                            List.of(
+                                    "/usr/local/lib/redis/modules/rejson.so",
+                                    "/usr/lib/redis/modules/rejson.so",
+                                    "/usr/lib/redis/modules/librejson.so")),
+            "bloom",
+                    new Module(
+                            Set.of("bf"),
+                            List.of(
+                                    "/usr/local/lib/redis/modules/redisbloom.so",
+                                    "/usr/lib/redis/modules/redisbloom.so")));
 
     /** Everything, minus administration; explicit denials after the categories so no category quirk re-allows them. */
     static final List<String> AGENT_RULES = List.of(
-            "~*", "&*", "+@all", "-@admin", "-@dangerous",
-            "+flushdb", "+flushall", "+keys", "+info", "+sort",
-            "-module", "-config", "-debug", "-shutdown", "-acl", "-monitor", "-replicaof", "-slaveof",
-            "-save", "-bgsave", "-bgrewriteaof", "-failover", "-cluster");
+            "~*",
+            "&*",
+            "+@all",
+            "-@admin",
+            "-@dangerous",
+            "+flushdb",
+            "+flushall",
+            "+keys",
+            "+info",
+            "+sort",
+            "-module",
+            "-config",
+            "-debug",
+            "-shutdown",
+            "-acl",
+            "-monitor",
+            "-replicaof",
+            "-slaveof",
+            "-save",
+            "-bgsave",
+            "-bgrewriteaof",
+            "-failover",
+            "-cluster");
 
     @Override
     public String name() {
@@ -107,7 +139,8 @@ public final class RedisEngine implements Engine {
 
     @Override
     public Credentials newCredentials(SecretSource secrets) {
-        return new Credentials(ADMIN_USER, secrets.password(), "agent_" + secrets.identifier(), secrets.password(), "0");
+        return new Credentials(
+                ADMIN_USER, secrets.password(), "agent_" + secrets.identifier(), secrets.password(), "0");
     }
 
     /**
@@ -157,8 +190,8 @@ public final class RedisEngine implements Engine {
         return target -> {
             ExecResult pong = target.exec().exec(cli("PING"), adminAuth(target.credentials()));
             if (!pong.ok() || !pong.stdout().strip().equals("PONG")) {
-                throw new IllegalStateException("PING over " + SOCKET + " answered (exit code " + pong.exitCode() + "): "
-                        + firstLine(pong.output()));
+                throw new IllegalStateException("PING over " + SOCKET + " answered (exit code " + pong.exitCode()
+                        + "): " + firstLine(pong.output()));
             }
         };
     }
@@ -199,7 +232,7 @@ public final class RedisEngine implements Engine {
     static void quietLog(Jedis admin) {
         try {
             admin.configSet("loglevel", "nothing");
-        } catch (redis.clients.jedis.exceptions.JedisDataException olderThan72) {
+        } catch (JedisDataException olderThan72) {
             admin.configSet("loglevel", "warning");
         }
     }
@@ -293,7 +326,8 @@ public final class RedisEngine implements Engine {
      * exec's env, never on its command line, and {@code redis-cli} talks to the server's unix socket.
      */
     @Override
-    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image) throws Exception {
+    public void activate(AllowedFeature allowed, ContainerExec exec, Credentials credentials, String image)
+            throws Exception {
         String feature = allowed.name();
         Module module = MODULES.get(feature);
         Map<String, String> auth = adminAuth(credentials);
@@ -305,9 +339,12 @@ public final class RedisEngine implements Engine {
         if (loadedNames(list.stdout()).stream().anyMatch(module.names()::contains)) {
             return;
         }
-        List<String> command = new ArrayList<>(List.of("sh", "-c",
-                "for f in \"$@\"; do if [ -f \"$f\" ]; then exec redis-cli -s " + SOCKET + " MODULE LOAD \"$f\"; fi; done;"
-                        + " echo \"no module file among: $*\" >&2; exit 44", "sh"));
+        List<String> command = new ArrayList<>(List.of(
+                "sh",
+                "-c",
+                "for f in \"$@\"; do if [ -f \"$f\" ]; then exec redis-cli -s " + SOCKET
+                        + " MODULE LOAD \"$f\"; fi; done;" + " echo \"no module file among: $*\" >&2; exit 44",
+                "sh"));
         command.addAll(module.files());
         ExecResult load = exec.exec(command, auth);
         if (load.exitCode() == 44) {
@@ -350,13 +387,16 @@ public final class RedisEngine implements Engine {
     static Jedis connect(ProbeTarget target, Login login) {
         Credentials c = target.credentials();
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
-                .user(login.user(c)).password(login.password(c))
-                .connectionTimeoutMillis(1000).socketTimeoutMillis(1000)
+                .user(login.user(c))
+                .password(login.password(c))
+                .connectionTimeoutMillis(1000)
+                .socketTimeoutMillis(1000)
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED)
                 .build();
-        Jedis jedis = new Jedis(new HostAndPort(target.endpoint().host(), target.endpoint().port()), config);
+        Jedis jedis = new Jedis(
+                new HostAndPort(target.endpoint().host(), target.endpoint().port()), config);
         try {
-            jedis.connect();   // AUTH happens here: fail now, not on first command
+            jedis.connect(); // AUTH happens here: fail now, not on first command
             return jedis;
         } catch (RuntimeException e) {
             jedis.close();
@@ -365,8 +405,11 @@ public final class RedisEngine implements Engine {
     }
 
     /** The allowlisted feature a loaded module provides ({@code ft} → {@code search}), if it is one of them. */
-    public static java.util.Optional<String> featureOf(String loadedModuleName) {
-        return MODULES.entrySet().stream().filter(e -> e.getValue().names().contains(loadedModuleName)).map(Map.Entry::getKey).findFirst();
+    public static Optional<String> featureOf(String loadedModuleName) {
+        return MODULES.entrySet().stream()
+                .filter(e -> e.getValue().names().contains(loadedModuleName))
+                .map(Map.Entry::getKey)
+                .findFirst();
     }
 
     /** Module names in {@code redis-cli MODULE LIST} output (non-tty: one value per line, "name" then the name). */
@@ -383,7 +426,8 @@ public final class RedisEngine implements Engine {
 
     static String sha256Hex(String password) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -391,7 +435,8 @@ public final class RedisEngine implements Engine {
 
     private static String shellWord(String s) {
         if (!s.matches("[A-Za-z0-9.:_-]+")) {
-            throw new IllegalArgumentException("bind host '" + Printable.of(s) + "' is not a plain host name or address");
+            throw new IllegalArgumentException(
+                    "bind host '" + Printable.of(s) + "' is not a plain host name or address");
         }
         return s;
     }

@@ -4,7 +4,6 @@ import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
 import io.roboco.sandbox.inspect.sql.SqlToken;
 import io.roboco.sandbox.inspect.sql.SqlTokenizer;
 import io.roboco.sandbox.inspect.sql.TokenKind;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -16,17 +15,20 @@ import java.util.Set;
  * dropped by the caller.
  */
 final class FilterColumns {
-    enum Kind { EQUALITY, RANGE, PATTERN }
-
-    record Predicate(String column, Kind kind) {
+    enum Kind {
+        EQUALITY,
+        RANGE,
+        PATTERN
     }
+
+    record Predicate(String column, Kind kind) {}
 
     private static final Set<String> RANGE = Set.of("<", ">", "<=", ">=");
     private static final Set<String> PATTERN = Set.of("~~", "~~*");
-    private static final Set<String> NOT_TYPE_WORDS = Set.of("and", "or", "not", "is", "in", "like", "ilike", "between");
+    private static final Set<String> NOT_TYPE_WORDS =
+            Set.of("and", "or", "not", "is", "in", "like", "ilike", "between");
 
-    private FilterColumns() {
-    }
+    private FilterColumns() {}
 
     static List<Predicate> of(String filter) {
         List<Predicate> out = new ArrayList<>();
@@ -41,8 +43,10 @@ final class FilterColumns {
         }
         for (int k = 0; k < t.size(); k++) {
             SqlToken tok = t.get(k);
-            if (!tok.isName() || (k > 0 && t.get(k - 1).is("::"))
-                    || (k + 1 < t.size() && (t.get(k + 1).is("(") || t.get(k + 1).is(".")))) {
+            if (!tok.isName()
+                    || (k > 0 && t.get(k - 1).is("::"))
+                    || (k + 1 < t.size()
+                            && (t.get(k + 1).is("(") || t.get(k + 1).is(".")))) {
                 continue;
             }
             int j = skipCasts(t, k + 1);
@@ -70,8 +74,12 @@ final class FilterColumns {
                 j++;
             } else if (t.get(j).is("::")) {
                 j++;
-                while (j < t.size() && (t.get(j).isName() && !NOT_TYPE_WORDS.contains(t.get(j).value())
-                        || t.get(j).is("[") || t.get(j).is("]") || t.get(j).is("."))) {
+                while (j < t.size()
+                        && (t.get(j).isName()
+                                        && !NOT_TYPE_WORDS.contains(t.get(j).value())
+                                || t.get(j).is("[")
+                                || t.get(j).is("]")
+                                || t.get(j).is("."))) {
                     j++;
                     if (j < t.size() && t.get(j).is("(")) {
                         while (j < t.size() && !t.get(j).is(")")) {

@@ -15,8 +15,15 @@ import java.util.Map;
  * @param planningMs    planning time; only with ANALYZE
  * @param executionMs   execution time; only with ANALYZE
  */
-public record PlanSummary(double totalCost, double estimatedRows, int nodeCount, Map<String, Integer> nodeTypes,
-                          List<SeqScan> seqScans, List<String> warnings, Double planningMs, Double executionMs) {
+public record PlanSummary(
+        double totalCost,
+        double estimatedRows,
+        int nodeCount,
+        Map<String, Integer> nodeTypes,
+        List<SeqScan> seqScans,
+        List<String> warnings,
+        Double planningMs,
+        Double executionMs) {
 
     /**
      * @param schema        the relation's schema (plans made with VERBOSE name it; null otherwise)
@@ -25,7 +32,12 @@ public record PlanSummary(double totalCost, double estimatedRows, int nodeCount,
      * @param actualRows    rows it returned (ANALYZE only)
      * @param rowsRemoved   rows its filter removed (ANALYZE only)
      */
-    public record SeqScan(String schema, String relation, String alias, String filter, double estimatedRows, Double actualRows,
-                          Double rowsRemoved) {
-    }
+    public record SeqScan(
+            String schema,
+            String relation,
+            String alias,
+            String filter,
+            double estimatedRows,
+            Double actualRows,
+            Double rowsRemoved) {}
 }

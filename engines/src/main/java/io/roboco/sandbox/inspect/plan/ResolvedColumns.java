@@ -5,7 +5,6 @@ import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
 import io.roboco.sandbox.inspect.sql.SqlToken;
 import io.roboco.sandbox.inspect.sql.SqlTokenizer;
 import io.roboco.sandbox.inspect.sql.Violation;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,8 +23,7 @@ import java.util.Optional;
 public final class ResolvedColumns {
     private static final String OUTPUT = "Output";
 
-    private ResolvedColumns() {
-    }
+    private ResolvedColumns() {}
 
     /** The first violation in {@code plan} (the parsed EXPLAIN JSON), if any. */
     public static Optional<Violation> check(Object plan, ColumnPatterns denied) {
@@ -62,21 +60,30 @@ public final class ResolvedColumns {
         }
         for (int k = 2; k < t.size(); k++) {
             if (t.get(k).is("*") && t.get(k - 1).is(".") && t.get(k - 2).isName()) {
-                return Optional.of(new Violation(Violation.WHOLE_ROW, "the statement uses '" + t.get(k - 2).text() + ".*' as one value as Postgres "
-                        + "resolves it (a whole row converted or cast, however it was spelt: attribute notation such as "
-                        + t.get(k - 2).text() + ".to_jsonb or " + t.get(k - 2).text() + ".text, a cast of a row, a function taking the row), "
-                        + "which carries every column past redaction. Name the columns you need"));
+                return Optional.of(new Violation(
+                        Violation.WHOLE_ROW,
+                        "the statement uses '" + t.get(k - 2).text() + ".*' as one value as Postgres "
+                                + "resolves it (a whole row converted or cast, however it was spelt: attribute notation such as "
+                                + t.get(k - 2).text() + ".to_jsonb or "
+                                + t.get(k - 2).text() + ".text, a cast of a row, a function taking the row), "
+                                + "which carries every column past redaction. Name the columns you need"));
             }
         }
         boolean bare = output && isBareReference(t);
         for (int k = 2; k < t.size(); k++) {
-            if (t.get(k).isName() && t.get(k - 1).is(".") && t.get(k - 2).isName() && !(k + 1 < t.size() && t.get(k + 1).is("("))) {
+            if (t.get(k).isName()
+                    && t.get(k - 1).is(".")
+                    && t.get(k - 2).isName()
+                    && !(k + 1 < t.size() && t.get(k + 1).is("("))) {
                 Optional<String> pattern = denied.match(t.get(k).value());
                 if (pattern.isPresent() && !bare) {
-                    return Optional.of(new Violation(Violation.DENIED_COLUMN, "as Postgres resolves the statement, it computes with '"
-                            + t.get(k - 2).text() + "." + t.get(k).text() + "', which matches the denied-column pattern '" + pattern.get()
-                            + "' (through a view, a sort by position or a conversion); denied columns are only ever shown as [REDACTED] "
-                            + "columns of the outermost select list. Leave it out"));
+                    return Optional.of(new Violation(
+                            Violation.DENIED_COLUMN,
+                            "as Postgres resolves the statement, it computes with '"
+                                    + t.get(k - 2).text() + "." + t.get(k).text()
+                                    + "', which matches the denied-column pattern '" + pattern.get()
+                                    + "' (through a view, a sort by position or a conversion); denied columns are only ever shown as [REDACTED] "
+                                    + "columns of the outermost select list. Leave it out"));
                 }
             }
         }

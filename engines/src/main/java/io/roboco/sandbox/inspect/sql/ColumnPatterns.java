@@ -46,9 +46,12 @@ public final class ColumnPatterns {
             throw new IllegalArgumentException("denied column patterns: a list is required (use [] to deny nothing)");
         }
         for (String glob : globs) {
-            if (glob == null || !WELL_FORMED.matcher(glob).matches() || glob.chars().allMatch(ch -> ch == '*')) {
-                throw new IllegalArgumentException("denied column pattern '" + glob
-                        + "' is not a usable glob: use letters, digits, _ and $, with * and ? as wildcards (e.g. *password*)");
+            if (glob == null
+                    || !WELL_FORMED.matcher(glob).matches()
+                    || glob.chars().allMatch(ch -> ch == '*')) {
+                throw new IllegalArgumentException(
+                        "denied column pattern '" + glob
+                                + "' is not a usable glob: use letters, digits, _ and $, with * and ? as wildcards (e.g. *password*)");
             }
         }
         return new ColumnPatterns(globs);

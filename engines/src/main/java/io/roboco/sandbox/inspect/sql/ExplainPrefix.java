@@ -1,6 +1,7 @@
 package io.roboco.sandbox.inspect.sql;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -38,8 +39,10 @@ record ExplainPrefix(int bodyStart, boolean analyze) {
             return new ExplainPrefix(tokens.size(), analyze);
         }
         boolean analyze = false;
-        while (j < tokens.size() && (tokens.get(j).isWord("verbose") || (tokens.get(j).kind() == TokenKind.WORD
-                && ANALYZE.contains(tokens.get(j).value())))) {
+        while (j < tokens.size()
+                && (tokens.get(j).isWord("verbose")
+                        || (tokens.get(j).kind() == TokenKind.WORD
+                                && ANALYZE.contains(tokens.get(j).value())))) {
             analyze |= !tokens.get(j).isWord("verbose");
             j++;
         }
@@ -47,9 +50,11 @@ record ExplainPrefix(int bodyStart, boolean analyze) {
     }
 
     private static boolean asksToAnalyze(List<SqlToken> option) {
-        if (option.isEmpty() || option.get(0).kind() != TokenKind.WORD || !ANALYZE.contains(option.get(0).value())) {
+        if (option.isEmpty()
+                || option.get(0).kind() != TokenKind.WORD
+                || !ANALYZE.contains(option.get(0).value())) {
             return false;
         }
-        return option.size() == 1 || !FALSE.contains(option.get(1).value().toLowerCase(java.util.Locale.ROOT));
+        return option.size() == 1 || !FALSE.contains(option.get(1).value().toLowerCase(Locale.ROOT));
     }
 }

@@ -5,8 +5,7 @@ import java.util.regex.Pattern;
 
 /** A case-insensitive whole-name glob: {@code *} any run of characters, {@code ?} one character. */
 final class Glob {
-    private Glob() {
-    }
+    private Glob() {}
 
     static Pattern compile(String glob) {
         StringBuilder regex = new StringBuilder();

@@ -12,8 +12,7 @@ public sealed interface GuardVerdict {
      * @param kind           {@code select}, {@code with} or {@code explain}
      * @param explainAnalyze whether it is an EXPLAIN ANALYZE (which executes the explained statement)
      */
-    record Allowed(String kind, boolean explainAnalyze) implements GuardVerdict {
-    }
+    record Allowed(String kind, boolean explainAnalyze) implements GuardVerdict {}
 
     /** Refused, with every violation found (the first few), so a caller can fix them all at once. */
     record Refused(List<Violation> violations) implements GuardVerdict {

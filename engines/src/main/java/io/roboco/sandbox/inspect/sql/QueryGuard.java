@@ -49,27 +49,34 @@ public final class QueryGuard {
             return refused(Violation.EMPTY, "the statement is empty; send one " + kinds(firstWords) + " statement");
         }
         if (sql.length() > maxChars) {
-            return refused(Violation.TOO_LONG, "the statement has " + sql.length() + " characters; the limit is " + maxChars
-                    + ". Send a shorter query");
+            return refused(
+                    Violation.TOO_LONG,
+                    "the statement has " + sql.length() + " characters; the limit is " + maxChars
+                            + ". Send a shorter query");
         }
         List<SqlToken> tokens;
         try {
             tokens = SqlTokenizer.tokenize(sql);
         } catch (SqlSyntaxException e) {
-            return refused(Violation.SYNTAX, "the statement cannot be read: " + e.getMessage() + ". Fix it and send it again");
+            return refused(
+                    Violation.SYNTAX, "the statement cannot be read: " + e.getMessage() + ". Fix it and send it again");
         }
         if (tokens.isEmpty()) {
-            return refused(Violation.EMPTY, "the statement holds only comments; send one " + kinds(firstWords) + " statement");
+            return refused(
+                    Violation.EMPTY, "the statement holds only comments; send one " + kinds(firstWords) + " statement");
         }
         Optional<Violation> split = singleStatement(sql, tokens);
         if (split.isPresent()) {
             return new GuardVerdict.Refused(List.of(split.get()));
         }
-        List<SqlToken> statement = tokens.get(tokens.size() - 1).is(";") ? tokens.subList(0, tokens.size() - 1) : tokens;
+        List<SqlToken> statement =
+                tokens.get(tokens.size() - 1).is(";") ? tokens.subList(0, tokens.size() - 1) : tokens;
         SqlToken first = statement.get(0);
         if (first.kind() != TokenKind.WORD || !firstWords.contains(first.value())) {
-            return refused(Violation.STATEMENT_KIND, "only " + kinds(firstWords) + " statements are accepted; this one starts with '"
-                    + first.text() + "'. Inspection is read-only: to change data, use your own connection (the credentials from request_sandbox)");
+            return refused(
+                    Violation.STATEMENT_KIND,
+                    "only " + kinds(firstWords) + " statements are accepted; this one starts with '" + first.text()
+                            + "'. Inspection is read-only: to change data, use your own connection (the credentials from request_sandbox)");
         }
         Map<String, Violation> found = new LinkedHashMap<>();
         int body = 0;
@@ -79,20 +86,29 @@ public final class QueryGuard {
             body = prefix.bodyStart();
             analyze = prefix.analyze();
             if (analyze && !allowExplainAnalyze) {
-                add(found, Violation.EXPLAIN_ANALYZE, "EXPLAIN ANALYZE executes the statement, and this project does not allow it; "
-                        + "use EXPLAIN without ANALYZE for the plan");
+                add(
+                        found,
+                        Violation.EXPLAIN_ANALYZE,
+                        "EXPLAIN ANALYZE executes the statement, and this project does not allow it; "
+                                + "use EXPLAIN without ANALYZE for the plan");
             }
-            if (body >= statement.size() || statement.get(body).kind() != TokenKind.WORD
+            if (body >= statement.size()
+                    || statement.get(body).kind() != TokenKind.WORD
                     || !EXPLAINABLE.contains(statement.get(body).value())) {
-                String what = body < statement.size() ? "'" + statement.get(body).text() + "'" : "nothing";
-                add(found, Violation.STATEMENT_KIND, "EXPLAIN is accepted here for a SELECT, WITH or VALUES statement; this one explains " + what);
+                String what =
+                        body < statement.size() ? "'" + statement.get(body).text() + "'" : "nothing";
+                add(
+                        found,
+                        Violation.STATEMENT_KIND,
+                        "EXPLAIN is accepted here for a SELECT, WITH or VALUES statement; this one explains " + what);
             }
         }
         new TokenRules(statement, body, deniedColumns, found).apply();
         if (found.isEmpty()) {
             return new GuardVerdict.Allowed(first.value(), analyze);
         }
-        return new GuardVerdict.Refused(new ArrayList<>(found.values()).subList(0, Math.min(MAX_REASONS, found.size())));
+        return new GuardVerdict.Refused(
+                new ArrayList<>(found.values()).subList(0, Math.min(MAX_REASONS, found.size())));
     }
 
     /** Nothing may follow a ';' but whitespace: not a statement, and not a comment (the JDBC driver would send it as one). */
@@ -102,15 +118,22 @@ public final class QueryGuard {
                 continue;
             }
             if (k == 0) {
-                return Optional.of(new Violation(Violation.EMPTY, "the statement starts with ';'; send one statement without an empty one before it"));
+                return Optional.of(new Violation(
+                        Violation.EMPTY,
+                        "the statement starts with ';'; send one statement without an empty one before it"));
             }
             if (k < tokens.size() - 1) {
-                return Optional.of(new Violation(Violation.MULTIPLE_STATEMENTS, "only one statement per call: another statement follows the ';' at offset "
-                        + tokens.get(k).start() + ". Send one SELECT, WITH or EXPLAIN, with at most a final ';'"));
+                return Optional.of(new Violation(
+                        Violation.MULTIPLE_STATEMENTS,
+                        "only one statement per call: another statement follows the ';' at offset "
+                                + tokens.get(k).start()
+                                + ". Send one SELECT, WITH or EXPLAIN, with at most a final ';'"));
             }
             if (!sql.substring(tokens.get(k).end()).isBlank()) {
-                return Optional.of(new Violation(Violation.MULTIPLE_STATEMENTS, "only whitespace may follow the final ';' (the JDBC driver would send "
-                        + "a comment there as a second statement); remove what follows it"));
+                return Optional.of(new Violation(
+                        Violation.MULTIPLE_STATEMENTS,
+                        "only whitespace may follow the final ';' (the JDBC driver would send "
+                                + "a comment there as a second statement); remove what follows it"));
             }
         }
         return Optional.empty();

@@ -66,11 +66,13 @@ public final class SqlTokenizer {
             } else if (OPERATOR_CHARS.indexOf(c) >= 0) {
                 operator();
             } else if (c == '{' || c == '}') {
-                throw new SqlSyntaxException("'" + c + "' is JDBC escape syntax, which the driver would rewrite; write plain SQL", i);
+                throw new SqlSyntaxException(
+                        "'" + c + "' is JDBC escape syntax, which the driver would rewrite; write plain SQL", i);
             } else if (c == '\0') {
                 throw new SqlSyntaxException("a NUL character is not SQL", i);
             } else {
-                throw new SqlSyntaxException(String.format(Locale.ROOT, "unexpected character U+%04X '%s'", (int) c, c), i);
+                throw new SqlSyntaxException(
+                        String.format(Locale.ROOT, "unexpected character U+%04X '%s'", (int) c, c), i);
             }
         }
     }
@@ -98,7 +100,8 @@ public final class SqlTokenizer {
                 i++;
             }
         }
-        throw new SqlSyntaxException("unterminated /* comment (block comments nest in Postgres: every /* needs its */)", start);
+        throw new SqlSyntaxException(
+                "unterminated /* comment (block comments nest in Postgres: every /* needs its */)", start);
     }
 
     /** A single-quoted string whose opening quote is at {@code quote}; {@code backslashEscapes} for E'…'. */
@@ -119,7 +122,9 @@ public final class SqlTokenizer {
                 j++;
             }
         }
-        throw new SqlSyntaxException("unterminated string literal" + (backslashEscapes ? " (E'' string: \\' does not end it)" : ""), tokenStart);
+        throw new SqlSyntaxException(
+                "unterminated string literal" + (backslashEscapes ? " (E'' string: \\' does not end it)" : ""),
+                tokenStart);
     }
 
     private void quotedIdentifier() throws SqlSyntaxException {
@@ -162,7 +167,8 @@ public final class SqlTokenizer {
             }
         }
         if (j >= sql.length() || sql.charAt(j) != '$') {
-            throw new SqlSyntaxException("'$' that starts neither a parameter ($1) nor a dollar quote ($tag$…$tag$)", start);
+            throw new SqlSyntaxException(
+                    "'$' that starts neither a parameter ($1) nor a dollar quote ($tag$…$tag$)", start);
         }
         String tag = sql.substring(start, j + 1);
         int close = sql.indexOf(tag, j + 1);
@@ -190,7 +196,9 @@ public final class SqlTokenizer {
                 return;
             }
             if (third == '"') {
-                throw new SqlSyntaxException("U&\"…\" identifiers are not accepted (their escapes can spell any name); write the name plainly", i);
+                throw new SqlSyntaxException(
+                        "U&\"…\" identifiers are not accepted (their escapes can spell any name); write the name plainly",
+                        i);
             }
         }
         int start = i;

@@ -11,11 +11,25 @@ import java.util.Set;
  * It is not a parser: where it cannot tell, it reports (and the guard refuses) rather than guesses.
  */
 final class StatementShape {
-    private static final Set<String> FROM_END = Set.of("where", "group", "having", "window", "order", "limit", "offset",
-            "fetch", "for", "union", "intersect", "except", "returning", "into");
-    private static final Set<String> JOIN_WORDS = Set.of("natural", "inner", "left", "right", "full", "outer", "cross", "join");
-    private static final Set<String> NOT_AN_ALIAS = union(FROM_END, JOIN_WORDS,
-            Set.of("on", "using", "lateral", "tablesample", "with", "as", "repeatable", "only"));
+    private static final Set<String> FROM_END = Set.of(
+            "where",
+            "group",
+            "having",
+            "window",
+            "order",
+            "limit",
+            "offset",
+            "fetch",
+            "for",
+            "union",
+            "intersect",
+            "except",
+            "returning",
+            "into");
+    private static final Set<String> JOIN_WORDS =
+            Set.of("natural", "inner", "left", "right", "full", "outer", "cross", "join");
+    private static final Set<String> NOT_AN_ALIAS = union(
+            FROM_END, JOIN_WORDS, Set.of("on", "using", "lateral", "tablesample", "with", "as", "repeatable", "only"));
     private static final Set<String> SELECT_LIST_END = union(FROM_END, Set.of("from"));
 
     private final List<SqlToken> t;
@@ -26,6 +40,7 @@ final class StatementShape {
     private final Set<Integer> definitions = new HashSet<>();
     /** Names that, unqualified, denote a whole row of a table or view: an alias, or the table's own name when it has none. */
     private final Set<String> tableRowNames = new HashSet<>();
+
     private final List<Violation> violations = new ArrayList<>();
 
     private StatementShape(List<SqlToken> tokens, int bodyStart) {
@@ -66,8 +81,10 @@ final class StatementShape {
             } else if (tok.is(")") || tok.is("]")) {
                 String expected = tok.is(")") ? "(" : "[";
                 if (open.isEmpty() || !t.get(open.get(open.size() - 1)).is(expected)) {
-                    violations.add(new Violation(Violation.SYNTAX, "unbalanced '" + tok.text() + "' at offset " + tok.start()
-                            + "; fix the parentheses or brackets"));
+                    violations.add(new Violation(
+                            Violation.SYNTAX,
+                            "unbalanced '" + tok.text() + "' at offset " + tok.start()
+                                    + "; fix the parentheses or brackets"));
                     return false;
                 }
                 int o = open.remove(open.size() - 1);
@@ -77,8 +94,10 @@ final class StatementShape {
             }
         }
         if (!open.isEmpty()) {
-            violations.add(new Violation(Violation.SYNTAX, "'" + t.get(open.get(0)).text() + "' at offset "
-                    + t.get(open.get(0)).start() + " is never closed; fix the parentheses or brackets"));
+            violations.add(new Violation(
+                    Violation.SYNTAX,
+                    "'" + t.get(open.get(0)).text() + "' at offset "
+                            + t.get(open.get(0)).start() + " is never closed; fix the parentheses or brackets"));
             return false;
         }
         return true;
@@ -177,7 +196,10 @@ final class StatementShape {
             }
             return alias(close + 1, false, -1);
         }
-        if (t.get(j).isWord("rows") && j + 2 < t.size() && t.get(j + 1).isWord("from") && t.get(j + 2).is("(")) {
+        if (t.get(j).isWord("rows")
+                && j + 2 < t.size()
+                && t.get(j + 1).isWord("from")
+                && t.get(j + 2).is("(")) {
             return alias(ordinality(match[j + 2] + 1), false, -1);
         }
         if (!t.get(j).isName()) {
@@ -203,7 +225,9 @@ final class StatementShape {
             if (j < t.size() && t.get(j).is("(")) {
                 j = match[j] + 1;
             }
-            if (j + 1 < t.size() && t.get(j).isWord("repeatable") && t.get(j + 1).is("(")) {
+            if (j + 1 < t.size()
+                    && t.get(j).isWord("repeatable")
+                    && t.get(j + 1).is("(")) {
                 j = match[j + 1] + 1;
             }
         }
@@ -220,10 +244,15 @@ final class StatementShape {
     /** [AS] alias [(columns)] after a FROM item; {@code table} when the item is a named table or view at {@code nameAt}. */
     private int alias(int j, boolean table, int nameAt) {
         int aliasAt = -1;
-        if (j < t.size() && t.get(j).isWord("as") && j + 1 < t.size() && t.get(j + 1).isName()) {
+        if (j < t.size()
+                && t.get(j).isWord("as")
+                && j + 1 < t.size()
+                && t.get(j + 1).isName()) {
             aliasAt = j + 1;
-        } else if (j < t.size() && t.get(j).isName()
-                && !(t.get(j).kind() == TokenKind.WORD && NOT_AN_ALIAS.contains(t.get(j).value()))) {
+        } else if (j < t.size()
+                && t.get(j).isName()
+                && !(t.get(j).kind() == TokenKind.WORD
+                        && NOT_AN_ALIAS.contains(t.get(j).value()))) {
             aliasAt = j;
         }
         if (aliasAt >= 0) {
@@ -235,9 +264,12 @@ final class StatementShape {
         }
         if (aliasAt >= 0 && j < t.size() && t.get(j).is("(")) {
             if (table) {
-                violations.add(new Violation(Violation.COLUMN_ALIAS_LIST, "'" + t.get(nameAt).text() + " " + t.get(aliasAt).text()
-                        + "(…)' renames the table's columns, which hides denied columns from the check; drop the column list "
-                        + "and alias columns in the select list instead (" + t.get(aliasAt).text() + ".id AS a)"));
+                violations.add(new Violation(
+                        Violation.COLUMN_ALIAS_LIST,
+                        "'" + t.get(nameAt).text() + " " + t.get(aliasAt).text()
+                                + "(…)' renames the table's columns, which hides denied columns from the check; drop the column list "
+                                + "and alias columns in the select list instead ("
+                                + t.get(aliasAt).text() + ".id AS a)"));
             }
             j = match[j] + 1;
         }
@@ -259,7 +291,10 @@ final class StatementShape {
             return true;
         }
         // SELECT DISTINCT ON (a) *
-        return prev.is(")") && match[k - 1] > 1 && t.get(match[k - 1] - 1).isWord("on") && t.get(match[k - 1] - 2).isWord("distinct");
+        return prev.is(")")
+                && match[k - 1] > 1
+                && t.get(match[k - 1] - 1).isWord("on")
+                && t.get(match[k - 1] - 2).isWord("distinct");
     }
 
     /** In the outermost select list of a statement without a top-level UNION / INTERSECT / EXCEPT. */
@@ -281,7 +316,9 @@ final class StatementShape {
             return false;
         }
         for (int j = select + 1; j < k; j++) {
-            if (depth[j] == 0 && t.get(j).kind() == TokenKind.WORD && SELECT_LIST_END.contains(t.get(j).value())) {
+            if (depth[j] == 0
+                    && t.get(j).kind() == TokenKind.WORD
+                    && SELECT_LIST_END.contains(t.get(j).value())) {
                 return false;
             }
         }
@@ -297,14 +334,19 @@ final class StatementShape {
         int start = k;
         if (k > 0 && t.get(k - 1).is(".")) {
             start = k - 1;
-            while (start > 0 && t.get(start - 1).isName() && start - 2 >= 0 && t.get(start - 2).is(".")) {
+            while (start > 0
+                    && t.get(start - 1).isName()
+                    && start - 2 >= 0
+                    && t.get(start - 2).is(".")) {
                 start -= 2;
             }
             start = start > 0 && t.get(start - 1).isName() ? start - 1 : start;
         }
         boolean opens = start > 0 && listItemStart(start - 1);
         SqlToken next = k + 1 < t.size() ? t.get(k + 1) : null;
-        boolean closes = next == null || next.is(",") || next.is(")")
+        boolean closes = next == null
+                || next.is(",")
+                || next.is(")")
                 || (next.kind() == TokenKind.WORD && SELECT_LIST_END.contains(next.value()));
         return opens && closes;
     }
@@ -314,7 +356,10 @@ final class StatementShape {
         if (prev.is(",") || prev.isWord("select") || prev.isWord("distinct") || prev.isWord("all")) {
             return true;
         }
-        return prev.is(")") && match[p] > 1 && t.get(match[p] - 1).isWord("on") && t.get(match[p] - 2).isWord("distinct");
+        return prev.is(")")
+                && match[p] > 1
+                && t.get(match[p] - 1).isWord("on")
+                && t.get(match[p] - 2).isWord("distinct");
     }
 
     /**
@@ -323,8 +368,12 @@ final class StatementShape {
      */
     boolean isRowQualifier(int k) {
         SqlToken tok = t.get(k);
-        return tok.isName() && !definitions.contains(k) && tableRowNames.contains(tok.value())
-                && k + 2 < t.size() && t.get(k + 1).is(".") && t.get(k + 2).isName();
+        return tok.isName()
+                && !definitions.contains(k)
+                && tableRowNames.contains(tok.value())
+                && k + 2 < t.size()
+                && t.get(k + 1).is(".")
+                && t.get(k + 2).isName();
     }
 
     /** A name used as the value of a whole table row: {@code SELECT u FROM users u}, {@code row_to_json(u)}. */

@@ -18,6 +18,7 @@ import io.roboco.sandbox.engine.RunningSandbox;
 import io.roboco.sandbox.engine.SecretSource;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,8 +53,11 @@ class MongoDriversIT {
     static void start() throws Exception {
         EngineImages.requireLocal(MongoEngineIT.IMAGE);
         ExecResult pymongo = run(List.of(PYTHON, "-c", "import pymongo; print(pymongo.version)"), Map.of());
-        assertThat(pymongo.ok()).as("Debian's python3-pymongo is installed for %s (scripts/test.sh installs it): %s",
-                PYTHON, pymongo.output()).isTrue();
+        assertThat(pymongo.ok())
+                .as(
+                        "Debian's python3-pymongo is installed for %s (scripts/test.sh installs it): %s",
+                        PYTHON, pymongo.output())
+                .isTrue();
         script = Files.createTempFile("pymongo_check", ".py");
         try (InputStream in = MongoDriversIT.class.getResourceAsStream("/pymongo_check.py")) {
             Files.write(script, in.readAllBytes());
@@ -80,10 +84,16 @@ class MongoDriversIT {
     void theJavaDriverInsertsQueriesAndIndexesWithTheHandedOutUrl() {
         try (MongoClient client = MongoClients.create(url(a))) {
             MongoDatabase db = client.getDatabase(a.credentials.database());
-            db.getCollection("java_notes").insertMany(List.of(new Document("n", 1).append("body", "from java"), new Document("n", 2)));
-            assertThat(db.getCollection("java_notes").find(new Document("n", 1)).first()).containsEntry("body", "from java");
-            assertThat(db.getCollection("java_notes").createIndex(Indexes.ascending("n"))).isEqualTo("n_1");
-            assertThat(db.getCollection("java_notes").listIndexes().map(d -> d.getString("name")).into(new ArrayList<>()))
+            db.getCollection("java_notes")
+                    .insertMany(List.of(new Document("n", 1).append("body", "from java"), new Document("n", 2)));
+            assertThat(db.getCollection("java_notes").find(new Document("n", 1)).first())
+                    .containsEntry("body", "from java");
+            assertThat(db.getCollection("java_notes").createIndex(Indexes.ascending("n")))
+                    .isEqualTo("n_1");
+            assertThat(db.getCollection("java_notes")
+                            .listIndexes()
+                            .map(d -> d.getString("name"))
+                            .into(new ArrayList<>()))
                     .containsExactlyInAnyOrder("_id_", "n_1");
             assertThat(db.getCollection("java_notes").countDocuments()).isEqualTo(2);
         }
@@ -97,15 +107,19 @@ class MongoDriversIT {
         assertThat(out.get("found", Document.class)).containsEntry("body", "from python");
         assertThat(out.getString("index")).isEqualTo("n_1");
         assertThat(out.getList("indexes", String.class)).containsExactly("_id_", "n_1");
-        System.out.println("MongoDriversIT " + out.getString("driver") + " with the handed-out URL: insert, find, create_index ok");
+        System.out.println("MongoDriversIT " + out.getString("driver")
+                + " with the handed-out URL: insert, find, create_index ok");
     }
 
     @Test
     void aWrongPasswordIsRefusedByBothDrivers() {
         String wrong = url(a.withAgentPassword("wrong-" + a.credentials.password()));
         try (MongoClient client = MongoClients.create(wrong)) {
-            assertThatThrownBy(() -> client.getDatabase(a.credentials.database()).runCommand(new Document("ping", 1)))
-                    .isInstanceOf(MongoSecurityException.class).rootCause().hasMessageContaining("Authentication failed");
+            assertThatThrownBy(
+                            () -> client.getDatabase(a.credentials.database()).runCommand(new Document("ping", 1)))
+                    .isInstanceOf(MongoSecurityException.class)
+                    .rootCause()
+                    .hasMessageContaining("Authentication failed");
         }
         Document out = python(wrong, "use");
         assertThat(out.getBoolean("ok")).isFalse();
@@ -120,19 +134,30 @@ class MongoDriversIT {
         // B's own credentials (from B's sandbox) pointed at A's port: no such user in A.
         String bOnA = ENGINE.env(a.target.endpoint(), b.credentials).get("ROBOCO_TEST_MONGO_URL");
         try (MongoClient client = MongoClients.create(bOnA)) {
-            assertThatThrownBy(() -> client.getDatabase(a.credentials.database()).getCollection("notes").find().first())
+            assertThatThrownBy(() -> client.getDatabase(a.credentials.database())
+                            .getCollection("notes")
+                            .find()
+                            .first())
                     .isInstanceOf(MongoSecurityException.class);
         }
-        assertThat(python(bOnA, "read", a.credentials.database()).getInteger("code")).isEqualTo(18);
+        assertThat(python(bOnA, "read", a.credentials.database()).getInteger("code"))
+                .isEqualTo(18);
 
-        // A second agent user inside A's server (as a warm-pool claim makes one): authenticated, but A's database is not its.
+        // A second agent user inside A's server (as a warm-pool claim makes one): authenticated, but A's database is
+        // not its.
         Credentials second = ENGINE.claimCredentials(a.credentials, SecretSource.secure());
         ProbeTarget secondTarget = new ProbeTarget(a.target.endpoint(), second, a.target.running(), a.target.logTail());
         ENGINE.prepareClaim(secondTarget);
         String secondUrl = ENGINE.env(a.target.endpoint(), second).get("ROBOCO_TEST_MONGO_URL");
         try (MongoClient client = MongoClients.create(secondUrl)) {
-            assertThat(client.getDatabase(second.database()).runCommand(new Document("ping", 1)).get("ok")).isEqualTo(1.0);
-            assertThatThrownBy(() -> client.getDatabase(a.credentials.database()).getCollection("notes").find().first())
+            assertThat(client.getDatabase(second.database())
+                            .runCommand(new Document("ping", 1))
+                            .get("ok"))
+                    .isEqualTo(1.0);
+            assertThatThrownBy(() -> client.getDatabase(a.credentials.database())
+                            .getCollection("notes")
+                            .find()
+                            .first())
                     .isInstanceOf(MongoCommandException.class)
                     .matches(e -> ((MongoCommandException) e).getErrorCode() == 13, "code 13 Unauthorized");
             assertThat(client.listDatabaseNames().into(new ArrayList<>())).doesNotContain(a.credentials.database());
@@ -143,19 +168,29 @@ class MongoDriversIT {
 
     @Test
     void aConnectionWithoutCredentialsCanPingAndNothingElse() {
-        try (MongoClient client = MongoClients.create("mongodb://127.0.0.1:" + a.target.endpoint().port() + "/?serverSelectionTimeoutMS=5000")) {
-            assertThat(client.getDatabase("admin").runCommand(new Document("ping", 1)).get("ok")).isEqualTo(1.0);
-            for (Document command : List.of(new Document("find", "notes"), new Document("listDatabases", 1),
-                    new Document("insert", "notes").append("documents", List.of(new Document("x", 1))), new Document("usersInfo", 1))) {
+        try (MongoClient client = MongoClients.create(
+                "mongodb://127.0.0.1:" + a.target.endpoint().port() + "/?serverSelectionTimeoutMS=5000")) {
+            assertThat(client.getDatabase("admin")
+                            .runCommand(new Document("ping", 1))
+                            .get("ok"))
+                    .isEqualTo(1.0);
+            for (Document command : List.of(
+                    new Document("find", "notes"),
+                    new Document("listDatabases", 1),
+                    new Document("insert", "notes").append("documents", List.of(new Document("x", 1))),
+                    new Document("usersInfo", 1))) {
                 String db = command.containsKey("listDatabases") ? "admin" : a.credentials.database();
-                assertThatThrownBy(() -> client.getDatabase(db).runCommand(command)).as(command.toJson())
+                assertThatThrownBy(() -> client.getDatabase(db).runCommand(command))
+                        .as(command.toJson())
                         .isInstanceOf(MongoCommandException.class)
                         .matches(e -> ((MongoCommandException) e).getErrorCode() == 13, "code 13 Unauthorized");
             }
         }
         Document out = python(url(a), "anonymous", a.credentials.database());
         assertThat(out.get("ping")).isEqualTo(1.0);
-        assertThat(out.get("read", Document.class).getInteger("code")).as("%s", out.toJson()).isEqualTo(13);
+        assertThat(out.get("read", Document.class).getInteger("code"))
+                .as("%s", out.toJson())
+                .isEqualTo(13);
         assertThat(out.get("listDatabases", Document.class).getInteger("code")).isEqualTo(13);
     }
 
@@ -186,10 +221,12 @@ class MongoDriversIT {
 
     private static ExecResult run(List<String> command, Map<String, String> env) {
         try {
-            return DockerCli.docker(command, env, 60);   // any process, with a timeout and both streams read
-        } catch (java.io.UncheckedIOException e) {
-            throw new IllegalStateException("cannot run " + command.get(0) + " (Debian's python3 with python3-pymongo;"
-                    + " scripts/test.sh installs it)", e);
+            return DockerCli.docker(command, env, 60); // any process, with a timeout and both streams read
+        } catch (UncheckedIOException e) {
+            throw new IllegalStateException(
+                    "cannot run " + command.get(0) + " (Debian's python3 with python3-pymongo;"
+                            + " scripts/test.sh installs it)",
+                    e);
         }
     }
 }

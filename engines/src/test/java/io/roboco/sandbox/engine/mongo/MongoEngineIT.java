@@ -43,28 +43,40 @@ class MongoEngineIT {
             engine.prepareAgent(sandbox.target);
             System.out.printf("mongo prepareAgent %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             String db = sandbox.credentials.database();
-            MongoSessions.run(sandbox.target, Login.AGENT, db, new Document("insert", "notes").append("documents", List.of(new Document("body", "hello"))));
+            MongoSessions.run(
+                    sandbox.target,
+                    Login.AGENT,
+                    db,
+                    new Document("insert", "notes").append("documents", List.of(new Document("body", "hello"))));
             Document found = MongoSessions.run(sandbox.target, Login.AGENT, db, new Document("find", "notes"));
             assertThat(found.toJson()).contains("hello");
-            Document users = MongoSessions.run(sandbox.target, Login.ADMIN, db, new Document("usersInfo", sandbox.credentials.user()));
+            Document users = MongoSessions.run(
+                    sandbox.target, Login.ADMIN, db, new Document("usersInfo", sandbox.credentials.user()));
             assertThat(users.toJson()).contains("\"role\": \"readWrite\", \"db\": \"" + db + "\"");
             for (String other : List.of("admin", "sandbox_other")) {
-                assertThatThrownBy(() -> MongoSessions.run(sandbox.target, Login.AGENT, other, new Document("find", "x")))
-                        .as(other).isInstanceOf(MongoCommandException.class).hasMessageContaining("not authorized");
+                assertThatThrownBy(
+                                () -> MongoSessions.run(sandbox.target, Login.AGENT, other, new Document("find", "x")))
+                        .as(other)
+                        .isInstanceOf(MongoCommandException.class)
+                        .hasMessageContaining("not authorized");
             }
-            assertThatThrownBy(() -> MongoSessions.run(sandbox.target, Login.AGENT, db,
-                    new Document("createUser", "x").append("pwd", "y").append("roles", List.of("readWrite"))))
+            assertThatThrownBy(() -> MongoSessions.run(
+                            sandbox.target,
+                            Login.AGENT,
+                            db,
+                            new Document("createUser", "x").append("pwd", "y").append("roles", List.of("readWrite"))))
                     .hasMessageContaining("not authorized");
             // Neither the createUser (with the password) nor anything else with a secret reaches the logs.
-            assertThat(DockerCli.logTail(sandbox.id)).doesNotContain(sandbox.credentials.password())
+            assertThat(DockerCli.logTail(sandbox.id))
+                    .doesNotContain(sandbox.credentials.password())
                     .doesNotContain(sandbox.credentials.adminPassword());
             long t1 = System.nanoTime();
             engine.liveness().check(sandbox.target);
             System.out.printf("mongo liveness %d ms%n", (System.nanoTime() - t1) / 1_000_000);
-            assertThatThrownBy(() -> engine.liveness().check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
+            assertThatThrownBy(() -> engine.liveness()
+                            .check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
                     .isInstanceOf(MongoSecurityException.class);
-            assertThatCode(() -> Features.require(engine, "search"))
-                    .isInstanceOf(UnknownNameException.class);
+            assertThatCode(() -> Features.require(engine, "search")).isInstanceOf(UnknownNameException.class);
         }
     }
 }

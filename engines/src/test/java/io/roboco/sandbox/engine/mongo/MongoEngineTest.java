@@ -8,7 +8,6 @@ import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Features;
-import io.roboco.sandbox.engine.RecordingExec;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
 import io.roboco.sandbox.engine.UnknownNameException;
@@ -22,18 +21,34 @@ class MongoEngineTest {
     @Test
     void containerSpecUsesTheOfficialRootUserContract() {
         ContainerSpec spec = engine.containerSpec(new SpecRequest("mongo:8", credentials, "127.0.0.1", 43000));
-        assertThat(spec.env()).containsOnly(Map.entry("MONGO_INITDB_ROOT_USERNAME", "roboco_admin"),
-                Map.entry("MONGO_INITDB_ROOT_PASSWORD", credentials.adminPassword()));
-        assertThat(spec.command()).containsExactly("mongod", "--bind_ip", "127.0.0.1", "--port", "43000",
-                "--quiet", "--setParameter", "maxLogSizeKB=4");
+        assertThat(spec.env())
+                .containsOnly(
+                        Map.entry("MONGO_INITDB_ROOT_USERNAME", "roboco_admin"),
+                        Map.entry("MONGO_INITDB_ROOT_PASSWORD", credentials.adminPassword()));
+        assertThat(spec.command())
+                .containsExactly(
+                        "mongod",
+                        "--bind_ip",
+                        "127.0.0.1",
+                        "--port",
+                        "43000",
+                        "--quiet",
+                        "--setParameter",
+                        "maxLogSizeKB=4");
         assertThat(spec.dataDir()).isEqualTo("/data/db");
     }
 
     @Test
     void envHasExactlyTheMongoKeysAndAUrlTheDriverParses() {
         Map<String, String> env = engine.env(new Endpoint("127.0.0.1", 43000), credentials);
-        assertThat(env).containsOnlyKeys("ROBOCO_TEST_MONGO_HOST", "ROBOCO_TEST_MONGO_PORT", "ROBOCO_TEST_MONGO_NAME",
-                "ROBOCO_TEST_MONGO_USER", "ROBOCO_TEST_MONGO_PASSWORD", "ROBOCO_TEST_MONGO_URL");
+        assertThat(env)
+                .containsOnlyKeys(
+                        "ROBOCO_TEST_MONGO_HOST",
+                        "ROBOCO_TEST_MONGO_PORT",
+                        "ROBOCO_TEST_MONGO_NAME",
+                        "ROBOCO_TEST_MONGO_USER",
+                        "ROBOCO_TEST_MONGO_PASSWORD",
+                        "ROBOCO_TEST_MONGO_URL");
         ConnectionString url = new ConnectionString(env.get("ROBOCO_TEST_MONGO_URL"));
         assertThat(url.getHosts()).containsExactly("127.0.0.1:43000");
         assertThat(url.getDatabase()).isEqualTo(credentials.database());
@@ -45,7 +60,8 @@ class MongoEngineTest {
     @Test
     void everyFeatureIsRefused() {
         assertThatThrownBy(() -> Features.require(engine, "search"))
-                .isInstanceOf(UnknownNameException.class).hasMessageEndingWith("allowed: none");
+                .isInstanceOf(UnknownNameException.class)
+                .hasMessageEndingWith("allowed: none");
         assertThat(engine.features()).isEmpty();
     }
 }

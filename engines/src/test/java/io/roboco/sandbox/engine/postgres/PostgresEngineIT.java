@@ -45,43 +45,64 @@ class PostgresEngineIT {
                 engine.activate(Features.require(engine, extension), sandbox.exec, sandbox.credentials, sandbox.image);
                 System.out.printf("postgres activate %s %d ms%n", extension, (System.nanoTime() - t) / 1_000_000);
             }
-            engine.activate(Features.require(engine, "citext"), sandbox.exec, sandbox.credentials, sandbox.image);   // idempotent
-            assertThatThrownBy(() -> engine.activate(Features.require(engine, "vector"), sandbox.exec, sandbox.credentials, sandbox.image))
+            engine.activate(
+                    Features.require(engine, "citext"), sandbox.exec, sandbox.credentials, sandbox.image); // idempotent
+            assertThatThrownBy(() -> engine.activate(
+                            Features.require(engine, "vector"), sandbox.exec, sandbox.credentials, sandbox.image))
                     .isInstanceOf(FeatureUnavailableException.class)
-                    .hasMessageContaining("'vector'").hasMessageContaining(sandbox.image);
+                    .hasMessageContaining("'vector'")
+                    .hasMessageContaining(sandbox.image);
 
-            try (Connection agent = PostgresEngine.connect(sandbox.target, Login.AGENT); Statement st = agent.createStatement()) {
+            try (Connection agent = PostgresEngine.connect(sandbox.target, Login.AGENT);
+                    Statement st = agent.createStatement()) {
                 assertThat(single(st, "SELECT current_user")).isEqualTo(sandbox.credentials.user());
-                assertThat(single(st, "SELECT rolsuper || ',' || rolcreaterole || ',' || rolcreatedb || ',' || rolreplication || ',' || rolbypassrls"
-                        + " FROM pg_roles WHERE rolname = current_user")).isEqualTo("false,false,false,false,false");
-                assertThat(single(st, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"))
+                assertThat(single(
+                                st,
+                                "SELECT rolsuper || ',' || rolcreaterole || ',' || rolcreatedb || ',' || rolreplication || ',' || rolbypassrls"
+                                        + " FROM pg_roles WHERE rolname = current_user"))
+                        .isEqualTo("false,false,false,false,false");
+                assertThat(single(
+                                st,
+                                "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"))
                         .isEqualTo(sandbox.credentials.user());
-                assertThat(single(st, "SELECT similarity('sandbox', 'sandboxes') > 0.5")).isEqualTo("t");
+                assertThat(single(st, "SELECT similarity('sandbox', 'sandboxes') > 0.5"))
+                        .isEqualTo("t");
                 assertThat(single(st, "SELECT 'ABC'::citext = 'abc'")).isEqualTo("t");
-                assertThat(single(st, "SELECT length(uuid_generate_v4()::text)")).isEqualTo("36");
+                assertThat(single(st, "SELECT length(uuid_generate_v4()::text)"))
+                        .isEqualTo("36");
                 assertThat(single(st, "SELECT ST_AsText(ST_MakePoint(1, 2))")).isEqualTo("POINT(1 2)");
                 st.execute("CREATE TABLE notes (id uuid PRIMARY KEY DEFAULT uuid_generate_v4(), body citext)");
                 st.execute("INSERT INTO notes (body) VALUES ('Hello')");
-                assertThat(single(st, "SELECT count(*) FROM notes WHERE body = 'hello'")).isEqualTo("1");
+                assertThat(single(st, "SELECT count(*) FROM notes WHERE body = 'hello'"))
+                        .isEqualTo("1");
                 st.execute("CREATE SCHEMA app");
                 assertThatThrownBy(() -> st.execute("COPY (SELECT 1) TO PROGRAM 'id'"))
-                        .isInstanceOf(SQLException.class).hasMessageContaining("must be superuser");
-                assertThatThrownBy(() -> st.execute("CREATE EXTENSION plpython3u")).isInstanceOf(SQLException.class);
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageContaining("must be superuser");
+                assertThatThrownBy(() -> st.execute("CREATE EXTENSION plpython3u"))
+                        .isInstanceOf(SQLException.class);
                 assertThatThrownBy(() -> st.execute("ALTER ROLE " + sandbox.credentials.user() + " SUPERUSER"))
                         .isInstanceOf(SQLException.class);
                 assertThatThrownBy(() -> st.execute("CREATE ROLE other")).isInstanceOf(SQLException.class);
-                assertThatThrownBy(() -> single(st, "SELECT pg_read_file('/etc/passwd')")).isInstanceOf(SQLException.class);
+                assertThatThrownBy(() -> single(st, "SELECT pg_read_file('/etc/passwd')"))
+                        .isInstanceOf(SQLException.class);
             }
-            try (Connection admin = PostgresEngine.connect(sandbox.target, Login.ADMIN); Statement st = admin.createStatement()) {
-                assertThat(single(st, "SELECT rolpassword FROM pg_authid WHERE rolname = '" + sandbox.credentials.user() + "'"))
+            try (Connection admin = PostgresEngine.connect(sandbox.target, Login.ADMIN);
+                    Statement st = admin.createStatement()) {
+                assertThat(single(
+                                st,
+                                "SELECT rolpassword FROM pg_authid WHERE rolname = '" + sandbox.credentials.user()
+                                        + "'"))
                         .startsWith("SCRAM-SHA-256$4096:");
             }
 
             long t1 = System.nanoTime();
             engine.liveness().check(sandbox.target);
             System.out.printf("postgres liveness %d ms%n", (System.nanoTime() - t1) / 1_000_000);
-            assertThatThrownBy(() -> engine.liveness().check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("password authentication failed");
+            assertThatThrownBy(() -> engine.liveness()
+                            .check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("password authentication failed");
             assertThat(DockerCli.inspect(sandbox.id)).doesNotContain(sandbox.credentials.password());
         }
     }

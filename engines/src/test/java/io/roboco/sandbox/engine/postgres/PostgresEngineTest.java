@@ -23,49 +23,80 @@ class PostgresEngineTest {
     void credentialsNameAdminAgentAndDatabase() {
         assertThat(credentials.adminUser()).isEqualTo("roboco_admin");
         assertThat(credentials.user()).matches("agent_[a-z0-9]{10}");
-        assertThat(credentials.database()).isEqualTo("sandbox_" + credentials.user().substring("agent_".length()));
+        assertThat(credentials.database())
+                .isEqualTo("sandbox_" + credentials.user().substring("agent_".length()));
     }
 
     @Test
     void containerSpecFollowsTheOfficialImageContractWithDurabilityOff() {
-        ContainerSpec spec = engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
-        assertThat(spec.env()).containsEntry("POSTGRES_USER", "roboco_admin")
+        ContainerSpec spec =
+                engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
+        assertThat(spec.env())
+                .containsEntry("POSTGRES_USER", "roboco_admin")
                 .containsEntry("POSTGRES_PASSWORD", credentials.adminPassword())
                 .containsEntry("POSTGRES_DB", credentials.database())
                 .containsEntry("PGDATA", "/var/lib/postgresql/data")
                 .containsEntry("PGPORT", "41000");
-        assertThat(spec.command()).startsWith("postgres")
-                .contains("listen_addresses=127.0.0.1", "port=41000", "fsync=off", "synchronous_commit=off", "full_page_writes=off")
+        assertThat(spec.command())
+                .startsWith("postgres")
+                .contains(
+                        "listen_addresses=127.0.0.1",
+                        "port=41000",
+                        "fsync=off",
+                        "synchronous_commit=off",
+                        "full_page_writes=off")
                 .contains("wal_level=minimal", "max_wal_senders=0", "max_wal_size=64MB", "min_wal_size=32MB");
         assertThat(spec.dataDir()).isEqualTo("/var/lib/postgresql/data");
     }
 
     @Test
     void serverLogKeepsOnlyFatalMessagesAndNeverQuotesAStatement() {
-        ContainerSpec spec = engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
-        assertThat(spec.command()).containsSubsequence("-c", "log_min_messages=fatal")
+        ContainerSpec spec =
+                engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
+        assertThat(spec.command())
+                .containsSubsequence("-c", "log_min_messages=fatal")
                 .containsSubsequence("-c", "log_min_error_statement=panic");
     }
 
     @Test
     void envHasExactlyTheDbKeysAndAPostgresqlUrl() {
         Map<String, String> env = engine.env(new Endpoint("127.0.0.1", 41000), credentials);
-        assertThat(env).containsOnlyKeys("ROBOCO_TEST_DB_HOST", "ROBOCO_TEST_DB_PORT", "ROBOCO_TEST_DB_NAME",
-                "ROBOCO_TEST_DB_USER", "ROBOCO_TEST_DB_PASSWORD", "ROBOCO_TEST_DB_URL");
-        assertThat(env.get("ROBOCO_TEST_DB_URL")).isEqualTo("postgresql://" + credentials.user() + ":" + credentials.password()
-                + "@127.0.0.1:41000/" + credentials.database());
+        assertThat(env)
+                .containsOnlyKeys(
+                        "ROBOCO_TEST_DB_HOST",
+                        "ROBOCO_TEST_DB_PORT",
+                        "ROBOCO_TEST_DB_NAME",
+                        "ROBOCO_TEST_DB_USER",
+                        "ROBOCO_TEST_DB_PASSWORD",
+                        "ROBOCO_TEST_DB_URL");
+        assertThat(env.get("ROBOCO_TEST_DB_URL"))
+                .isEqualTo("postgresql://" + credentials.user() + ":" + credentials.password() + "@127.0.0.1:41000/"
+                        + credentials.database());
         assertThat(env.get("ROBOCO_TEST_DB_NAME")).isEqualTo(credentials.database());
     }
 
     @Test
-    void activationRunsCreateExtensionThroughLocalPsqlWithoutAPasswordPinnedToPublicAndTheCatalogPath() throws Exception {
+    void activationRunsCreateExtensionThroughLocalPsqlWithoutAPasswordPinnedToPublicAndTheCatalogPath()
+            throws Exception {
         RecordingExec exec = new RecordingExec().answer(0, "", "");
         engine.activate(Features.require(engine, "uuid-ossp"), exec, credentials, "img");
         assertThat(exec.calls).singleElement().satisfies(call -> {
-            assertThat(call.command()).containsSubsequence("psql", "-v", "ON_ERROR_STOP=1", "-U", "roboco_admin",
-                    "-d", credentials.database(), "-c", "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\" SCHEMA public");
-            assertThat(String.join(" ", call.command())).doesNotContain(credentials.adminPassword()).doesNotContain(credentials.password());
-            assertThat(call.env()).as("the admin's search_path pinned over the agent's database settings")
+            assertThat(call.command())
+                    .containsSubsequence(
+                            "psql",
+                            "-v",
+                            "ON_ERROR_STOP=1",
+                            "-U",
+                            "roboco_admin",
+                            "-d",
+                            credentials.database(),
+                            "-c",
+                            "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\" SCHEMA public");
+            assertThat(String.join(" ", call.command()))
+                    .doesNotContain(credentials.adminPassword())
+                    .doesNotContain(credentials.password());
+            assertThat(call.env())
+                    .as("the admin's search_path pinned over the agent's database settings")
                     .containsOnly(Map.entry("PGOPTIONS", "-c search_path=pg_catalog,pg_temp"));
         });
     }
@@ -73,18 +104,25 @@ class PostgresEngineTest {
     @Test
     void featureOffTheAllowlistCannotBeAllowedSoNeverReachesActivation() {
         assertThatThrownBy(() -> Features.require(engine, "plpython3u"))
-                .isInstanceOf(UnknownNameException.class).hasMessageContaining("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
+                .isInstanceOf(UnknownNameException.class)
+                .hasMessageContaining("allowed: citext, pg_trgm, postgis, uuid-ossp, vector");
         assertThat(Features.allow(engine, "\u0441itext")).isEmpty();
         assertThat(Features.allow(engine, null)).isEmpty();
     }
 
     @Test
     void missingExtensionIsReportedAsUnavailableNamingFeatureAndImage() {
-        RecordingExec exec = new RecordingExec().answer(1, "", "ERROR:  extension \"vector\" is not available\n"
-                + "DETAIL:  Could not open extension control file \"/usr/share/postgresql/15/extension/vector.control\": No such file or directory.\n");
-        assertThatThrownBy(() -> engine.activate(Features.require(engine, "vector"), exec, credentials, "roboco-sandbox/postgres:15"))
+        RecordingExec exec = new RecordingExec()
+                .answer(
+                        1,
+                        "",
+                        "ERROR:  extension \"vector\" is not available\n"
+                                + "DETAIL:  Could not open extension control file \"/usr/share/postgresql/15/extension/vector.control\": No such file or directory.\n");
+        assertThatThrownBy(() -> engine.activate(
+                        Features.require(engine, "vector"), exec, credentials, "roboco-sandbox/postgres:15"))
                 .isInstanceOf(FeatureUnavailableException.class)
-                .hasMessageContaining("'vector'").hasMessageContaining("'roboco-sandbox/postgres:15'")
+                .hasMessageContaining("'vector'")
+                .hasMessageContaining("'roboco-sandbox/postgres:15'")
                 .hasMessageContaining("is not available");
     }
 
@@ -93,7 +131,8 @@ class PostgresEngineTest {
         RecordingExec exec = new RecordingExec().answer(2, "", "psql: error: connection to server on socket failed");
         assertThatThrownBy(() -> engine.activate(Features.require(engine, "citext"), exec, credentials, "img"))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("exit code 2").hasMessageContaining("connection to server on socket failed");
+                .hasMessageContaining("exit code 2")
+                .hasMessageContaining("connection to server on socket failed");
     }
 
     @Test

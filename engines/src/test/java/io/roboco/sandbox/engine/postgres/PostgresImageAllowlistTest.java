@@ -1,6 +1,6 @@
 package io.roboco.sandbox.engine.postgres;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,8 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The local Postgres images keep only the allowlisted extensions' control files (images/postgres/Dockerfile's
@@ -23,7 +22,9 @@ class PostgresImageAllowlistTest {
     @Test
     void theImageKeepsExactlyTheEnginesAllowlistAndPlpgsql() throws Exception {
         Matcher m = Pattern.compile("(?m)^ARG ALLOWED_EXTENSIONS=\"([^\"]*)\"$").matcher(Files.readString(DOCKERFILE));
-        assertThat(m.find()).as("%s declares ARG ALLOWED_EXTENSIONS=\"…\"", DOCKERFILE).isTrue();
+        assertThat(m.find())
+                .as("%s declares ARG ALLOWED_EXTENSIONS=\"…\"", DOCKERFILE)
+                .isTrue();
         Set<String> image = new TreeSet<>(Set.of(m.group(1).trim().split("\\s+")));
 
         Set<String> expected = new TreeSet<>(new PostgresEngine().features());

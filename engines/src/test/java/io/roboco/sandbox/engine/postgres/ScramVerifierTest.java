@@ -17,7 +17,7 @@ class ScramVerifierTest {
     void scramVerifierHasThePostgresStoredForm() {
         String verifier = ScramVerifier.of(secrets.password());
         assertThat(verifier).matches("SCRAM-SHA-256\\$4096:[A-Za-z0-9+/=]{24}\\$[A-Za-z0-9+/=]{44}:[A-Za-z0-9+/=]{44}");
-        assertThat(ScramVerifier.of("pencil")).isNotEqualTo(ScramVerifier.of("pencil"));   // fresh salt each time
+        assertThat(ScramVerifier.of("pencil")).isNotEqualTo(ScramVerifier.of("pencil")); // fresh salt each time
     }
 
     @Test
@@ -29,7 +29,8 @@ class ScramVerifierTest {
         byte[] storedKey = Base64.getDecoder().decode(keys[0]);
         byte[] serverKey = Base64.getDecoder().decode(keys[1]);
         String nonce = "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
-        String authMessage = "n=user,r=rOprNGfwEbeRWgbNEkqO,r=" + nonce + ",s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=" + nonce;
+        String authMessage =
+                "n=user,r=rOprNGfwEbeRWgbNEkqO,r=" + nonce + ",s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=" + nonce;
 
         assertThat(Base64.getEncoder().encodeToString(hmac(serverKey, authMessage)))
                 .isEqualTo("6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=");

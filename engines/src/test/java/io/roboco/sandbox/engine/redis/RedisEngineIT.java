@@ -10,6 +10,7 @@ import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.RunningSandbox;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,8 +38,11 @@ class RedisEngineIT {
         RedisEngine engine = new RedisEngine();
         try (RunningSandbox sandbox = RunningSandbox.start(engine, IMAGE)) {
             System.out.println(sandbox);
-            assertThat(DockerCli.exec(sandbox.id).exec(List.of("sh", "-c", "grep '^Uid:' /proc/1/status")).stdout())
-                    .as("redis-server runs as a non-root user").doesNotMatch("(?s)Uid:\\s+0\\s.*");
+            assertThat(DockerCli.exec(sandbox.id)
+                            .exec(List.of("sh", "-c", "grep '^Uid:' /proc/1/status"))
+                            .stdout())
+                    .as("redis-server runs as a non-root user")
+                    .doesNotMatch("(?s)Uid:\\s+0\\s.*");
             try (Jedis admin = RedisEngine.connect(sandbox.target, Login.ADMIN)) {
                 assertThat(admin.configGet("save")).containsEntry("save", "");
                 assertThat(admin.configGet("appendonly")).containsEntry("appendonly", "no");
@@ -51,11 +55,17 @@ class RedisEngineIT {
             engine.activate(Features.require(engine, "search"), sandbox.exec, sandbox.credentials, sandbox.image);
             System.out.printf("redis activate search %d ms%n", (System.nanoTime() - t1) / 1_000_000);
             long t2 = System.nanoTime();
-            engine.activate(Features.require(engine, "search"), sandbox.exec, sandbox.credentials, sandbox.image);   // now a no-op
+            engine.activate(
+                    Features.require(engine, "search"),
+                    sandbox.exec,
+                    sandbox.credentials,
+                    sandbox.image); // now a no-op
             System.out.printf("redis activate search again (no-op) %d ms%n", (System.nanoTime() - t2) / 1_000_000);
             for (String missing : List.of("json", "bloom")) {
-                assertThatThrownBy(() -> engine.activate(Features.require(engine, missing), sandbox.exec, sandbox.credentials, sandbox.image))
-                        .isInstanceOf(FeatureUnavailableException.class).hasMessageContaining("'" + missing + "'");
+                assertThatThrownBy(() -> engine.activate(
+                                Features.require(engine, missing), sandbox.exec, sandbox.credentials, sandbox.image))
+                        .isInstanceOf(FeatureUnavailableException.class)
+                        .hasMessageContaining("'" + missing + "'");
             }
 
             try (Jedis agent = RedisEngine.connect(sandbox.target, Login.AGENT)) {
@@ -69,29 +79,46 @@ class RedisEngineIT {
                 assertThat(found).asString().startsWith("[1");
                 assertThat(agent.flushDB()).isEqualTo("OK");
                 for (String[] denied : new String[][] {
-                        {"MODULE", "LOAD", "/usr/lib/redis/modules/redisearch.so"}, {"MODULE", "LIST"},
-                        {"CONFIG", "SET", "dir", "/tmp"}, {"CONFIG", "GET", "requirepass"}, {"DEBUG", "SLEEP", "0"},
-                        {"SHUTDOWN", "NOSAVE"}, {"ACL", "SETUSER", "x", "on", "+@all"}, {"ACL", "LIST"}, {"MONITOR"},
-                        {"REPLICAOF", "127.0.0.1", "1"}, {"SAVE"}, {"BGSAVE"}, {"FAILOVER"}, {"CLIENT", "KILL", "ID", "1"}}) {
+                    {"MODULE", "LOAD", "/usr/lib/redis/modules/redisearch.so"},
+                    {"MODULE", "LIST"},
+                    {"CONFIG", "SET", "dir", "/tmp"},
+                    {"CONFIG", "GET", "requirepass"},
+                    {"DEBUG", "SLEEP", "0"},
+                    {"SHUTDOWN", "NOSAVE"},
+                    {"ACL", "SETUSER", "x", "on", "+@all"},
+                    {"ACL", "LIST"},
+                    {"MONITOR"},
+                    {"REPLICAOF", "127.0.0.1", "1"},
+                    {"SAVE"},
+                    {"BGSAVE"},
+                    {"FAILOVER"},
+                    {"CLIENT", "KILL", "ID", "1"}
+                }) {
                     assertThatThrownBy(() -> command(agent, denied))
-                            .as(String.join(" ", denied)).isInstanceOf(JedisDataException.class)
-                            .message().matches(m -> m.startsWith("NOPERM") || m.contains("command not allowed"), "NOPERM or not allowed");
+                            .as(String.join(" ", denied))
+                            .isInstanceOf(JedisDataException.class)
+                            .message()
+                            .matches(
+                                    m -> m.startsWith("NOPERM") || m.contains("command not allowed"),
+                                    "NOPERM or not allowed");
                 }
             }
             long t3 = System.nanoTime();
             engine.liveness().check(sandbox.target);
             System.out.printf("redis liveness %d ms%n", (System.nanoTime() - t3) / 1_000_000);
-            assertThatThrownBy(() -> engine.liveness().check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
+            assertThatThrownBy(() -> engine.liveness()
+                            .check(sandbox.withAgentPassword("wrong" + sandbox.credentials.password())))
                     .hasMessageContaining("WRONGPASS");
             String inspect = DockerCli.inspect(sandbox.id);
             assertThat(inspect).doesNotContain(sandbox.credentials.password());
-            assertThat(inspect.replaceAll("\"REDIS_ADMIN_PASSWORD=[A-Za-z0-9]+\"", "")).doesNotContain(sandbox.credentials.adminPassword());
+            assertThat(inspect.replaceAll("\"REDIS_ADMIN_PASSWORD=[A-Za-z0-9]+\"", ""))
+                    .doesNotContain(sandbox.credentials.adminPassword());
         }
     }
 
     private static Object command(Jedis jedis, String... args) {
         ProtocolCommand name = () -> SafeEncoder.encode(args[0]);
-        Object reply = jedis.sendCommand(name, java.util.Arrays.copyOfRange(args, 1, args.length));
+        Object reply = jedis.sendCommand(name, Arrays.copyOfRange(args, 1, args.length));
         return render(reply);
     }
 

@@ -2,9 +2,12 @@ package io.roboco.sandbox.runtime.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Info;
+import com.github.dockerjava.api.model.Version;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
@@ -17,18 +20,23 @@ import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.RuntimeInfo;
 import io.roboco.sandbox.runtime.StartedContainer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link ContainerRuntime} on a Docker daemon through docker-java (httpclient5 transport). Never pulls:
@@ -39,6 +47,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     public static final String DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
     /** How long {@link #exec} waits for a command before giving up. */
     public static final Duration DEFAULT_EXEC_TIMEOUT = Duration.ofSeconds(60);
+
     private static final Duration LOG_TIMEOUT = Duration.ofSeconds(10);
     private static final Logger log = LoggerFactory.getLogger(DockerContainerRuntime.class);
 
@@ -70,14 +79,16 @@ public final class DockerContainerRuntime implements ContainerRuntime {
 
     /** As {@link #connect(String, Duration)}, every container's log capped on the host at {@code logs}. */
     public static DockerContainerRuntime connect(String dockerHost, Duration execTimeout, LogCap logs) {
-        java.util.Objects.requireNonNull(logs, "logs");
+        Objects.requireNonNull(logs, "logs");
         String host = dockerHost;
         if (host == null || host.isBlank()) {
             String env = System.getenv("DOCKER_HOST");
             host = env == null || env.isBlank() ? DEFAULT_DOCKER_HOST : env;
         }
         try {
-            DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
+            DockerClientConfig config = DefaultDockerClientConfig.createDefaultConfigBuilder()
+                    .withDockerHost(host)
+                    .build();
             ApacheDockerHttpClient http = new ApacheDockerHttpClient.Builder()
                     .dockerHost(config.getDockerHost())
                     .sslConfig(config.getSSLConfig())
@@ -87,8 +98,10 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     .build();
             return new DockerContainerRuntime(DockerClientImpl.getInstance(config, http), host, execTimeout, logs);
         } catch (RuntimeException e) {
-            throw new ContainerRuntimeException("Docker host '" + host + "' not usable (" + DockerFailures.rootMessage(e)
-                    + "); set DOCKER_HOST to unix:///var/run/docker.sock or tcp://host:port", e);
+            throw new ContainerRuntimeException(
+                    "Docker host '" + host + "' not usable (" + DockerFailures.rootMessage(e)
+                            + "); set DOCKER_HOST to unix:///var/run/docker.sock or tcp://host:port",
+                    e);
         }
     }
 
@@ -117,12 +130,15 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     }
 
     @Override
-    public io.roboco.sandbox.runtime.RuntimeInfo info() {
+    public RuntimeInfo info() {
         try {
-            com.github.dockerjava.api.model.Info info = client.infoCmd().exec();
-            com.github.dockerjava.api.model.Version version = client.versionCmd().exec();
-            return new io.roboco.sandbox.runtime.RuntimeInfo(version.getVersion(), version.getApiVersion(),
-                    info.getMemTotal() == null ? 0 : info.getMemTotal(), info.getNCPU() == null ? 0 : info.getNCPU());
+            Info info = client.infoCmd().exec();
+            Version version = client.versionCmd().exec();
+            return new RuntimeInfo(
+                    version.getVersion(),
+                    version.getApiVersion(),
+                    info.getMemTotal() == null ? 0 : info.getMemTotal(),
+                    info.getNCPU() == null ? 0 : info.getNCPU());
         } catch (RuntimeException e) {
             throw DockerFailures.unreachable(dockerHost, e);
         }
@@ -141,8 +157,10 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     /** The image's labels, or empty when the image is absent. */
     private Optional<Map<String, String>> inspectImageLabels(String image) {
         try {
-            com.github.dockerjava.api.command.InspectImageResponse r = client.inspectImageCmd(image).exec();
-            Map<String, String> labels = r.getConfig() == null || r.getConfig().getLabels() == null ? Map.of() : r.getConfig().getLabels();
+            InspectImageResponse r = client.inspectImageCmd(image).exec();
+            Map<String, String> labels = r.getConfig() == null || r.getConfig().getLabels() == null
+                    ? Map.of()
+                    : r.getConfig().getLabels();
             return Optional.of(Map.copyOf(labels));
         } catch (NotFoundException e) {
             return Optional.empty();
@@ -161,17 +179,24 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             client.startContainerCmd(id).exec();
         } catch (RuntimeException e) {
             // Docker 20.10 resolves a named network only at start.
-            String reason = e instanceof DockerException de ? DockerFailures.daemonMessage(de) : DockerFailures.rootMessage(e);
+            String reason =
+                    e instanceof DockerException de ? DockerFailures.daemonMessage(de) : DockerFailures.rootMessage(e);
             removeQuietly(id);
             if (e instanceof NotFoundException && request.network() instanceof NetworkMode.Named named) {
                 throw networkMissing(named, reason + "; container removed", e);
             }
-            throw new ContainerRuntimeException("container " + request.name() + " (" + spec.image()
-                    + ") was created but did not start: " + reason + "; container removed", e);
+            throw new ContainerRuntimeException(
+                    "container " + request.name() + " (" + spec.image() + ") was created but did not start: " + reason
+                            + "; container removed",
+                    e);
         }
         if (log.isDebugEnabled()) {
-            log.debug("container {} ({}) created in {} ms, started in {} ms", request.name(), spec.image(),
-                    (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
+            log.debug(
+                    "container {} ({}) created in {} ms, started in {} ms",
+                    request.name(),
+                    spec.image(),
+                    (t1 - t0) / 1_000_000,
+                    (System.nanoTime() - t1) / 1_000_000);
         }
         return new StartedContainer(id, request.name());
     }
@@ -191,21 +216,28 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             return cmd.exec().getId();
         } catch (NotFoundException e) {
             String message = DockerFailures.daemonMessage(e);
-            if (request.network() instanceof NetworkMode.Named named && message.toLowerCase(Locale.ROOT).contains("network")) {
+            if (request.network() instanceof NetworkMode.Named named
+                    && message.toLowerCase(Locale.ROOT).contains("network")) {
                 throw networkMissing(named, message, e);
             }
             throw DockerFailures.imageMissing(spec.image(), e);
         } catch (ConflictException e) {
-            throw new ContainerRuntimeException("cannot create container " + request.name() + ": "
-                    + DockerFailures.daemonMessage(e) + "; remove the old container or choose another name", e);
+            throw new ContainerRuntimeException(
+                    "cannot create container " + request.name() + ": " + DockerFailures.daemonMessage(e)
+                            + "; remove the old container or choose another name",
+                    e);
         } catch (RuntimeException e) {
             throw DockerFailures.of(dockerHost, "creating container " + request.name() + " from " + spec.image(), e);
         }
     }
 
-    private static ContainerRuntimeException networkMissing(NetworkMode.Named named, String detail, RuntimeException cause) {
-        return new ContainerRuntimeException("Docker network '" + named.network() + "' does not exist (" + detail
-                + "); create it (docker network create " + named.network() + ") or configure network mode 'host'", cause);
+    private static ContainerRuntimeException networkMissing(
+            NetworkMode.Named named, String detail, RuntimeException cause) {
+        return new ContainerRuntimeException(
+                "Docker network '" + named.network() + "' does not exist (" + detail
+                        + "); create it (docker network create " + named.network()
+                        + ") or configure network mode 'host'",
+                cause);
     }
 
     @Override
@@ -214,8 +246,8 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     }
 
     @Override
-    public ExecResult exec(String containerId, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                           java.io.OutputStream stdout) {
+    public ExecResult exec(
+            String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
         return execAs(containerId, null, command, env, stdin, stdout);
     }
 
@@ -225,46 +257,63 @@ public final class DockerContainerRuntime implements ContainerRuntime {
      * learn its length, and the command runs behind {@code head -c <length>}, which ends its input there.
      */
     @Override
-    public ExecResult execAs(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                             java.io.OutputStream stdout) {
+    public ExecResult execAs(
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            OutputStream stdout) {
         if (stdin == null) {
             return run(containerId, user, command, env, null, new FrameCollector(stdout));
         }
-        java.nio.file.Path spool = null;
+        Path spool = null;
         try {
-            spool = java.nio.file.Files.createTempFile("roboco-exec-stdin", ".spool");
+            spool = Files.createTempFile("roboco-exec-stdin", ".spool");
             long length;
-            try (stdin; java.io.OutputStream file = java.nio.file.Files.newOutputStream(spool)) {
+            try (stdin;
+                    OutputStream file = Files.newOutputStream(spool)) {
                 length = stdin.transferTo(file);
             }
             List<String> bounded = new ArrayList<>(List.of("sh", "-c", "head -c " + length + " | \"$@\"", "sh"));
             bounded.addAll(command);
-            try (java.io.InputStream input = java.nio.file.Files.newInputStream(spool)) {
+            try (InputStream input = Files.newInputStream(spool)) {
                 return run(containerId, user, bounded, env, input, new FrameCollector(stdout));
             }
-        } catch (java.io.IOException e) {
-            throw new ContainerRuntimeException("exec " + command + " in container " + containerId + ": its input could not be spooled ("
-                    + e.getMessage() + "); check the temporary directory's free space", e);
+        } catch (IOException e) {
+            throw new ContainerRuntimeException(
+                    "exec " + command + " in container " + containerId + ": its input could not be spooled ("
+                            + e.getMessage() + "); check the temporary directory's free space",
+                    e);
         } finally {
             if (spool != null) {
                 try {
-                    java.nio.file.Files.deleteIfExists(spool);
-                } catch (java.io.IOException e) {
+                    Files.deleteIfExists(spool);
+                } catch (IOException e) {
                     log.debug("could not delete {}: {}", spool, e.getMessage());
                 }
             }
         }
     }
 
-    private ExecResult run(String containerId, String user, List<String> command, Map<String, String> env, java.io.InputStream stdin,
-                           FrameCollector output) {
+    private ExecResult run(
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            FrameCollector output) {
         String what = "exec " + command + " in container " + containerId + (user == null ? "" : " as " + user);
         String execId;
         try {
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
-            var create = client.execCreateCmd(containerId).withCmd(command.toArray(String[]::new)).withEnv(envList)
-                    .withAttachStdin(stdin != null).withAttachStdout(true).withAttachStderr(true);
+            var create = client.execCreateCmd(containerId)
+                    .withCmd(command.toArray(String[]::new))
+                    .withEnv(envList)
+                    .withAttachStdin(stdin != null)
+                    .withAttachStdout(true)
+                    .withAttachStderr(true);
             execId = (user == null ? create : create.withUser(user)).exec().getId();
             var start = client.execStartCmd(execId);
             if (stdin != null) {
@@ -296,7 +345,8 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     @Override
     public Optional<ContainerState> inspect(String containerId) {
         try {
-            return Optional.of(DockerStateMapper.fromInspect(client.inspectContainerCmd(containerId).exec()));
+            return Optional.of(DockerStateMapper.fromInspect(
+                    client.inspectContainerCmd(containerId).exec()));
         } catch (NotFoundException e) {
             return Optional.empty();
         } catch (RuntimeException e) {
@@ -308,7 +358,11 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     public String logTail(String containerId, int lines) {
         FrameCollector output = new FrameCollector();
         try {
-            client.logContainerCmd(containerId).withStdOut(true).withStdErr(true).withTail(lines).exec(output);
+            client.logContainerCmd(containerId)
+                    .withStdOut(true)
+                    .withStdErr(true)
+                    .withTail(lines)
+                    .exec(output);
             if (!output.awaitCompletion(LOG_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 closeQuietly(output);
             }
@@ -327,7 +381,10 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     @Override
     public void remove(String containerId) {
         try {
-            client.removeContainerCmd(containerId).withForce(true).withRemoveVolumes(true).exec();
+            client.removeContainerCmd(containerId)
+                    .withForce(true)
+                    .withRemoveVolumes(true)
+                    .exec();
         } catch (NotFoundException e) {
             // already gone
         } catch (ConflictException e) {

@@ -2,7 +2,6 @@ package io.roboco.sandbox.runtime.docker;
 
 import com.github.dockerjava.api.exception.DockerException;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
-
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -10,8 +9,7 @@ import java.util.regex.Pattern;
 final class DockerFailures {
     private static final Pattern DAEMON_MESSAGE = Pattern.compile("\"message\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-    private DockerFailures() {
-    }
+    private DockerFailures() {}
 
     /** The daemon's own sentence ("No such image: x") rather than docker-java's "Status 404: {json}". */
     static String daemonMessage(DockerException e) {
@@ -21,13 +19,17 @@ final class DockerFailures {
     }
 
     static ContainerRuntimeException unreachable(String dockerHost, Throwable cause) {
-        return new ContainerRuntimeException("Docker daemon at " + dockerHost + " not reachable (" + rootMessage(cause)
-                + "); start it (./scripts/test.sh starts one) or set DOCKER_HOST", cause);
+        return new ContainerRuntimeException(
+                "Docker daemon at " + dockerHost + " not reachable (" + rootMessage(cause)
+                        + "); start it (./scripts/test.sh starts one) or set DOCKER_HOST",
+                cause);
     }
 
     static ContainerRuntimeException imageMissing(String image, Throwable cause) {
-        return new ContainerRuntimeException("image " + image + " is not present on the Docker host and is never pulled"
-                + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image", cause);
+        return new ContainerRuntimeException(
+                "image " + image + " is not present on the Docker host and is never pulled"
+                        + " (no registry is reachable); run ./scripts/build-images.sh or configure the engine's image",
+                cause);
     }
 
     /** Wraps any failure of one API call; connection faults become the "not reachable" message. */
@@ -36,7 +38,8 @@ final class DockerFailures {
             return cre;
         }
         if (e instanceof DockerException de) {
-            return new ContainerRuntimeException(what + " failed: " + daemonMessage(de) + " (HTTP " + de.getHttpStatus() + ")", e);
+            return new ContainerRuntimeException(
+                    what + " failed: " + daemonMessage(de) + " (HTTP " + de.getHttpStatus() + ")", e);
         }
         return unreachable(dockerHost, e);
     }

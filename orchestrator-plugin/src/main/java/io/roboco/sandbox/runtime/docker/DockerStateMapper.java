@@ -3,7 +3,6 @@ package io.roboco.sandbox.runtime.docker;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.Container;
 import io.roboco.sandbox.runtime.ContainerState;
-
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -14,18 +13,25 @@ import java.util.regex.Pattern;
 final class DockerStateMapper {
     private static final Pattern EXITED = Pattern.compile("^Exited \\((-?\\d+)\\)");
 
-    private DockerStateMapper() {
-    }
+    private DockerStateMapper() {}
 
     static ContainerState fromInspect(InspectContainerResponse r) {
         InspectContainerResponse.ContainerState s = r.getState();
         boolean running = s != null && Boolean.TRUE.equals(s.getRunning());
         Long exit = s == null ? null : s.getExitCodeLong();
-        Map<String, String> labels = r.getConfig() == null ? null : r.getConfig().getLabels();
+        Map<String, String> labels =
+                r.getConfig() == null ? null : r.getConfig().getLabels();
         String image = r.getConfig() == null ? r.getImageId() : r.getConfig().getImage();
-        return new ContainerState(r.getId(), stripSlash(r.getName()), image, running,
-                s == null ? "unknown" : s.getStatus(), running || exit == null ? null : exit.intValue(),
-                s != null && Boolean.TRUE.equals(s.getOOMKilled()), labels, epochSeconds(r.getCreated()));
+        return new ContainerState(
+                r.getId(),
+                stripSlash(r.getName()),
+                image,
+                running,
+                s == null ? "unknown" : s.getStatus(),
+                running || exit == null ? null : exit.intValue(),
+                s != null && Boolean.TRUE.equals(s.getOOMKilled()),
+                labels,
+                epochSeconds(r.getCreated()));
     }
 
     /**
@@ -40,7 +46,15 @@ final class DockerStateMapper {
             exit = m.find() ? Integer.valueOf(m.group(1)) : null;
         }
         String name = c.getNames() == null || c.getNames().length == 0 ? "" : stripSlash(c.getNames()[0]);
-        return new ContainerState(c.getId(), name, c.getImage(), running, c.getState(), exit, false, c.getLabels(),
+        return new ContainerState(
+                c.getId(),
+                name,
+                c.getImage(),
+                running,
+                c.getState(),
+                exit,
+                false,
+                c.getLabels(),
                 c.getCreated() == null ? 0L : c.getCreated());
     }
 

@@ -3,8 +3,9 @@ package io.roboco.sandbox.runtime.docker;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
-
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /** Collects a multiplexed stream: stdout and stderr apart, and both in arrival order. */
@@ -13,7 +14,8 @@ final class FrameCollector extends ResultCallback.Adapter<Frame> {
     private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
     private final ByteArrayOutputStream combined = new ByteArrayOutputStream();
     /** Where stdout goes when it is streamed (null: collected here). */
-    private final java.io.OutputStream stdoutSink;
+    private final OutputStream stdoutSink;
+
     private volatile Throwable error;
 
     FrameCollector() {
@@ -21,7 +23,7 @@ final class FrameCollector extends ResultCallback.Adapter<Frame> {
     }
 
     /** Streams stdout to {@code stdoutSink} instead of collecting it; stderr is collected either way. */
-    FrameCollector(java.io.OutputStream stdoutSink) {
+    FrameCollector(OutputStream stdoutSink) {
         this.stdoutSink = stdoutSink;
     }
 
@@ -37,7 +39,7 @@ final class FrameCollector extends ResultCallback.Adapter<Frame> {
         } else if (stdoutSink != null) {
             try {
                 stdoutSink.write(payload);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 onError(e);
             }
         } else {

@@ -9,7 +9,6 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
-
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,8 +20,7 @@ import java.util.Map;
  * with {@code max-size} / {@code max-file}, whatever the daemon's default driver is).
  */
 final class SandboxHostConfig {
-    private SandboxHostConfig() {
-    }
+    private SandboxHostConfig() {}
 
     static HostConfig of(RunRequest request, LogCap logs) {
         Limits limits = request.limits();
@@ -46,18 +44,23 @@ final class SandboxHostConfig {
 
     /** {@code json-file} keeps {@code docker logs} (the start diagnosis's log tail) working; the caps bound the host's disk. */
     static LogConfig logConfig(LogCap logs) {
-        return new LogConfig(LogConfig.LoggingType.JSON_FILE,
+        return new LogConfig(
+                LogConfig.LoggingType.JSON_FILE,
                 Map.of("max-size", Long.toString(logs.maxFileBytes()), "max-file", Integer.toString(logs.maxFiles())));
     }
 
     private static Capability[] capabilities(RunRequest request) {
-        return request.capabilities().stream().sorted().map(name -> {
-            String bare = name.toUpperCase(Locale.ROOT).replaceFirst("^CAP_", "");
-            try {
-                return Capability.valueOf(bare);
-            } catch (IllegalArgumentException e) {
-                throw new ContainerRuntimeException("unknown Linux capability '" + name + "' for container " + request.name());
-            }
-        }).toArray(Capability[]::new);
+        return request.capabilities().stream()
+                .sorted()
+                .map(name -> {
+                    String bare = name.toUpperCase(Locale.ROOT).replaceFirst("^CAP_", "");
+                    try {
+                        return Capability.valueOf(bare);
+                    } catch (IllegalArgumentException e) {
+                        throw new ContainerRuntimeException(
+                                "unknown Linux capability '" + name + "' for container " + request.name());
+                    }
+                })
+                .toArray(Capability[]::new);
     }
 }

@@ -1,12 +1,12 @@
 package io.roboco.sandbox.inspect.plan;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Map;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class PlanSummarizerTest {
     private static final String NESTED_LOOP = """
@@ -39,7 +39,9 @@ class PlanSummarizerTest {
     void warnsAboutFilteredSeqScansInnerSeqScansOfNestedLoopsAndMisestimates() {
         List<String> warnings = PlanSummarizer.summarize(NESTED_LOOP).warnings();
         assertThat(warnings).anySatisfy(w -> assertThat(w).startsWith("Seq Scan on public.orders reads every row"));
-        assertThat(warnings).anySatisfy(w -> assertThat(w).startsWith("Nested Loop scans public.orders sequentially once per outer row"));
+        assertThat(warnings)
+                .anySatisfy(w ->
+                        assertThat(w).startsWith("Nested Loop scans public.orders sequentially once per outer row"));
         assertThat(warnings).anySatisfy(w -> assertThat(w).contains("estimated 10 rows but produced 1200 (120x off)"));
     }
 
@@ -55,9 +57,10 @@ class PlanSummarizerTest {
 
     @Test
     void refusesWhatIsNotAnExplainOutput() {
-        assertThatThrownBy(() -> PlanSummarizer.summarize("{\"a\": 1}")).hasMessageContaining("not the output of EXPLAIN");
+        assertThatThrownBy(() -> PlanSummarizer.summarize("{\"a\": 1}"))
+                .hasMessageContaining("not the output of EXPLAIN");
         assertThatThrownBy(() -> PlanJson.parse("[1,")).hasMessageContaining("plan JSON");
         assertThat(PlanJson.parse("{\"s\": \"a\\u0041\\n\", \"n\": -1.5e2, \"b\": [true, false, null]}"))
-                .isEqualTo(Map.of("s", "aA\n", "n", -150.0, "b", java.util.Arrays.asList(true, false, null)));
+                .isEqualTo(Map.of("s", "aA\n", "n", -150.0, "b", Arrays.asList(true, false, null)));
     }
 }

@@ -81,7 +81,10 @@ public final class Corpora {
             // data-modifying CTEs
             a("data-modifying CTE", WRITE, "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d"),
             a("data-modifying CTE", WRITE, "WITH u AS (UPDATE customers SET name = 'x' RETURNING id) SELECT id FROM u"),
-            a("data-modifying CTE", WRITE, "WITH i AS (INSERT INTO notes(body) VALUES ('x') RETURNING id) SELECT id FROM i"),
+            a(
+                    "data-modifying CTE",
+                    WRITE,
+                    "WITH i AS (INSERT INTO notes(body) VALUES ('x') RETURNING id) SELECT id FROM i"),
             a("data-modifying CTE", WRITE, "WITH x AS (SELECT 1) DELETE FROM orders"),
             a("data-modifying CTE", WRITE, "WITH RECURSIVE r AS (SELECT 1) INSERT INTO notes(body) SELECT 'x' FROM r"),
             a("data-modifying CTE", WRITE, "WITH d AS MATERIALIZED (DELETE FROM notes RETURNING id) SELECT 1"),
@@ -127,7 +130,10 @@ public final class Corpora {
             a("dynamic SQL", FUNCTION, "SELECT table_to_xml('customers', true, false, '')"),
             a("dynamic SQL", FUNCTION, "SELECT ts_stat('select to_tsvector(api_token) from customers')"),
             a("dynamic SQL", FUNCTION, "SELECT dblink_exec('dbname=x', 'DELETE FROM orders')"),
-            a("statistics", Violation.DENIED_RELATION, "SELECT most_common_vals FROM pg_stats WHERE attname = 'password_hash'"),
+            a(
+                    "statistics",
+                    Violation.DENIED_RELATION,
+                    "SELECT most_common_vals FROM pg_stats WHERE attname = 'password_hash'"),
             a("credentials", Violation.DENIED_RELATION, "SELECT rolpassword FROM pg_authid"),
             // EXPLAIN ANALYZE and what EXPLAIN may wrap
             a("EXPLAIN ANALYZE", ANALYZE, "EXPLAIN ANALYZE SELECT count(*) FROM orders"),
@@ -170,7 +176,10 @@ public final class Corpora {
             a("whole row", STAR, "SELECT x FROM (SELECT * FROM customers) x"),
             a("whole row", STAR, "SELECT lower(z) FROM (SELECT * FROM customers) s(a, b, c, z)"),
             a("whole row", STAR, "WITH x AS (SELECT * FROM customers) SELECT x FROM x"),
-            a("whole row", STAR, "SELECT id, name, email, 'x', 'y', now() FROM customers UNION ALL SELECT * FROM customers"),
+            a(
+                    "whole row",
+                    STAR,
+                    "SELECT id, name, email, 'x', 'y', now() FROM customers UNION ALL SELECT * FROM customers"),
             a("whole row", Violation.COLUMN_ALIAS_LIST, "SELECT lower(d) FROM customers u(a, b, c, d)"),
             a("whole row", Violation.TABLE_COMMAND, "SELECT * FROM (TABLE customers) t"),
             // whole rows in attribute notation: u.f is f(u)
@@ -281,6 +290,5 @@ public final class Corpora {
             "SELECT /*/ ; DELETE FROM t; */ 1",
             "SELECT *''*/*/; DELETE FROM t; */ 1");
 
-    private Corpora() {
-    }
+    private Corpora() {}
 }

@@ -1,9 +1,9 @@
 package io.roboco.sandbox.inspect.sql;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.Test;
 import org.postgresql.core.Parser;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The guard against pgjdbc's own lexer. They disagree, always in one direction: pgjdbc misreads some texts
@@ -24,7 +24,9 @@ class GuardAgreesWithTheDriverTest {
     @Test
     void pgjdbcSplitsTextsPostgresReadsAsOneStatementWhichTheGuardReadsAsPostgresDoes() throws Exception {
         for (String sql : Corpora.PGJDBC_MISREADS) {
-            assertThat(GUARD.check(sql)).as("the guard reads %s as one statement, as Postgres does", sql).isInstanceOf(GuardVerdict.Allowed.class);
+            assertThat(GUARD.check(sql))
+                    .as("the guard reads %s as one statement, as Postgres does", sql)
+                    .isInstanceOf(GuardVerdict.Allowed.class);
             assertThat(driverStatements(sql)).as("pgjdbc splits %s", sql).isGreaterThan(1);
         }
     }

@@ -1,10 +1,9 @@
 package io.roboco.sandbox.inspect.sql;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** The guard's rules one by one, with the reasons a model acts on. */
 class QueryGuardTest {
@@ -19,7 +18,8 @@ class QueryGuardTest {
     @Test
     void allowsOneSelectWithOrExplainAndSaysWhichKind() {
         assertThat(guard.check("SELECT 1")).isEqualTo(new GuardVerdict.Allowed("select", false));
-        assertThat(guard.check("with x as (select 1) select * from x")).isEqualTo(new GuardVerdict.Allowed("with", false));
+        assertThat(guard.check("with x as (select 1) select * from x"))
+                .isEqualTo(new GuardVerdict.Allowed("with", false));
         assertThat(guard.check("EXPLAIN (FORMAT JSON) SELECT 1")).isEqualTo(new GuardVerdict.Allowed("explain", false));
     }
 
@@ -27,36 +27,47 @@ class QueryGuardTest {
     void explainAnalyzeIsAllowedOnlyWhenThePolicySaysSo() {
         assertThat(refused("EXPLAIN ANALYZE SELECT 1").rule()).isEqualTo(Violation.EXPLAIN_ANALYZE);
         QueryGuard permissive = new QueryGuard(ColumnPatterns.defaults(), true, 200);
-        assertThat(permissive.check("EXPLAIN (ANALYZE, BUFFERS) SELECT 1")).isEqualTo(new GuardVerdict.Allowed("explain", true));
+        assertThat(permissive.check("EXPLAIN (ANALYZE, BUFFERS) SELECT 1"))
+                .isEqualTo(new GuardVerdict.Allowed("explain", true));
         assertThat(permissive.check("EXPLAIN ANALYZE DELETE FROM t")).isInstanceOf(GuardVerdict.Refused.class);
     }
 
     @Test
     void theExplainToolsAcceptOnlyWhatTheyCanWrap() {
         assertThat(guard.checkExplainable("SELECT 1")).isInstanceOf(GuardVerdict.Allowed.class);
-        assertThat(((GuardVerdict.Refused) guard.checkExplainable("EXPLAIN SELECT 1")).reason()).contains("only SELECT or WITH statements");
+        assertThat(((GuardVerdict.Refused) guard.checkExplainable("EXPLAIN SELECT 1")).reason())
+                .contains("only SELECT or WITH statements");
     }
 
     @Test
     void refusalsNameWhatWasFoundAndWhatToDoInstead() {
-        assertThat(refused("DELETE FROM t").reason()).contains("starts with 'DELETE'").contains("your own connection");
+        assertThat(refused("DELETE FROM t").reason())
+                .contains("starts with 'DELETE'")
+                .contains("your own connection");
         assertThat(refused("SELECT 1; SELECT 2").reason()).contains("another statement follows the ';' at offset 8");
-        assertThat(refused("SELECT comment FROM posts").reason()).contains("COMMENT is a write").contains("quote it (\"comment\")");
+        assertThat(refused("SELECT comment FROM posts").reason())
+                .contains("COMMENT is a write")
+                .contains("quote it (\"comment\")");
         assertThat(refused("SELECT pg_sleep(1)").reason()).contains("pg_sleep is refused (function: it sleeps");
-        assertThat(refused("SELECT api_token FROM t").reason()).contains("'api_token' matches the denied-column pattern '*token*'");
+        assertThat(refused("SELECT api_token FROM t").reason())
+                .contains("'api_token' matches the denied-column pattern '*token*'");
         assertThat(refused("SELECT u FROM users u").reason()).contains("'u' is a whole-row reference");
         assertThat(refused("SELECT " + "1,".repeat(100) + "1").reason()).contains("the limit is 200");
     }
 
     @Test
     void reportsEveryViolationAtOnceUpToAFew() {
-        List<Violation> all = refused("SELECT password, pg_sleep(1), nextval('s') FROM t FOR UPDATE").violations();
-        assertThat(all).extracting(Violation::rule).contains(Violation.DENIED_COLUMN, Violation.DENIED_FUNCTION, Violation.ROW_LOCK);
+        List<Violation> all = refused("SELECT password, pg_sleep(1), nextval('s') FROM t FOR UPDATE")
+                .violations();
+        assertThat(all)
+                .extracting(Violation::rule)
+                .contains(Violation.DENIED_COLUMN, Violation.DENIED_FUNCTION, Violation.ROW_LOCK);
     }
 
     @Test
     void quotedOrQualifiedKeywordsAreNamesNotKeywords() {
-        assertThat(guard.check("SELECT \"comment\", t.lock, 1 AS delete FROM t")).isInstanceOf(GuardVerdict.Allowed.class);
+        assertThat(guard.check("SELECT \"comment\", t.lock, 1 AS delete FROM t"))
+                .isInstanceOf(GuardVerdict.Allowed.class);
     }
 
     @Test
@@ -74,7 +85,8 @@ class QueryGuardTest {
         assertThat(guard.check("SELECT count(*), 2 * 3 FROM t")).isInstanceOf(GuardVerdict.Allowed.class);
         assertThat(refused("SELECT a FROM (SELECT * FROM t) s").rule()).isEqualTo(Violation.STAR_PLACEMENT);
         assertThat(refused("SELECT * FROM a UNION SELECT * FROM b").rule()).isEqualTo(Violation.STAR_PLACEMENT);
-        assertThat(refused("SELECT 1 FROM t WHERE EXISTS (SELECT * FROM u)").rule()).isEqualTo(Violation.STAR_PLACEMENT);
+        assertThat(refused("SELECT 1 FROM t WHERE EXISTS (SELECT * FROM u)").rule())
+                .isEqualTo(Violation.STAR_PLACEMENT);
     }
 
     @Test
@@ -86,8 +98,10 @@ class QueryGuardTest {
 
     @Test
     void wholeRowReferencesAreFoundInJoinsAndParenthesisedJoins() {
-        assertThat(refused("SELECT to_json(b) FROM a JOIN b ON a.id = b.id").rule()).isEqualTo(Violation.WHOLE_ROW);
-        assertThat(refused("SELECT to_json(b) FROM (a JOIN b ON a.id = b.id)").rule()).isEqualTo(Violation.WHOLE_ROW);
+        assertThat(refused("SELECT to_json(b) FROM a JOIN b ON a.id = b.id").rule())
+                .isEqualTo(Violation.WHOLE_ROW);
+        assertThat(refused("SELECT to_json(b) FROM (a JOIN b ON a.id = b.id)").rule())
+                .isEqualTo(Violation.WHOLE_ROW);
         assertThat(guard.check("SELECT b.id FROM (a JOIN b ON a.id = b.id)")).isInstanceOf(GuardVerdict.Allowed.class);
         assertThat(guard.check("SELECT name FROM users u")).isInstanceOf(GuardVerdict.Allowed.class);
     }

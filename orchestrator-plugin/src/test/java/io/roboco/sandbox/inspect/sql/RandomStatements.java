@@ -10,20 +10,92 @@ import java.util.Random;
  */
 public final class RandomStatements {
     private static final String[] PIECES = {
-            " ", "\n", "\r", "\t", "1", "x", "a$b$", "e", "E", ",", "(", ")", "||", "+", "-", "*", "/", "::text",
-            "'", "''", "'a'", "'it''s'", "'\\'", "E'", "E'\\''", "e'x\\'", "U&'", "X'", "b'", "N'",
-            "\"", "\"q\"", "\"a\"\"b\"", "$", "$$", "$a$", "$b$", "$a$x$a$", "$1",
-            "--", "--c\n", "/*", "*/", "/* c */", "/* /* */ */", ";", "; SELECT 2", "\\", "?", "??",
-            " DELETE FROM t", " COMMIT", " pg_sleep(1)", " FROM t", " AS s"};
+        " ",
+        "\n",
+        "\r",
+        "\t",
+        "1",
+        "x",
+        "a$b$",
+        "e",
+        "E",
+        ",",
+        "(",
+        ")",
+        "||",
+        "+",
+        "-",
+        "*",
+        "/",
+        "::text",
+        "'",
+        "''",
+        "'a'",
+        "'it''s'",
+        "'\\'",
+        "E'",
+        "E'\\''",
+        "e'x\\'",
+        "U&'",
+        "X'",
+        "b'",
+        "N'",
+        "\"",
+        "\"q\"",
+        "\"a\"\"b\"",
+        "$",
+        "$$",
+        "$a$",
+        "$b$",
+        "$a$x$a$",
+        "$1",
+        "--",
+        "--c\n",
+        "/*",
+        "*/",
+        "/* c */",
+        "/* /* */ */",
+        ";",
+        "; SELECT 2",
+        "\\",
+        "?",
+        "??",
+        " DELETE FROM t",
+        " COMMIT",
+        " pg_sleep(1)",
+        " FROM t",
+        " AS s"
+    };
 
     /** Complete literals whose insides hold what a wrong lexer would take for a statement end or a comment. */
     private static final String[] LITERALS = {
-            "'a;b'", "'it''s; x'", "E'\\'; x'", "E'x\\\\'", "e'\\\\\\'; '", "$$;$$", "$a$ $b$ ; $a$", "$q$'; --$q$", "U&'\\0041;'",
-            "'--;'", "'/*;'", "E'/*'", "$$*/;$$", "'\\'", "E'\\''''", "1", "''", "N'x;'", "X'1F'", "B'101'"};
-    private static final String[] JOINS = {" || ", "||", " /* ; */ || ", " /* /* ; */ ; */||", "\n-- ; '\n|| ", " --\r|| ", "/**/||"};
+        "'a;b'",
+        "'it''s; x'",
+        "E'\\'; x'",
+        "E'x\\\\'",
+        "e'\\\\\\'; '",
+        "$$;$$",
+        "$a$ $b$ ; $a$",
+        "$q$'; --$q$",
+        "U&'\\0041;'",
+        "'--;'",
+        "'/*;'",
+        "E'/*'",
+        "$$*/;$$",
+        "'\\'",
+        "E'\\''''",
+        "1",
+        "''",
+        "N'x;'",
+        "X'1F'",
+        "B'101'"
+    };
 
-    private RandomStatements() {
-    }
+    private static final String[] JOINS = {
+        " || ", "||", " /* ; */ || ", " /* /* ; */ ; */||", "\n-- ; '\n|| ", " --\r|| ", "/**/||"
+    };
+
+    private RandomStatements() {}
 
     /** Mostly broken text: for comparing lexers where they fail. */
     public static List<String> generate(long seed, int count) {

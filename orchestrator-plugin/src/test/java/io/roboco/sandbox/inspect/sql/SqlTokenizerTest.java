@@ -1,11 +1,10 @@
 package io.roboco.sandbox.inspect.sql;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class SqlTokenizerTest {
 
@@ -24,7 +23,8 @@ class SqlTokenizerTest {
 
     @Test
     void escapeStringsHonourBackslashEscapesAndDoubledQuotes() throws Exception {
-        assertThat(texts("SELECT E'\\'', e'a''b', E'\\\\';")).containsExactly("SELECT", "E'\\''", ",", "e'a''b'", ",", "E'\\\\'", ";");
+        assertThat(texts("SELECT E'\\'', e'a''b', E'\\\\';"))
+                .containsExactly("SELECT", "E'\\''", ",", "e'a''b'", ",", "E'\\\\'", ";");
     }
 
     @Test
@@ -40,7 +40,8 @@ class SqlTokenizerTest {
 
     @Test
     void dollarQuotesNeedTheirExactTagAndADollarInsideAWordBelongsToTheWord() throws Exception {
-        assertThat(texts("SELECT $a$ $b$ ; $A$ $a$, $$x$$, x$a$ , $1")).containsExactly("SELECT", "$a$ $b$ ; $A$ $a$", ",", "$$x$$", ",", "x$a$", ",", "$1");
+        assertThat(texts("SELECT $a$ $b$ ; $A$ $a$, $$x$$, x$a$ , $1"))
+                .containsExactly("SELECT", "$a$ $b$ ; $A$ $a$", ",", "$$x$$", ",", "x$a$", ",", "$1");
         assertThat(kinds("SELECT $1")).containsExactly(TokenKind.WORD, TokenKind.PARAMETER);
     }
 
@@ -54,37 +55,49 @@ class SqlTokenizerTest {
 
     @Test
     void blockCommentsNestAndLineCommentsEndAtEitherNewline() throws Exception {
-        assertThat(texts("SELECT /* a /* b */ still ; */ 1 -- x ; y\n, 2 --z\r, 3")).containsExactly("SELECT", "1", ",", "2", ",", "3");
+        assertThat(texts("SELECT /* a /* b */ still ; */ 1 -- x ; y\n, 2 --z\r, 3"))
+                .containsExactly("SELECT", "1", ",", "2", ",", "3");
     }
 
     @Test
     void aCommentStartInsideAnOperatorRunEndsTheOperator() throws Exception {
-        assertThat(texts("SELECT 2 *-- c\n3, 4 +/* c */5, */**/")).containsExactly("SELECT", "2", "*", "3", ",", "4", "+", "5", ",", "*");
+        assertThat(texts("SELECT 2 *-- c\n3, 4 +/* c */5, */**/"))
+                .containsExactly("SELECT", "2", "*", "3", ",", "4", "+", "5", ",", "*");
     }
 
     @Test
     void punctuationAndCastsAreTokensOfTheirOwn() throws Exception {
-        assertThat(texts("SELECT a::text, b[1:2], f(x := 1)")).containsExactly("SELECT", "a", "::", "text", ",", "b", "[", "1", ":", "2", "]",
-                ",", "f", "(", "x", ":=", "1", ")");
+        assertThat(texts("SELECT a::text, b[1:2], f(x := 1)"))
+                .containsExactly(
+                        "SELECT", "a", "::", "text", ",", "b", "[", "1", ":", "2", "]", ",", "f", "(", "x", ":=", "1",
+                        ")");
     }
 
     @Test
     void numbersStopBeforeLettersSoAKeywordCannotHideInsideOne() throws Exception {
-        assertThat(texts("SELECT 1union, 1.5e3, .5, 0x1F, 1_000")).containsExactly("SELECT", "1", "union", ",", "1.5e3", ",", ".5", ",", "0x1F", ",", "1_000");
+        assertThat(texts("SELECT 1union, 1.5e3, .5, 0x1F, 1_000"))
+                .containsExactly("SELECT", "1", "union", ",", "1.5e3", ",", ".5", ",", "0x1F", ",", "1_000");
     }
 
     @Test
     void refusesWhatItCannotReadWithCertainty() {
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT 'open")).hasMessageContaining("unterminated string literal at offset 7");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT E'\\'")).hasMessageContaining("unterminated string literal");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT /* /* */")).hasMessageContaining("unterminated /* comment");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT $x$ open")).hasMessageContaining("unterminated dollar-quoted string $x$");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT \"open")).hasMessageContaining("unterminated quoted identifier");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT 'open"))
+                .hasMessageContaining("unterminated string literal at offset 7");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT E'\\'"))
+                .hasMessageContaining("unterminated string literal");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT /* /* */"))
+                .hasMessageContaining("unterminated /* comment");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT $x$ open"))
+                .hasMessageContaining("unterminated dollar-quoted string $x$");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT \"open"))
+                .hasMessageContaining("unterminated quoted identifier");
         assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT \"\"")).hasMessageContaining("zero-length");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT U&\"x\"")).hasMessageContaining("U&\"…\" identifiers are not accepted");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT U&\"x\""))
+                .hasMessageContaining("U&\"…\" identifiers are not accepted");
         assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT {fn now()}")).hasMessageContaining("JDBC escape");
         assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT $ 1")).hasMessageContaining("'$' that starts neither");
-        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT 1 \\g")).hasMessageContaining("unexpected character U+005C");
+        assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT 1 \\g"))
+                .hasMessageContaining("unexpected character U+005C");
         assertThatThrownBy(() -> SqlTokenizer.tokenize("SELECT 1\0")).hasMessageContaining("NUL");
     }
 }

@@ -13,7 +13,6 @@ import io.roboco.sandbox.engine.Probes;
 import io.roboco.sandbox.engine.ReadinessProbe;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,8 +64,12 @@ public final class KvEngine implements Engine {
     public ContainerSpec containerSpec(SpecRequest request) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KV_ADMIN_PASSWORD", request.credentials().adminPassword());
-        return new ContainerSpec(request.image(), env, List.of("kv-server", "--bind", request.bindHost(),
-                "--port", Integer.toString(request.port())), "/var/lib/kv", request.port());
+        return new ContainerSpec(
+                request.image(),
+                env,
+                List.of("kv-server", "--bind", request.bindHost(), "--port", Integer.toString(request.port())),
+                "/var/lib/kv",
+                request.port());
     }
 
     @Override
@@ -90,13 +93,16 @@ public final class KvEngine implements Engine {
     }
 
     @Override
-    public void activate(AllowedFeature feature, ContainerExec exec, Credentials credentials, String image) throws Exception {
-        ExecResult result = exec.exec(List.of("kv-cli", "plugin", "load", feature.name()), Map.of("KV_AUTH", credentials.adminPassword()));
+    public void activate(AllowedFeature feature, ContainerExec exec, Credentials credentials, String image)
+            throws Exception {
+        ExecResult result = exec.exec(
+                List.of("kv-cli", "plugin", "load", feature.name()), Map.of("KV_AUTH", credentials.adminPassword()));
         if (result.exitCode() == 3) {
             throw new FeatureUnavailableException(name(), feature.name(), image, result.output());
         }
         if (!result.ok()) {
-            throw new IllegalStateException("kv: plugin load " + feature + " failed with exit code " + result.exitCode());
+            throw new IllegalStateException(
+                    "kv: plugin load " + feature + " failed with exit code " + result.exitCode());
         }
     }
 
@@ -108,8 +114,10 @@ public final class KvEngine implements Engine {
         env.put("ROBOCO_TEST_KV_NAME", credentials.database());
         env.put("ROBOCO_TEST_KV_USER", credentials.user());
         env.put("ROBOCO_TEST_KV_PASSWORD", credentials.password());
-        env.put("ROBOCO_TEST_KV_URL", "kv://" + credentials.user() + ":" + credentials.password() + "@" + endpoint.host() + ":"
-                + endpoint.port() + "/" + credentials.database());
+        env.put(
+                "ROBOCO_TEST_KV_URL",
+                "kv://" + credentials.user() + ":" + credentials.password() + "@" + endpoint.host() + ":"
+                        + endpoint.port() + "/" + credentials.database());
         return env;
     }
 }

@@ -1,5 +1,9 @@
 package io.roboco.sandbox.runtime.docker;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Capability;
@@ -13,9 +17,6 @@ import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
 import io.roboco.sandbox.testkit.ContainerRuntimeContract;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,10 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * testkit's {@link ContainerRuntimeContract} against the real daemon (it lives here, not beside the
@@ -79,9 +78,14 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
     }
 
     static RunRequest redisRequest(String name, Map<String, String> labels, int port) {
-        ContainerSpec spec = new ContainerSpec(REDIS_IMAGE, Map.of(),
-                List.of("redis-server", "--bind", "127.0.0.1", "--port", String.valueOf(port), "--save", ""), "/data", port);
-        return new RunRequest(name, spec, labels, Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        ContainerSpec spec = new ContainerSpec(
+                REDIS_IMAGE,
+                Map.of(),
+                List.of("redis-server", "--bind", "127.0.0.1", "--port", String.valueOf(port), "--save", ""),
+                "/data",
+                port);
+        return new RunRequest(
+                name, spec, labels, Limits.sandboxDefaults(), NetworkMode.host(), RunRequest.ENTRYPOINT_CAPABILITIES);
     }
 
     @Override
@@ -89,9 +93,15 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
         return baseRequest(name, labels, List.of("sh", "-c", "exit " + exitCode), NetworkMode.host());
     }
 
-    private static RunRequest baseRequest(String name, Map<String, String> labels, List<String> command, NetworkMode network) {
-        return new RunRequest(name, new ContainerSpec(BASE_IMAGE, Map.of(), command, "/data", 0),
-                labels, Limits.sandboxDefaults(), network, Set.of());
+    private static RunRequest baseRequest(
+            String name, Map<String, String> labels, List<String> command, NetworkMode network) {
+        return new RunRequest(
+                name,
+                new ContainerSpec(BASE_IMAGE, Map.of(), command, "/data", 0),
+                labels,
+                Limits.sandboxDefaults(),
+                network,
+                Set.of());
     }
 
     @Override
@@ -110,10 +120,13 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
         Map<String, String> labels = labels();
         StartedContainer started = docker.start(redisRequest(uniqueName("locked"), labels, port));
 
-        InspectContainerResponse inspected = docker.client().inspectContainerCmd(started.id()).exec();
+        InspectContainerResponse inspected =
+                docker.client().inspectContainerCmd(started.id()).exec();
         HostConfig host = inspected.getHostConfig();
         assertThat(host.getTmpFs()).containsOnlyKeys("/data");
-        assertThat(host.getTmpFs().get("/data")).contains("rw").contains("size=" + Limits.sandboxDefaults().tmpfsBytes());
+        assertThat(host.getTmpFs().get("/data"))
+                .contains("rw")
+                .contains("size=" + Limits.sandboxDefaults().tmpfsBytes());
         assertThat(host.getMemory()).isEqualTo(536_870_912L);
         assertThat(host.getMemorySwap()).isEqualTo(536_870_912L);
         assertThat(host.getNanoCPUs()).isEqualTo(1_000_000_000L);
@@ -125,12 +138,14 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
         assertThat(host.getPrivileged()).isFalse();
         assertThat(host.getBinds()).isNullOrEmpty();
         assertThat(host.getMounts()).isNullOrEmpty();
-        assertThat(inspected.getMounts()).noneMatch(m -> String.valueOf(m.getSource()).contains("docker.sock"));
+        assertThat(inspected.getMounts())
+                .noneMatch(m -> String.valueOf(m.getSource()).contains("docker.sock"));
         assertThat(host.getNetworkMode()).isEqualTo("host");
         assertThat(host.getRestartPolicy().getName()).isIn("", "no");
         assertThat(inspected.getConfig().getLabels()).containsAllEntriesOf(labels);
 
-        assertThat(docker.exec(started.id(), List.of("sh", "-c", "grep ' /data ' /proc/mounts"), Map.of()).stdout())
+        assertThat(docker.exec(started.id(), List.of("sh", "-c", "grep ' /data ' /proc/mounts"), Map.of())
+                        .stdout())
                 .startsWith("tmpfs /data tmpfs");
         String pong = eventually(() -> redisPing(port), reply -> reply.startsWith("+PONG"));
         assertThat(pong).startsWith("+PONG");
@@ -146,7 +161,8 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
         assertThatThrownBy(() -> docker.start(request))
                 .isInstanceOf(ContainerRuntimeException.class)
                 .hasMessageContaining("network '" + network + "' does not exist");
-        assertThat(docker.list(Map.of("roboco.sandbox.instance", "net-" + runId))).isEmpty();
+        assertThat(docker.list(Map.of("roboco.sandbox.instance", "net-" + runId)))
+                .isEmpty();
     }
 
     @Test
@@ -159,12 +175,14 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
                 .hasMessageContaining(request.name())
                 .hasMessageContaining("did not start")
                 .hasMessageContaining("container removed");
-        assertThat(docker.list(Map.of("roboco.sandbox.instance", "nostart-" + runId))).isEmpty();
+        assertThat(docker.list(Map.of("roboco.sandbox.instance", "nostart-" + runId)))
+                .isEmpty();
     }
 
     @Test
     void unreachableDaemonSaysWhatToDo() {
-        try (DockerContainerRuntime nowhere = DockerContainerRuntime.connect("unix:///tmp/roboco-no-docker-" + runId + ".sock")) {
+        try (DockerContainerRuntime nowhere =
+                DockerContainerRuntime.connect("unix:///tmp/roboco-no-docker-" + runId + ".sock")) {
             assertThatThrownBy(nowhere::ping)
                     .isInstanceOf(ContainerRuntimeException.class)
                     .hasMessageContaining("Docker daemon at unix:///tmp/roboco-no-docker-")
@@ -178,7 +196,8 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
 
     @Test
     void execThatOverrunsItsTimeoutFailsClearly() {
-        try (DockerContainerRuntime impatient = DockerContainerRuntime.connect(docker.dockerHost(), Duration.ofSeconds(1))) {
+        try (DockerContainerRuntime impatient =
+                DockerContainerRuntime.connect(docker.dockerHost(), Duration.ofSeconds(1))) {
             StartedContainer started = impatient.start(longRunningRequest(uniqueName("slowexec"), labels()));
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> impatient.exec(started.id(), List.of("sleep", "5"), Map.of()))
@@ -192,8 +211,12 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
     @Test
     void listingReportsExitedContainersWithTheirCode() {
         StartedContainer started = docker.start(exitingRequest(uniqueName("listexit"), labels(), 5));
-        ContainerState listed = eventually(() -> docker.list(Map.of(RUN_LABEL, runId)).stream()
-                .filter(s -> s.id().equals(started.id())).findFirst().orElseThrow(), s -> !s.running());
+        ContainerState listed = eventually(
+                () -> docker.list(Map.of(RUN_LABEL, runId)).stream()
+                        .filter(s -> s.id().equals(started.id()))
+                        .findFirst()
+                        .orElseThrow(),
+                s -> !s.running());
         assertThat(listed.exitCode()).isEqualTo(5);
         assertThat(listed.image()).isEqualTo(BASE_IMAGE);
         docker.remove(started.id());

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.engine.postgres.schema;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,16 +21,14 @@ public record SchemaDiff(List<ObjectRef> added, List<ObjectRef> removed, List<Ch
     }
 
     /** An object by kind and qualified name. */
-    public record ObjectRef(String kind, String name) {
-    }
+    public record ObjectRef(String kind, String name) {}
 
     /** One attribute's values before and after; null when absent on that side. */
-    public record Values(String before, String after) {
-    }
+    public record Values(String before, String after) {}
 
     public record Change(String kind, String name, Map<String, Values> attributes) {
         public Change {
-            attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
+            attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
         }
     }
 
@@ -44,8 +43,8 @@ public record SchemaDiff(List<ObjectRef> added, List<ObjectRef> removed, List<Ch
      */
     public static SchemaDiff between(SchemaDigest before, SchemaDigest after) {
         if (before.formatVersion() != after.formatVersion()) {
-            throw new IllegalArgumentException("snapshot digest format " + before.formatVersion() + " cannot be compared with format "
-                    + after.formatVersion() + "; take a new snapshot");
+            throw new IllegalArgumentException("snapshot digest format " + before.formatVersion()
+                    + " cannot be compared with format " + after.formatVersion() + "; take a new snapshot");
         }
         List<ObjectRef> added = new ArrayList<>();
         List<ObjectRef> removed = new ArrayList<>();

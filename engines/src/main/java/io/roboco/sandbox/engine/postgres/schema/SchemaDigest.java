@@ -1,5 +1,6 @@
 package io.roboco.sandbox.engine.postgres.schema;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,16 +15,23 @@ import java.util.TreeMap;
  * @param formatVersion {@link #FORMAT_VERSION} when it was taken; a diff refuses to compare different formats
  * @param objects       by {@link SchemaObject#key()}, sorted
  */
-public record SchemaDigest(int formatVersion, String postgresVersion, List<String> schemas, Map<String, Integer> counts,
-                           Map<String, SchemaObject> objects, String digest) {
+public record SchemaDigest(
+        int formatVersion,
+        String postgresVersion,
+        List<String> schemas,
+        Map<String, Integer> counts,
+        Map<String, SchemaObject> objects,
+        String digest) {
     /** Bump when what is recorded (kinds, attributes, naming) changes. */
     public static final int FORMAT_VERSION = 1;
-    public static final List<String> KINDS = List.of("extension", "table", "column", "constraint", "index", "view", "function", "sequence");
+
+    public static final List<String> KINDS =
+            List.of("extension", "table", "column", "constraint", "index", "view", "function", "sequence");
 
     public SchemaDigest {
         schemas = List.copyOf(schemas);
         counts = Map.copyOf(counts);
-        objects = java.util.Collections.unmodifiableMap(new TreeMap<>(objects));
+        objects = Collections.unmodifiableMap(new TreeMap<>(objects));
     }
 
     /** A digest of {@code objects}: counts and the overall hash computed here. */
@@ -39,6 +47,7 @@ public record SchemaDigest(int formatVersion, String postgresVersion, List<Strin
         byKey.values().forEach(o -> counts.merge(o.kind(), 1, Integer::sum));
         StringBuilder all = new StringBuilder("v").append(FORMAT_VERSION);
         byKey.values().forEach(o -> all.append('\n').append(o.key()).append(' ').append(o.fingerprint()));
-        return new SchemaDigest(FORMAT_VERSION, postgresVersion, schemas, counts, byKey, SchemaObject.sha256(all.toString()));
+        return new SchemaDigest(
+                FORMAT_VERSION, postgresVersion, schemas, counts, byKey, SchemaObject.sha256(all.toString()));
     }
 }

@@ -34,7 +34,8 @@ public record SchemaObject(String kind, String name, Map<String, String> attribu
         });
         StringBuilder canonical = new StringBuilder(kind).append('\0').append(name);
         present.forEach((k, v) -> canonical.append('\0').append(k).append('=').append(v));
-        return new SchemaObject(kind, name, present, sha256(canonical.toString()).substring(0, 16));
+        return new SchemaObject(
+                kind, name, present, sha256(canonical.toString()).substring(0, 16));
     }
 
     /** {@code kind name}: the key a diff matches objects by. */
@@ -44,7 +45,8 @@ public record SchemaObject(String kind, String name, Map<String, String> attribu
 
     static String sha256(String text) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 missing from the JDK", e);
         }

@@ -18,9 +18,11 @@ class SchemaDiffTest {
 
     @Test
     void fingerprintsDependOnEveryAttributeAndNothingElse() {
-        assertThat(column("public.t.a", "int", "yes").fingerprint()).isEqualTo(column("public.t.a", "int", "yes").fingerprint())
+        assertThat(column("public.t.a", "int", "yes").fingerprint())
+                .isEqualTo(column("public.t.a", "int", "yes").fingerprint())
                 .isNotEqualTo(column("public.t.a", "bigint", "yes").fingerprint())
-                .isNotEqualTo(column("public.t.b", "int", "yes").fingerprint()).hasSize(16);
+                .isNotEqualTo(column("public.t.b", "int", "yes").fingerprint())
+                .hasSize(16);
     }
 
     @Test
@@ -30,8 +32,11 @@ class SchemaDiffTest {
         SchemaDiff diff = SchemaDiff.between(before, after);
         assertThat(diff.added()).containsExactly(new SchemaDiff.ObjectRef("column", "public.t.c"));
         assertThat(diff.removed()).containsExactly(new SchemaDiff.ObjectRef("column", "public.t.b"));
-        assertThat(diff.changed()).singleElement().satisfies(c -> assertThat(c.attributes())
-                .containsEntry("type", new SchemaDiff.Values("int", "bigint")).containsEntry("nullable", new SchemaDiff.Values("yes", "no")));
+        assertThat(diff.changed())
+                .singleElement()
+                .satisfies(c -> assertThat(c.attributes())
+                        .containsEntry("type", new SchemaDiff.Values("int", "bigint"))
+                        .containsEntry("nullable", new SchemaDiff.Values("yes", "no")));
         assertThat(before.counts()).containsEntry("column", 2).containsEntry("table", 0);
         assertThat(before.digest()).isNotEqualTo(after.digest());
     }
@@ -48,6 +53,8 @@ class SchemaDiffTest {
     void refusesToCompareDifferentDigestFormats() {
         SchemaDigest a = digest();
         SchemaDigest old = new SchemaDigest(0, a.postgresVersion(), a.schemas(), a.counts(), a.objects(), a.digest());
-        assertThatThrownBy(() -> SchemaDiff.between(old, a)).hasMessageContaining("format 0").hasMessageContaining("take a new snapshot");
+        assertThatThrownBy(() -> SchemaDiff.between(old, a))
+                .hasMessageContaining("format 0")
+                .hasMessageContaining("take a new snapshot");
     }
 }
