@@ -8,7 +8,7 @@
 #   roboco-sandbox/postgres:15        thin `docker build` FROM base:bookworm (images/postgres/)
 #   roboco-sandbox/postgres:17        thin `docker build` FROM base:trixie (images/postgres/)
 #   roboco-sandbox/redis:7            thin `docker build` FROM base:bookworm (images/redis/)
-#   roboco-sandbox/mongo-compat:2     thin `docker build` FROM base:bookworm (images/mongo-compat/)
+#   roboco-sandbox/mongo-compat:3     thin `docker build` FROM base:bookworm (images/mongo-compat/)
 #
 # An image is (re)built only when it is absent or its recipe changed. The recipe hash is
 # a sha256 over its images/<dir>/ files, its build args and its suite's base recipe, stored

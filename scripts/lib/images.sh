@@ -22,7 +22,7 @@ declare -A THIN_TAGS=(
   [postgres]=roboco-sandbox/postgres:15
   [postgres-17]=roboco-sandbox/postgres:17
   [redis]=roboco-sandbox/redis:7
-  [mongo-compat]=roboco-sandbox/mongo-compat:2
+  [mongo-compat]=roboco-sandbox/mongo-compat:3
   [postgres-official-like]=roboco-sandbox/postgres-official-like:15
 )
 # thin image name -> recipe directory under images/

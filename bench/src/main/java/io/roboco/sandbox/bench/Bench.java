@@ -34,7 +34,7 @@ public final class Bench {
     static final Map<String, String> LOCAL_IMAGES = Map.of(
             "postgres", "roboco-sandbox/postgres:15",
             "redis", "roboco-sandbox/redis:7",
-            "mongo", "roboco-sandbox/mongo-compat:2");
+            "mongo", "roboco-sandbox/mongo-compat:3");
     /**
      * The like-for-like baseline: the same Postgres started the way the official image starts it (initdb and a
      * temporary init server on every start); override with {@code ROBOCO_BENCH_IMAGE_POSTGRES_OFFICIAL_LIKE}.

@@ -13,7 +13,7 @@ public final class LocalImages {
     public static final Map<String, String> IMAGES = Map.of(
             "postgres", "roboco-sandbox/postgres:15",
             "redis", "roboco-sandbox/redis:7",
-            "mongo", "roboco-sandbox/mongo-compat:2");
+            "mongo", "roboco-sandbox/mongo-compat:3");
     /** The local image per Postgres major (scripts/lib/images.sh holds the same table). */
     public static final Map<String, Map<String, String>> MAJOR_IMAGES =
             Map.of("postgres", Map.of("15", "roboco-sandbox/postgres:15", "17", "roboco-sandbox/postgres:17"));

@@ -86,7 +86,7 @@ class RequestSandboxApiIT {
                 "ROBOCO_SANDBOX_IMAGE_REDIS",
                 "roboco-sandbox/redis:7",
                 "ROBOCO_SANDBOX_IMAGE_MONGO",
-                "roboco-sandbox/mongo-compat:2",
+                "roboco-sandbox/mongo-compat:3",
                 "ROBOCO_SANDBOX_API_TOKEN",
                 ApiClient.API_TOKEN,
                 "ROBOCO_SANDBOX_ADMIN_TOKEN",

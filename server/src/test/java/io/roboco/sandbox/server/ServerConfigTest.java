@@ -72,7 +72,7 @@ class ServerConfigTest {
                 "ROBOCO_SANDBOX_IMAGE_POSTGRES",
                 "roboco-sandbox/postgres:15",
                 "ROBOCO_SANDBOX_IMAGE_MONGO",
-                "roboco-sandbox/mongo-compat:2",
+                "roboco-sandbox/mongo-compat:3",
                 "ROBOCO_SANDBOX_NETWORK",
                 "network:agents",
                 "ROBOCO_SANDBOX_READY_TIMEOUT",
@@ -91,7 +91,7 @@ class ServerConfigTest {
         assertThat(c.dbEnabledOverride()).isTrue();
         assertThat(c.images())
                 .containsEntry("postgres", "roboco-sandbox/postgres:15")
-                .containsEntry("mongo", "roboco-sandbox/mongo-compat:2");
+                .containsEntry("mongo", "roboco-sandbox/mongo-compat:3");
         assertThat(c.network()).isEqualTo(NetworkMode.named("agents"));
         assertThat(c.janitorGrace()).isEqualTo(Duration.ofMinutes(5));
         assertThat(c.toString()).doesNotContain("pw-not-printed");

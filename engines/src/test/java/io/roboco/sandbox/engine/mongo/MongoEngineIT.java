@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * <p>Standard drivers with the handed-out URL, and the refusals, are {@link MongoDriversIT}.
  */
 class MongoEngineIT {
-    static final String IMAGE = System.getProperty("roboco.it.image.mongo", "roboco-sandbox/mongo-compat:2");
+    static final String IMAGE = System.getProperty("roboco.it.image.mongo", "roboco-sandbox/mongo-compat:3");
 
     @BeforeAll
     static void dockerAndImageArePresent() {

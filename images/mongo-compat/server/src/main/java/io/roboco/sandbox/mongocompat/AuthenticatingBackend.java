@@ -13,6 +13,7 @@ import io.netty.channel.Channel;
 import io.roboco.sandbox.mongocompat.auth.Action;
 import io.roboco.sandbox.mongocompat.auth.User;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
+import io.roboco.sandbox.mongocompat.fidelity.StandIn;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
@@ -79,7 +80,7 @@ public final class AuthenticatingBackend implements MongoBackend {
             }
             CommandAccess.Kind kind = CommandAccess.kind(command);
             if (kind == CommandAccess.Kind.UNKNOWN) {
-                throw MongoErrors.commandNotFound(command);
+                throw StandIn.isMongodCommand(command) ? StandIn.missingCommand(command) : MongoErrors.commandNotFound(command);
             }
             if (CommandAccess.adminOnly(command) && !db.equals("admin")) {
                 throw MongoErrors.unauthorized(command + " may only be run against the admin database.");

@@ -40,7 +40,7 @@ final class CommandAccess {
             checked("findandmodify", Action.WRITE), checked("create", Action.WRITE), checked("drop", Action.WRITE),
             checked("createindexes", Action.WRITE), checked("dropindexes", Action.WRITE),
             Map.entry("renamecollection", new Rule(Kind.CHECKED, Action.WRITE, true)),
-            checked("dropdatabase", Action.DB_ADMIN), checked("validate", Action.DB_ADMIN),
+            checked("dropdatabase", Action.DB_ADMIN), checked("validate", Action.DB_ADMIN), checked("collmod", Action.DB_ADMIN),
             Map.entry("serverstatus", new Rule(Kind.CHECKED, Action.CLUSTER, false)), cluster("hostinfo"), cluster("getcmdlineopts"), cluster("getfreemonitoringstatus"),
             cluster("replsetgetstatus"), cluster("getlog"),
             users("createuser"), users("updateuser"), users("dropuser"), users("dropallusersfromdatabase"), users("usersinfo"));
@@ -77,6 +77,10 @@ final class CommandAccess {
                 collectWriteTargets(body.get("pipeline"), db, needs);
             }
             default -> needs.add(new Requirement(rule.action(), db));
+        }
+        // mongod grants bypassDocumentValidation with dbAdmin (and root), not with readWrite.
+        if (Boolean.TRUE.equals(body.get("bypassDocumentValidation"))) {
+            needs.add(new Requirement(Action.DB_ADMIN, db));
         }
         return needs;
     }

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.mongocompat;
 
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
 
 import java.io.ByteArrayOutputStream;
@@ -43,6 +42,7 @@ public final class Main {
         int port = 27017;
         boolean training = false;
         boolean authFlag = false;
+        long ttlSeconds = 60;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--bind_ip") && i + 1 < args.length) {
@@ -55,6 +55,8 @@ public final class Main {
                 port = Integer.parseInt(args[++i]);
             } else if (a.startsWith("--port=")) {
                 port = Integer.parseInt(a.substring("--port=".length()));
+            } else if (a.equals("--setParameter") && i + 1 < args.length && args[i + 1].startsWith("ttlMonitorSleepSecs=")) {
+                ttlSeconds = Long.parseLong(args[++i].substring("ttlMonitorSleepSecs=".length()));
             } else if (a.equals("--auth")) {
                 authFlag = true;
             } else if (a.equals("--cds-training")) {
@@ -76,7 +78,7 @@ public final class Main {
         }
         boolean accessControl = authFlag || rootUser.isPresent();
 
-        MongoServer server = new MongoServer(new AuthenticatingBackend(new MemoryBackend(), users, accessControl));
+        MongoServer server = new MongoServer(new AuthenticatingBackend(StandInBackend.create().withTtlMonitor(ttlSeconds), users, accessControl));
         try {
             server.bind(host, port);
         } catch (Exception e) { // the bind's BindException arrives unchecked-thrown, though it is an IOException

@@ -14,7 +14,6 @@ import com.mongodb.client.MongoCursor;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Indexes;
 import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -41,7 +40,7 @@ class StandInDriverTest {
     static void start() {
         UserStore users = new UserStore();
         users.add(RootUser.of("roboco_admin", ROOT_PASSWORD));
-        server = new MongoServer(new AuthenticatingBackend(new MemoryBackend(), users, true));
+        server = new MongoServer(new AuthenticatingBackend(StandInBackend.create(), users, true));
         InetSocketAddress address = server.bind();
         port = address.getPort();
         createAgent("agent_a", "pw-a-0123456789", "sandbox_a");
