@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * "A new engine is one class and one registry line" (DESIGN.md, issue 19 item 3): nothing outside the {@code engines}
- * module's packages ({@code engine}, {@code engine.<name>}, {@code inspect}) uses an engine's own package
+ * module's packages ({@code engine}, {@code engine.<name>}) and the inspection library's ({@code inspect}, module
+ * {@code sql-inspect}, which speaks each engine's driver) uses an engine's own package
  * {@code io.roboco.sandbox.engine.<name>}; the core asks the registry and the {@code Engine} SPI's optional capabilities.
  *
  * <p>{@link #NOT_YET_MOVED} names the classes that still reach into {@code engine.postgres} for the data features (seed,

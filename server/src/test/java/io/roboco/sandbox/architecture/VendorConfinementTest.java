@@ -62,12 +62,13 @@ class VendorConfinementTest {
     }
 
     @Test
-    void driversStayInTheEnginesModule() {
+    void driversStayInTheEnginesAndInspectionModules() {
         assertThat(mainSources().stream()
                         .filter(p -> imports(p, "redis.clients") || imports(p, "com.mongodb"))
                         .filter(p -> !ROOT.relativize(p).startsWith("engines")
+                                && !ROOT.relativize(p).startsWith("sql-inspect")
                                 && !ROOT.relativize(p).startsWith("bench")))
-                .as("Jedis / Mongo driver outside engines (and the benchmark)")
+                .as("Jedis / Mongo driver outside engines and sql-inspect (and the benchmark)")
                 .isEmpty();
     }
 }

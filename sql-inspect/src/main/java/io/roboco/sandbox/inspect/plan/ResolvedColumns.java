@@ -1,10 +1,10 @@
 package io.roboco.sandbox.inspect.plan;
 
 import io.roboco.sandbox.inspect.sql.ColumnPatterns;
-import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
-import io.roboco.sandbox.inspect.sql.SqlToken;
-import io.roboco.sandbox.inspect.sql.SqlTokenizer;
 import io.roboco.sandbox.inspect.sql.Violation;
+import io.roboco.sandbox.sql.SqlSyntaxException;
+import io.roboco.sandbox.sql.SqlToken;
+import io.roboco.sandbox.sql.SqlTokenizer;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.inspect.sql;
+package io.roboco.sandbox.sql;
 
 /** The text cannot be read as Postgres SQL (an unterminated quote or comment, a character Postgres rejects). */
 public final class SqlSyntaxException extends Exception {

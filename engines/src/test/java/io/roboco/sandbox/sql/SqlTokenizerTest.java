@@ -1,4 +1,4 @@
-package io.roboco.sandbox.inspect.sql;
+package io.roboco.sandbox.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

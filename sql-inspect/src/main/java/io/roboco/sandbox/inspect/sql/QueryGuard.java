@@ -1,5 +1,9 @@
 package io.roboco.sandbox.inspect.sql;
 
+import io.roboco.sandbox.sql.SqlSyntaxException;
+import io.roboco.sandbox.sql.SqlToken;
+import io.roboco.sandbox.sql.SqlTokenizer;
+import io.roboco.sandbox.sql.TokenKind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

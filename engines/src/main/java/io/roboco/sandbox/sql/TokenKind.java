@@ -1,4 +1,4 @@
-package io.roboco.sandbox.inspect.sql;
+package io.roboco.sandbox.sql;
 
 /** What a {@link SqlToken} is. Whitespace and comments are not tokens. */
 public enum TokenKind {

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.inspect.sql;
+package io.roboco.sandbox.sql;
 
 /**
  * One lexical token of a statement.

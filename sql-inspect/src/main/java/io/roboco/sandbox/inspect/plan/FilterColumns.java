@@ -1,9 +1,9 @@
 package io.roboco.sandbox.inspect.plan;
 
-import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
-import io.roboco.sandbox.inspect.sql.SqlToken;
-import io.roboco.sandbox.inspect.sql.SqlTokenizer;
-import io.roboco.sandbox.inspect.sql.TokenKind;
+import io.roboco.sandbox.sql.SqlSyntaxException;
+import io.roboco.sandbox.sql.SqlToken;
+import io.roboco.sandbox.sql.SqlTokenizer;
+import io.roboco.sandbox.sql.TokenKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

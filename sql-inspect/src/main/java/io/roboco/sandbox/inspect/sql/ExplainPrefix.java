@@ -1,5 +1,7 @@
 package io.roboco.sandbox.inspect.sql;
 
+import io.roboco.sandbox.sql.SqlToken;
+import io.roboco.sandbox.sql.TokenKind;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;

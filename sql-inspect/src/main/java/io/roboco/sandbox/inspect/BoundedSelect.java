@@ -1,8 +1,8 @@
 package io.roboco.sandbox.inspect;
 
-import io.roboco.sandbox.inspect.sql.SqlSyntaxException;
-import io.roboco.sandbox.inspect.sql.SqlToken;
-import io.roboco.sandbox.inspect.sql.SqlTokenizer;
+import io.roboco.sandbox.sql.SqlSyntaxException;
+import io.roboco.sandbox.sql.SqlToken;
+import io.roboco.sandbox.sql.SqlTokenizer;
 import java.util.List;
 import java.util.Set;
 
