@@ -7,8 +7,10 @@ import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.ProjectId;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SettingsStore;
@@ -63,10 +65,10 @@ public final class AgentVerbs {
      * engagement: a slug spawned again first loses what its earlier engagement held (tokens, verb set, named sandboxes).
      */
     public SpawnManifest spawn(String slug, String role, String project) {
-        Names.requireAgentSlug(slug);
+        AgentSlug.parse(slug);
         List<String> verbs = roles.requireRole(role);
         if (project != null) {
-            Names.requireProjectId(project);
+            ProjectId.parse(project);
         }
         engagements.begin(slug, RESPAWNED);
         store.saveAgent(new Agent(slug, role, project, null));
@@ -88,7 +90,7 @@ public final class AgentVerbs {
      * @throws BadRequest for a malformed slug, an unknown verb or malformed arguments
      */
     public Envelope call(String slug, String verb, Map<String, Object> args) throws InterruptedException {
-        Names.requireAgentSlug(slug);
+        AgentSlug.parse(slug);
         VerbNames.requireKnown(verb);
         if (VerbNames.REQUEST_SANDBOX.equals(verb)) {
             return requestSandbox(slug, Arguments.sandboxRequest(args));
@@ -118,7 +120,7 @@ public final class AgentVerbs {
      */
     public Envelope callOn(String slug, String sandboxId, String verb, Map<String, Object> args)
             throws InterruptedException {
-        Names.requireAgentSlug(slug);
+        AgentSlug.parse(slug);
         boolean save = VerbNames.SAVE_TEMPLATE.equals(verb);
         if (!VerbNames.DATA.contains(verb) && !save) {
             throw new BadRequest("'" + Names.printable(verb) + "' is not a data verb; these are: "
@@ -155,7 +157,7 @@ public final class AgentVerbs {
      * down) and it is forgotten. Returns the verb set's containers removed.
      */
     public int containerRemoved(String slug) {
-        Names.requireAgentSlug(slug);
+        AgentSlug.parse(slug);
         int removed = engagements.end(slug, CONTAINER_REMOVED);
         store.deleteAgent(slug);
         return removed;

@@ -3,7 +3,9 @@ package io.roboco.sandbox.verbs;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
-import io.roboco.sandbox.template.TemplateInfo;
+import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.ServiceName;
+import io.roboco.sandbox.request.TemplateName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +42,7 @@ final class Arguments {
         if (rawServices != null) {
             services = new ArrayList<>();
             for (String s : strings("services", rawServices)) {
-                services.add(Names.requireService(s));
+                services.add(ServiceName.parse(s).value());
             }
         }
         Map<String, List<String>> extensions = null;
@@ -52,7 +54,7 @@ final class Arguments {
             }
             extensions = new LinkedHashMap<>();
             for (Map.Entry<?, ?> e : ((Map<?, ?>) rawExtensions).entrySet()) {
-                String service = Names.requireService(String.valueOf(e.getKey()));
+                String service = ServiceName.parse(String.valueOf(e.getKey())).value();
                 List<String> names = strings("extensions." + service, e.getValue());
                 for (String name : names) {
                     if (name.isEmpty() || name.length() > MAX_FEATURE_LENGTH) {
@@ -64,13 +66,9 @@ final class Arguments {
             }
         }
         Map<String, String> labels = in.containsKey("labels") ? Labels.parse("labels", in.get("labels")) : null;
-        String template = null;
-        if (in.get("template") != null) {
-            if (!(in.get("template") instanceof String t) || !TemplateInfo.validName(t)) {
-                throw new BadRequest("'template' must be a template name (" + TemplateInfo.NAME_RULE + ")");
-            }
-            template = t;
-        }
+        String template = in.get("template") == null
+                ? null
+                : TemplateName.parse("template", in.get("template")).value();
         return new SandboxRequest(services, extensions, labels, template);
     }
 
@@ -81,7 +79,7 @@ final class Arguments {
         if (task.length() > 200) {
             throw new BadRequest("'task' must be at most 200 characters");
         }
-        return new Work(Names.requireProjectId(project), task);
+        return new Work(ProjectId.parse(project).value(), task);
     }
 
     /** {@code {"name": "…"}}: a snapshot or checkpoint name (its shape is checked by the operation). */

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.data;
 
+import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.NameShape;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.engine.postgres.PostgresCheckpoints;
@@ -10,6 +12,7 @@ import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.SnapshotName;
 import io.roboco.sandbox.settings.SnapshotStore;
 import io.roboco.sandbox.settings.StoredSnapshot;
 import java.sql.SQLException;
@@ -143,13 +146,8 @@ public final class SandboxData {
         if (!VERBS.contains(verb)) {
             throw new IllegalArgumentException("not a data operation: " + verb);
         }
-        try {
-            PostgresCheckpoints.requireName(name);
-            return Optional.empty();
-        } catch (UnknownNameException e) {
-            return Optional.of(new DataOutcome.Refused(e.getMessage()
-                    .replace("checkpoint name", (verb.contains("schema") ? "snapshot" : "checkpoint") + " name")));
-        }
+        NameShape shape = verb.contains("schema") ? SnapshotName.SHAPE : CheckpointName.SHAPE;
+        return shape.matches(name) ? Optional.empty() : Optional.of(new DataOutcome.Refused(shape.malformed(name)));
     }
 
     /** The work of one operation, run under the sandbox's lock. */

@@ -10,6 +10,7 @@ import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
@@ -40,8 +41,8 @@ public final class TemplateSaving {
 
     /** Saves the postgres database of the set keyed {@code owner} (of {@code project}) as {@code name}. */
     public DataOutcome save(String owner, String project, String name, boolean replace) throws InterruptedException {
-        if (!TemplateInfo.validName(name)) {
-            return new DataOutcome.Refused("template name must be " + TemplateInfo.NAME_RULE);
+        if (!TemplateName.isValid(name)) {
+            return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
         }
         TemplateStore store = manager.provisioner().templates();
         try {
@@ -78,8 +79,8 @@ public final class TemplateSaving {
             boolean replace,
             Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
-        if (!TemplateInfo.validName(name)) {
-            return new DataOutcome.Refused("template name must be " + TemplateInfo.NAME_RULE);
+        if (!TemplateName.isValid(name)) {
+            return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
         }
         TemplateStore store = manager.provisioner().templates();
         try {

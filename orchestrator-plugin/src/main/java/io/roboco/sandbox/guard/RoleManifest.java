@@ -17,6 +17,7 @@ import static io.roboco.sandbox.guard.Verbs.UNCLAIM;
 
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.Role;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -46,6 +47,7 @@ public final class RoleManifest {
     private final Map<String, Set<String>> verbsByRole;
 
     private RoleManifest(Map<String, Set<String>> verbsByRole) {
+        verbsByRole.keySet().forEach(Role::parse);
         this.verbsByRole = Collections.unmodifiableMap(verbsByRole);
     }
 

@@ -1,9 +1,8 @@
 package io.roboco.sandbox.plugin;
 
-import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.settings.Project;
-import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.util.Map;
 import java.util.Optional;
@@ -20,9 +19,8 @@ final class TemplateSeeds {
 
     /** Why {@code name} cannot seed a new sandbox of {@code project} per call; empty when it can. */
     static Optional<String> refusal(String name, Project project, TemplateStore store) {
-        if (!TemplateInfo.validName(name)) {
-            return Optional.of("template must be a template name (" + TemplateInfo.NAME_RULE + "); got '"
-                    + Printable.of(name) + "'");
+        if (!TemplateName.isValid(name)) {
+            return Optional.of(TemplateName.SHAPE.mustBe("template", name));
         }
         if (!project.services().contains("postgres")) {
             return Optional.of("a template restores into postgres, which is not in project '" + project.id()

@@ -3,6 +3,7 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.engine.UnknownNameException;
+import io.roboco.sandbox.request.ProjectId;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import java.time.Duration;
@@ -43,7 +44,7 @@ public record ProvisionSettings(
         int concurrentStarts) {
     public ProvisionSettings {
         Objects.requireNonNull(instanceId, "instanceId");
-        if (!instanceId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")) {
+        if (!ProjectId.SHAPE.matches(instanceId)) { // an instance id is written like a project id
             throw new IllegalArgumentException(
                     "instance id '" + instanceId + "' must be 1-64 letters, digits, '.', '_' or '-'");
         }

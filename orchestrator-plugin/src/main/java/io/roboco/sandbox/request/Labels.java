@@ -1,5 +1,6 @@
 package io.roboco.sandbox.request;
 
+import io.roboco.sandbox.engine.NameShape;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -11,7 +12,9 @@ import java.util.regex.Pattern;
  */
 public final class Labels {
     public static final int MAX = 16;
-    public static final Pattern KEY = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Label keys are written like agent slugs. */
+    public static final NameShape KEY = AgentSlug.SHAPE.as("label key");
+
     public static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_.:/@+-]{0,128}");
     public static final String KEY_RULE =
             "a label key is 1-63 characters of a-z, 0-9, '_', '.', '-', starting with a letter or digit";
@@ -54,7 +57,7 @@ public final class Labels {
     }
 
     private static String requireKey(String field, String key) {
-        if (!KEY.matcher(key).matches()) {
+        if (!KEY.matches(key)) {
             throw new BadRequest(field + " key '" + Names.printable(key) + "' is not allowed: " + KEY_RULE);
         }
         return key;

@@ -8,6 +8,7 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.ProjectId;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.template.TemplateStore;
 import java.time.Duration;
@@ -109,7 +110,7 @@ public final class ProjectForm {
 
     private static Project parseFields(
             String id, Map<String, Object> body, EngineRegistry registry, ProvisionSettings images) {
-        Names.requireProjectId(id);
+        ProjectId.parse(id);
         for (String key : body.keySet()) {
             if (!FIELDS.contains(key)) {
                 throw new BadRequest("unknown field '" + Names.printable(key)

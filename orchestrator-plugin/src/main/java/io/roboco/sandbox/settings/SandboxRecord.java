@@ -1,5 +1,6 @@
 package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.request.SandboxName;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -36,7 +37,7 @@ public record SandboxRecord(
         Instant deleted,
         String deletedReason) {
     /** The name every agent's verb set carries. */
-    public static final String DEFAULT_NAME = "default";
+    public static final String DEFAULT_NAME = SandboxName.DEFAULT;
 
     public enum Kind {
         DEFAULT,

@@ -6,6 +6,7 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +26,6 @@ public final class SeedForm {
     /** An environment variable name; the server's own settings ({@code ROBOCO_SANDBOX_*}) may never be a clone source. */
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,63}");
 
-    private static final Pattern TEMPLATE_NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
     public static final int MAX_ROWS_PER_TABLE = 100_000;
     static final String SHAPE = "{\"sql\":\"…\"} or {\"template\":\"name\"} or {\"clone\":{\"url_env\":\"SHOP_DB_URL\","
             + "\"data\":false|{\"max_rows_per_table\":N}}}";
@@ -82,11 +82,8 @@ public final class SeedForm {
                 return new Seed.Sql(script);
             }
             case "template" -> {
-                if (!(value instanceof String name)
-                        || !TEMPLATE_NAME.matcher(name).matches()) {
-                    throw new BadRequest("'" + field + ".template' must be a template name (1-30 of a-z 0-9 _ -)");
-                }
-                return new Seed.Template(name);
+                return new Seed.Template(
+                        TemplateName.parse(field + ".template", value).value());
             }
             case "clone" -> {
                 return clone(field + ".clone", value);

@@ -3,6 +3,8 @@ package io.roboco.sandbox.template;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.TemplateName;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +73,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(projectDir(project), "*.json")) {
             for (Path file : files) {
                 String name = file.getFileName().toString().replaceFirst("\\.json$", "");
-                if (TemplateInfo.validName(name)) {
+                if (TemplateName.isValid(name)) {
                     read(project, name).ifPresent(out::add);
                 }
             }
@@ -100,7 +102,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
 
     @Override
     public Optional<TemplateInfo> find(String project, String name) {
-        return validProject(project) && TemplateInfo.validName(name) ? read(project, name) : Optional.empty();
+        return validProject(project) && TemplateName.isValid(name) ? read(project, name) : Optional.empty();
     }
 
     @Override
@@ -144,7 +146,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
 
     @Override
     public InputStream open(String project, String name) throws IOException {
-        if (!validProject(project) || !TemplateInfo.validName(name) || !Files.exists(meta(project, name))) {
+        if (!validProject(project) || !TemplateName.isValid(name) || !Files.exists(meta(project, name))) {
             throw new FileNotFoundException("no template '" + name + "' in project '" + project + "'");
         }
         try {
@@ -157,7 +159,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
 
     @Override
     public boolean delete(String project, String name) throws IOException {
-        if (!validProject(project) || !TemplateInfo.validName(name)) {
+        if (!validProject(project) || !TemplateName.isValid(name)) {
             return false;
         }
         synchronized (lockOf(project)) {
@@ -318,7 +320,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.json")) {
             for (Path file : files) {
                 String name = file.getFileName().toString().replaceFirst("\\.json$", "");
-                if (!TemplateInfo.validName(name)) {
+                if (!TemplateName.isValid(name)) {
                     continue;
                 }
                 String project;
@@ -360,7 +362,7 @@ public final class DirectoryTemplateStore implements TemplateStore {
     }
 
     private static boolean validProject(String project) {
-        return project != null && Names.PROJECT_ID.matcher(project).matches();
+        return project != null && ProjectId.isValid(project);
     }
 
     private static String requireProject(String project) {
@@ -372,8 +374,8 @@ public final class DirectoryTemplateStore implements TemplateStore {
     }
 
     private static String require(String name) {
-        if (!TemplateInfo.validName(name)) {
-            throw new IllegalArgumentException("template name must be " + TemplateInfo.NAME_RULE);
+        if (!TemplateName.isValid(name)) {
+            throw new IllegalArgumentException(TemplateName.SHAPE.malformed(name));
         }
         return name;
     }

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * What is known about a saved template, never its content: where it came from (project, sandbox), the Postgres major
@@ -21,11 +20,6 @@ public record TemplateInfo(
         Instant created,
         String schemaDigest,
         List<String> extensions) {
-    /** Template names: 1-30 of a-z 0-9 _ -, starting with a letter or digit (the same rule as snapshot names). */
-    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
-
-    public static final String NAME_RULE = "1-30 of a-z 0-9 _ -, starting with a letter or digit";
-
     public TemplateInfo {
         Objects.requireNonNull(name, "name");
         project = project == null ? "" : project;
@@ -35,11 +29,6 @@ public record TemplateInfo(
         Objects.requireNonNull(created, "created");
         schemaDigest = schemaDigest == null ? "" : schemaDigest;
         extensions = extensions == null ? List.of() : List.copyOf(extensions);
-    }
-
-    /** True when {@code name} is a valid template name. */
-    public static boolean validName(String name) {
-        return name != null && NAME.matcher(name).matches();
     }
 
     public TemplateInfo withSize(long bytes) {

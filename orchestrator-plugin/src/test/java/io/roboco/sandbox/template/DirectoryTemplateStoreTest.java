@@ -3,6 +3,7 @@ package io.roboco.sandbox.template;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.request.TemplateName;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -283,7 +284,7 @@ class DirectoryTemplateStoreTest {
     void namesThatCouldLeaveTheDirectoryAreNeverUsed() throws Exception {
         DirectoryTemplateStore store = new DirectoryTemplateStore(dir.resolve("t"));
         for (String bad : List.of("../x", "a/b", "A", "", "-x", "x".repeat(31))) {
-            assertThat(TemplateInfo.validName(bad)).as(bad).isFalse();
+            assertThat(TemplateName.isValid(bad)).as(bad).isFalse();
             assertThat(store.find("shop", bad)).isEmpty();
             assertThat(store.delete("shop", bad)).isFalse();
             assertThatThrownBy(() -> store.open("shop", bad)).isInstanceOf(FileNotFoundException.class);

@@ -1,6 +1,6 @@
 package io.roboco.sandbox.mcp;
 
-import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AgentTokenStore;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +53,7 @@ public final class AgentTokens {
 
     /** A fresh token for {@code slug}'s current engagement; any earlier token of that agent stops working. */
     public Minted mint(String slug) {
-        Names.requireAgentSlug(slug);
+        AgentSlug.parse(slug);
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
         String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);

@@ -1,7 +1,10 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.engine.CheckpointName;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.request.SnapshotName;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.verbs.AgentVerbs;
@@ -20,8 +23,6 @@ import java.util.Optional;
  * start from).
  */
 final class DataTools {
-    private static final String NAME = "^[a-z0-9][a-z0-9_-]{0,29}$";
-
     private final AgentVerbs verbs;
     private final SandboxPlugin plugin;
 
@@ -36,21 +37,22 @@ final class DataTools {
         Map<String, Object> snapshotName = McpTools.object(
                 Map.of(
                         "name",
-                        McpTools.string("snapshot name: lower-case letters, digits, '_' or '-'", NAME, 30),
+                        McpTools.string("snapshot name: lower-case letters, digits, '_' or '-'", SnapshotName.SHAPE),
                         "sandbox",
                         sandbox),
                 List.of("name"));
         Map<String, Object> checkpointName = McpTools.object(
                 Map.of(
                         "name",
-                        McpTools.string("checkpoint name: lower-case letters, digits, '_' or '-'", NAME, 30),
+                        McpTools.string(
+                                "checkpoint name: lower-case letters, digits, '_' or '-'", CheckpointName.SHAPE),
                         "sandbox",
                         sandbox),
                 List.of("name"));
         Map<String, Object> templateName = McpTools.object(
                 Map.of(
                         "name",
-                        McpTools.string("template name: lower-case letters, digits, '_' or '-'", NAME, 30),
+                        McpTools.string("template name: lower-case letters, digits, '_' or '-'", TemplateName.SHAPE),
                         "sandbox",
                         sandbox,
                         "replace",

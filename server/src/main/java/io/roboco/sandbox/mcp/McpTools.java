@@ -1,6 +1,7 @@
 package io.roboco.sandbox.mcp;
 
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.engine.NameShape;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,11 @@ final class McpTools {
         }
         schema.put("maxLength", maxLength);
         return schema;
+    }
+
+    /** A string of a value type's syntax: its {@code pattern} and {@code maxLength} come from {@code shape}. */
+    static Map<String, Object> string(String description, NameShape shape) {
+        return string(description, shape.jsonPattern(), shape.maxLength());
     }
 
     static Map<String, Object> arrayOf(Map<String, Object> items, String description, int maxItems) {

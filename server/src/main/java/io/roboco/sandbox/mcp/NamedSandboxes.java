@@ -5,7 +5,7 @@ import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
-import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.ServiceName;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AgentStore;
 import io.roboco.sandbox.settings.SandboxQuery;
@@ -74,12 +74,12 @@ final class NamedSandboxes {
         }
         List<String> services = new ArrayList<>();
         if (args.get("services") instanceof List<?> list) {
-            list.forEach(s -> services.add(Names.requireService(String.valueOf(s))));
+            list.forEach(s -> services.add(ServiceName.parse(String.valueOf(s)).value()));
         }
         Map<String, List<String>> extensions = new LinkedHashMap<>();
         if (args.get("extensions") instanceof Map<?, ?> map) {
             map.forEach((k, v) -> extensions.put(
-                    Names.requireService(String.valueOf(k)),
+                    ServiceName.parse(String.valueOf(k)).value(),
                     ((List<?>) v).stream().map(String::valueOf).toList()));
         }
         Sandboxes.CreateOutcome outcome;

@@ -6,6 +6,7 @@ import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
+import io.roboco.sandbox.request.Owner;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
@@ -54,7 +55,8 @@ final class SandboxTools {
         listArgs.put("state", state);
         listArgs.put("labels", labels);
         listArgs.put(
-                "owner", McpTools.string("operator only: one owner's sandboxes", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63));
+                "owner",
+                McpTools.string("operator only: one owner's sandboxes (an agent slug, or job:<name>)", Owner.SHAPE));
         Map<String, Object> ttl =
                 McpTools.string("how long from now, e.g. 30m, 2h (never past the sandbox's max lifetime)", null, 16);
         return List.of(
@@ -107,7 +109,8 @@ final class SandboxTools {
                                         "dry_run",
                                         Map.of("type", "boolean", "description", "only list (default true)"),
                                         "owner",
-                                        McpTools.string("one owner's only", "^[a-z0-9][a-z0-9_.-]{0,62}$", 63)),
+                                        McpTools.string(
+                                                "one owner's only (an agent slug, or job:<name>)", Owner.SHAPE)),
                                 List.of()),
                         false,
                         true,

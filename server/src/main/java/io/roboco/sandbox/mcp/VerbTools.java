@@ -2,7 +2,9 @@ package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.request.BadRequest;
-import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.SandboxName;
+import io.roboco.sandbox.request.ServiceName;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.VerbNames;
@@ -22,10 +24,6 @@ import java.util.TreeMap;
  * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one.
  */
 final class VerbTools {
-    private static final String SERVICE = "^" + Names.SERVICE.pattern() + "$";
-
-    private static final String NAME = "^(?!default$)[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$";
-
     private final AgentVerbs verbs;
     private final NamedSandboxes named;
 
@@ -35,7 +33,7 @@ final class VerbTools {
     }
 
     List<ToolSpec> specs() {
-        Map<String, Object> service = McpTools.string("a service (engine) name, e.g. postgres", SERVICE, 32);
+        Map<String, Object> service = McpTools.string("a service (engine) name, e.g. postgres", ServiceName.SHAPE);
         Map<String, Object> extensionsOf = McpTools.arrayOf(
                 McpTools.string("an extension or module name", null, 64),
                 "per-call features for this service, from the engine's allowlist",
@@ -46,7 +44,7 @@ final class VerbTools {
                 "description",
                 "service → extensions/modules to activate on top of the project's standing set,"
                         + " e.g. {\"postgres\":[\"pg_trgm\"]}");
-        extensions.put("propertyNames", Map.of("pattern", SERVICE));
+        extensions.put("propertyNames", Map.of("pattern", ServiceName.SHAPE.jsonPattern()));
         extensions.put("additionalProperties", extensionsOf);
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put(
@@ -67,8 +65,7 @@ final class VerbTools {
                 McpTools.string(
                         "a name of your choosing for a NAMED sandbox besides your task's own (its own TTL,"
                                 + " within your quota); asking again with the same name answers the same sandbox",
-                        NAME,
-                        63));
+                        SandboxName.NAMED));
         properties.put(
                 "ttl", McpTools.string("a named sandbox's lifetime, e.g. 2h (default: the project's)", null, 16));
         properties.put(
@@ -76,8 +73,7 @@ final class VerbTools {
                 McpTools.string(
                         "a template of your project (saved with save_template; list_templates lists them) that the"
                                 + " NEW sandbox's Postgres starts from, instead of the project's seed",
-                        "^[a-z0-9][a-z0-9_-]{0,29}$",
-                        30));
+                        TemplateName.SHAPE));
         Map<String, Object> releaseArgs = McpTools.object(
                 Map.of(
                         "sandbox",

@@ -3,6 +3,7 @@ package io.roboco.sandbox.server;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
@@ -71,7 +72,7 @@ final class AgentRoutes {
      * uses it. Shown once; only its digest is kept.
      */
     private void mintToken(Context ctx) {
-        String slug = Names.requireAgentSlug(ctx.pathParam("slug"));
+        String slug = AgentSlug.parse(ctx.pathParam("slug")).value();
         if (!ctx.body().isBlank() && !Json.body(ctx).isEmpty()) {
             throw ApiError.badRequest("the token route takes no body");
         }

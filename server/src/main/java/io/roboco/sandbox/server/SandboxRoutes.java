@@ -4,17 +4,23 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
+import io.roboco.sandbox.engine.CheckpointName;
 import io.roboco.sandbox.plugin.ForeignOrphans;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.Owner;
+import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.SandboxName;
+import io.roboco.sandbox.request.ServiceName;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
-import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.views.SandboxViews;
 import java.time.Clock;
@@ -28,7 +34,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Sandboxes as records (admin): create a named one, list with filters, show, delete, extend, clean up
@@ -39,9 +44,6 @@ final class SandboxRoutes {
     private static final Set<String> CREATE_FIELDS =
             Set.of("owner", "project", "services", "extensions", "name", "ttl", "labels", "template");
     private static final Set<String> CLEANUP_FIELDS = Set.of("dry_run", "owner", "foreign", "older_than", "force");
-    static final String NAME_RULE =
-            "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     private final Sandboxes sandboxes;
     private final ForeignOrphans foreign;
@@ -105,10 +107,10 @@ final class SandboxRoutes {
         String owner = blankToNull(ctx.queryParam("owner"));
         String project = blankToNull(ctx.queryParam("project"));
         if (owner != null) {
-            Names.requireOwner(owner);
+            Owner.parse(owner);
         }
         if (project != null) {
-            Names.requireProjectId(project);
+            ProjectId.parse(project);
         }
         Instant now = clock.instant();
         List<Map<String, Object>> out = new ArrayList<>();
@@ -130,10 +132,10 @@ final class SandboxRoutes {
             }
         }
         String owner = requireOwnerThatExists(requiredString(body, "owner"));
-        String project = Names.requireProjectId(requiredString(body, "project"));
+        String project = ProjectId.parse(requiredString(body, "project")).value();
         List<String> services = new ArrayList<>();
         for (String s : strings("services", body.get("services"))) {
-            services.add(Names.requireService(s));
+            services.add(ServiceName.parse(s).value());
         }
         Map<String, List<String>> extensions = new LinkedHashMap<>();
         Object raw = body.get("extensions");
@@ -142,25 +144,17 @@ final class SandboxRoutes {
                 throw new BadRequest(
                         "'extensions' must be an object mapping a service to an array of names, e.g. {\"postgres\":[\"pg_trgm\"]}");
             }
-            map.forEach(
-                    (k, v) -> extensions.put(Names.requireService(String.valueOf(k)), strings("extensions." + k, v)));
+            map.forEach((k, v) ->
+                    extensions.put(ServiceName.parse(String.valueOf(k)).value(), strings("extensions." + k, v)));
         }
-        String name = "";
-        if (body.get("name") != null) {
-            if (!(body.get("name") instanceof String n) || !NAME.matcher(n).matches()) {
-                throw new BadRequest("'name' must be " + NAME_RULE);
-            }
-            name = n;
-        }
+        String name = body.get("name") == null
+                ? ""
+                : SandboxName.parseNamed("name", body.get("name")).value();
         Duration ttl = body.get("ttl") == null ? null : DurationText.require("ttl", body.get("ttl"));
         Map<String, String> labels = Labels.parse("labels", body.get("labels"));
-        String template = null;
-        if (body.get("template") != null) {
-            if (!(body.get("template") instanceof String t) || !TemplateInfo.validName(t)) {
-                throw new BadRequest("'template' must be a template name (" + TemplateInfo.NAME_RULE + ")");
-            }
-            template = t;
-        }
+        String template = body.get("template") == null
+                ? null
+                : TemplateName.parse("template", body.get("template")).value();
         Sandboxes.CreateOutcome outcome = sandboxes.create(
                 new Sandboxes.CreateRequest(owner, project, services, extensions, name, ttl, labels, template));
         if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
@@ -247,7 +241,9 @@ final class SandboxRoutes {
         if (force || body.get("older_than") != null) {
             throw new BadRequest("'force' and 'older_than' apply only with \"foreign\": true");
         }
-        String owner = body.get("owner") == null ? null : Names.requireOwner(String.valueOf(body.get("owner")));
+        String owner = body.get("owner") == null
+                ? null
+                : Owner.parse(String.valueOf(body.get("owner"))).value();
         Instant now = clock.instant();
         List<Map<String, Object>> expired = new ArrayList<>();
         for (SandboxRecord r : sandboxes.expired(owner)) {
@@ -264,10 +260,10 @@ final class SandboxRoutes {
      * so a CI job can never share an owner, and with it quotas and sandboxes, with an agent spawned later under that name.
      */
     private String requireOwnerThatExists(String raw) {
-        String owner = Names.requireOwner(raw);
-        if (!Names.isJobOwner(owner) && plugin.store().findAgent(owner).isEmpty()) {
+        String owner = Owner.parse(raw).value();
+        if (!Owner.isJob(owner) && plugin.store().findAgent(owner).isEmpty()) {
             throw new BadRequest("owner '" + owner + "' is not a spawned agent; name a CI job's sandbox owner "
-                    + Names.JOB_PREFIX + owner + ", or spawn the agent first (POST /api/agents/" + owner + "/spawn)");
+                    + Owner.JOB_PREFIX + owner + ", or spawn the agent first (POST /api/agents/" + owner + "/spawn)");
         }
         return owner;
     }
@@ -277,7 +273,7 @@ final class SandboxRoutes {
         if (!body.keySet().equals(Set.of("agent"))) {
             throw new BadRequest("body must be {\"agent\": \"<slug>\"}");
         }
-        String agent = Names.requireAgentSlug(String.valueOf(body.get("agent")));
+        String agent = AgentSlug.parse(String.valueOf(body.get("agent"))).value();
         int removed = plugin.releaseSandbox(agent, "operator_release");
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("ok", true);
@@ -310,7 +306,7 @@ final class SandboxRoutes {
     private static String bodyName(Context ctx) {
         Map<String, Object> body = Json.body(ctx);
         if (body.size() != 1 || !(body.get("name") instanceof String n)) {
-            throw new BadRequest("body must be {\"name\": \"…\"} (1-30 of a-z 0-9 _ -)");
+            throw new BadRequest("body must be {\"name\": \"…\"} (" + CheckpointName.SHAPE.rule() + ")");
         }
         return n;
     }

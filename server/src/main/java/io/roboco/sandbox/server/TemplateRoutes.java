@@ -7,6 +7,8 @@ import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
+import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
@@ -80,7 +82,7 @@ final class TemplateRoutes {
         String project = ctx.queryParam("project");
         List<Map<String, Object>> out = (project == null || project.isBlank()
                         ? plugin.templates().listAll()
-                        : plugin.templates().list(Names.requireProjectId(project)))
+                        : plugin.templates().list(ProjectId.parse(project).value()))
                 .stream().map(DirectoryTemplateStore::toJson).toList();
         Json.write(ctx, 200, Map.of("templates", out));
     }
@@ -109,8 +111,10 @@ final class TemplateRoutes {
                         + "'; copying a template takes: from, to, as, replace");
             }
         }
-        String from = body.get("from") == null ? projectOf(name, null) : Names.requireProjectId(text(body, "from"));
-        String to = Names.requireProjectId(text(body, "to"));
+        String from = body.get("from") == null
+                ? projectOf(name, null)
+                : ProjectId.parse(text(body, "from")).value();
+        String to = ProjectId.parse(text(body, "to")).value();
         String as = body.get("as") == null ? name : name(body.get("as"));
         Object replace = body.getOrDefault("replace", false);
         if (!(replace instanceof Boolean)) {
@@ -134,7 +138,7 @@ final class TemplateRoutes {
     /** The project whose template {@code name} is meant: the one given, else the only one that has such a template. */
     private String projectOf(String name, String given) {
         if (given != null && !given.isBlank()) {
-            return Names.requireProjectId(given);
+            return ProjectId.parse(given).value();
         }
         List<String> owners = plugin.templates().listAll().stream()
                 .filter(t -> t.name().equals(name))
@@ -158,10 +162,6 @@ final class TemplateRoutes {
     }
 
     private static String name(Object raw) {
-        if (!(raw instanceof String name) || !TemplateInfo.validName(name)) {
-            throw new BadRequest("'name' must be a template name (" + TemplateInfo.NAME_RULE + ")"
-                    + (raw instanceof String s ? "; got '" + Names.printable(s) + "'" : ""));
-        }
-        return name;
+        return TemplateName.parse("name", raw).value();
     }
 }

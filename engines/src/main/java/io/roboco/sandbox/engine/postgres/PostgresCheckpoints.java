@@ -1,8 +1,8 @@
 package io.roboco.sandbox.engine.postgres;
 
+import io.roboco.sandbox.engine.CheckpointName;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Login;
-import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.UnknownNameException;
 import java.sql.Connection;
@@ -12,7 +12,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Checkpoint and rewind of an agent's database inside its own sandbox container, with the same connection string.
@@ -26,9 +25,6 @@ import java.util.regex.Pattern;
  * Checkpoints live in the sandbox's data directory, so they count against its size limit (the tmpfs cap).
  */
 public final class PostgresCheckpoints {
-    /** Checkpoint names: what a person would type, short enough for a database name. */
-    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,29}");
-
     private static final String SUFFIX = "__ck_";
     private static final String OLD_SUFFIX = "__rewound";
 
@@ -40,13 +36,9 @@ public final class PostgresCheckpoints {
     /** What a checkpoint or a rewind did: how many of the agent's sessions it closed, and how long it took. */
     public record Result(String name, long sizeBytes, int sessionsClosed, long millis) {}
 
+    /** @throws UnknownNameException when {@code name} is not a {@link CheckpointName} */
     public static String requireName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new UnknownNameException(
-                    "checkpoint name '" + Printable.of(name)
-                            + "' must be 1-30 characters: lower-case letters, digits, '_' or '-', starting with a letter or digit");
-        }
-        return name;
+        return CheckpointName.of(name).value();
     }
 
     /** Copies the agent's database as checkpoint {@code name} (replacing one of the same name). */

@@ -1,0 +1,43 @@
+package io.roboco.sandbox.request;
+
+import io.roboco.sandbox.engine.NameShape;
+
+/**
+ * A sandbox's name, unique among its owner's undeleted sandboxes: 1-63 characters of letters, digits, {@code _ . -},
+ * starting with a letter or digit. An agent's verb set is its sandbox named {@value #DEFAULT}; a sandbox created by
+ * name takes any other ({@link #NAMED}).
+ */
+public record SandboxName(String value) {
+    public static final String DEFAULT = "default";
+    public static final NameShape SHAPE = NameShape.of(
+            "sandbox name",
+            "[A-Za-z0-9][A-Za-z0-9_.-]{0,62}",
+            63,
+            "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit");
+    /** The name of a sandbox created by name: any but {@value #DEFAULT}. */
+    public static final NameShape NAMED = SHAPE.except(DEFAULT);
+
+    /** @throws BadRequest naming the shape, when {@code value} is not of it */
+    public SandboxName {
+        if (!SHAPE.matches(value)) {
+            throw new BadRequest(SHAPE.malformed(value));
+        }
+    }
+
+    /** The name given as argument {@code field} of a create: of the shape, and not {@value #DEFAULT}. */
+    public static SandboxName parseNamed(String field, Object raw) {
+        if (DEFAULT.equals(raw)) {
+            throw new BadRequest("'" + field + "' must not be '" + DEFAULT
+                    + "': that is the name of an agent's request_sandbox set");
+        }
+        if (!(raw instanceof String name) || !SHAPE.matches(name)) {
+            throw new BadRequest(SHAPE.mustBe(field, raw));
+        }
+        return new SandboxName(name);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}
