@@ -312,11 +312,15 @@ public final class SandboxPluginBuilder {
                 () -> provisioner.ledger().ownedIds().size());
         SandboxBook book = new SandboxBook(
                 settingsStore, instanceId, lifetimes, maxPerOwner, capacity, clock, provisioner.ledger());
-        WarmPool warmPool = pool.enabled() ? new WarmPool(engines, provisioner, pool) : null;
-        if (warmPool != null) {
-            warmPool.limitedBy(() -> capacity.tryReserve(1).map(hold -> (Runnable) hold));
-        }
-        Restarts restarts = Restarts.prepare(readoptionKey, settingsStore, instanceId, book, warmPool);
+        Restarts restarts = Restarts.prepare(readoptionKey, settingsStore, instanceId, book);
+        WarmPool warmPool = pool.enabled()
+                ? new WarmPool(
+                        engines,
+                        provisioner,
+                        pool,
+                        () -> capacity.tryReserve(1).map(hold -> (Runnable) hold),
+                        restarts.poolJournal())
+                : null;
         Admission admission = restarts.keeping() ? new SealingAdmission(book, restarts.vault()) : book;
         SandboxManager manager = new SandboxManager(engines, provisioner, clock, warmPool, admission);
         PluginState state = new PluginState(handle);

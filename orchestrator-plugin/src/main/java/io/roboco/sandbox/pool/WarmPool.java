@@ -66,14 +66,28 @@ public final class WarmPool implements AutoCloseable {
     private final SeededPools seeded;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Asked before each start: a release action when a container may start (capacity), or empty when not now. */
-    private volatile Supplier<Optional<Runnable>> permits = () -> Optional.of(() -> {});
+    private final Supplier<Optional<Runnable>> permits;
     /** Pool keys whose first fill has been logged. */
     private final Set<String> filled = ConcurrentHashMap.newKeySet();
+    /** Told of every container that becomes idle in the pool or leaves it. */
+    private final PoolJournal journal;
 
-    private volatile PoolJournal journal = PoolJournal.NONE;
-
+    /** Unlimited (every refill may start a container) and unjournaled. */
     public WarmPool(EngineRegistry registry, ServiceProvisioner provisioner, PoolSizes sizes) {
         this(registry, provisioner, sizes, refillExecutor());
+    }
+
+    /**
+     * Refilling only with a permit from {@code permits} (the server's capacity: pool containers count towards it; without
+     * one the start is retried later), and telling {@code journal} of every container that becomes idle or leaves.
+     */
+    public WarmPool(
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            PoolSizes sizes,
+            Supplier<Optional<Runnable>> permits,
+            PoolJournal journal) {
+        this(registry, provisioner, sizes, refillExecutor(), permits, journal);
     }
 
     /** One refill thread; a retry still waiting when the pool closes is dropped, not run. */
@@ -93,6 +107,19 @@ public final class WarmPool implements AutoCloseable {
             ServiceProvisioner provisioner,
             PoolSizes sizes,
             ScheduledExecutorService refiller) {
+        this(registry, provisioner, sizes, refiller, () -> Optional.of(() -> {}), PoolJournal.NONE);
+    }
+
+    /** Every collaborator injected: the refill executor (the pool shuts it down on {@link #close}), permits and journal. */
+    public WarmPool(
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            PoolSizes sizes,
+            ScheduledExecutorService refiller,
+            Supplier<Optional<Runnable>> permits,
+            PoolJournal journal) {
+        this.permits = permits;
+        this.journal = journal;
         this.registry = registry;
         this.provisioner = provisioner;
         this.sizes = sizes;
@@ -107,15 +134,6 @@ public final class WarmPool implements AutoCloseable {
             choices.put(choice.poolKey(), choice);
             shelves.open(choice.poolKey(), size);
         });
-    }
-
-    /**
-     * Refills only with a permit from {@code next} (the server's capacity: pool containers count towards it);
-     * without one the start is retried later. Set before {@link #start}.
-     */
-    public WarmPool limitedBy(Supplier<Optional<Runnable>> next) {
-        this.permits = next;
-        return this;
     }
 
     /** Begins filling every pool in the background. */
@@ -256,12 +274,6 @@ public final class WarmPool implements AutoCloseable {
 
     public PoolSizes sizes() {
         return sizes;
-    }
-
-    /** Tells {@code next} of every container that becomes idle in the pool or leaves it (set once, before {@link #start}). */
-    public WarmPool journalTo(PoolJournal next) {
-        this.journal = next;
-        return this;
     }
 
     /**

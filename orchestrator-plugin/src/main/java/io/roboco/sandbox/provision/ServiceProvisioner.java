@@ -46,7 +46,7 @@ public final class ServiceProvisioner {
     private final Seeding seeding;
     private final SecretSource secrets;
     /** How a seeded pool container gets its seed: the plan's, applied as the seeder ({@link Activation#seed}). */
-    private volatile PoolSeedStep poolSeedStep;
+    private final PoolSeedStep poolSeedStep;
 
     /** Applies a plan's seed to a seeded pool container as its seeder; a seam for the fakes' tests (same package). */
     interface PoolSeedStep {
@@ -110,6 +110,36 @@ public final class ServiceProvisioner {
             ContainerLedger ledger,
             Function<String, String> environment,
             TemplateStore templates) {
+        this(runtime, settings, secrets, clock, ledger, environment, templates, null);
+    }
+
+    /** Seeding pool containers with {@code poolSeedStep} instead of the plan's seed (tests with fakes: no database to seed). */
+    ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            PoolSeedStep poolSeedStep) {
+        this(
+                runtime,
+                settings,
+                secrets,
+                clock,
+                new ContainerLedger(clock),
+                System::getenv,
+                TemplateStore.none(),
+                poolSeedStep);
+    }
+
+    private ServiceProvisioner(
+            ContainerRuntime runtime,
+            ProvisionSettings settings,
+            SecretSource secrets,
+            Clock clock,
+            ContainerLedger ledger,
+            Function<String, String> environment,
+            TemplateStore templates,
+            PoolSeedStep poolSeedStep) {
         this.runtime = runtime;
         this.settings = settings;
         this.secrets = secrets;
@@ -121,7 +151,7 @@ public final class ServiceProvisioner {
         this.seeding = new Seeding(environment, templates);
         this.activation = new Activation(containers, seeding);
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
-        this.poolSeedStep = activation::seed;
+        this.poolSeedStep = poolSeedStep != null ? poolSeedStep : activation::seed;
     }
 
     /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} when it was given none). */
@@ -265,12 +295,6 @@ public final class ServiceProvisioner {
                 s.created(),
                 plan.image().major(),
                 settings.limits());
-    }
-
-    /** Seeds pool containers with {@code step} instead of the plan's seed (tests with fakes: no database to seed). */
-    ServiceProvisioner seedPoolsWith(PoolSeedStep step) {
-        this.poolSeedStep = step;
-        return this;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.roboco.sandbox.readopt;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.pool.PoolJournal;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.AuditRecord;
@@ -41,8 +42,7 @@ public final class Restarts {
     }
 
     /** With {@code keyFile} null re-adoption is off; otherwise the key is read from it (or generated into it). */
-    public static Restarts prepare(
-            Path keyFile, SettingsStore store, String instance, SandboxBook book, WarmPool pool) {
+    public static Restarts prepare(Path keyFile, SettingsStore store, String instance, SandboxBook book) {
         if (keyFile == null) {
             int ended = book.reconcileAtStart();
             int poolRows = 0;
@@ -64,9 +64,6 @@ public final class Restarts {
             return new Restarts(true, opened.status(), null, store, book);
         }
         CredentialVault vault = new CredentialVault(store, opened.cipher(), instance);
-        if (pool != null) {
-            pool.journalTo(new SealedPool(vault));
-        }
         log.info(
                 "re-adoption is on: sandbox credentials are sealed (AES-256-GCM) under key {} from {}{}",
                 opened.cipher().keyId(),
@@ -82,6 +79,11 @@ public final class Restarts {
 
     public CredentialVault vault() {
         return vault;
+    }
+
+    /** Where the warm pool journals its idle containers: sealed in the store when {@link #keeping()}, else nowhere. */
+    public PoolJournal poolJournal() {
+        return vault != null ? new SealedPool(vault) : PoolJournal.NONE;
     }
 
     /** Re-adopts (or closes) what a previous process of this instance left; nothing with re-adoption off. */

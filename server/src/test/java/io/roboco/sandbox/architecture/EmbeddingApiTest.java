@@ -65,7 +65,7 @@ class EmbeddingApiTest {
             Map.entry("io.roboco.sandbox.manager.SandboxRequest", "SandboxManager.provisionDetached"),
             Map.entry("io.roboco.sandbox.plugin.GuardChain", "SandboxPlugin.guards"),
             Map.entry("io.roboco.sandbox.plugin.Sandboxes", "PluginContext.sandboxes"),
-            Map.entry("io.roboco.sandbox.pool.PoolJournal", "WarmPool.journalTo"),
+            Map.entry("io.roboco.sandbox.pool.PoolJournal", "WarmPool.<init>"),
             Map.entry("io.roboco.sandbox.pool.WarmPool", "SandboxManager.pool"),
             Map.entry("io.roboco.sandbox.provision.ImageChoice", "OperatorConsole.image"),
             Map.entry("io.roboco.sandbox.provision.ProvisionSettings", "ProjectForm.parse"),

@@ -34,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,14 +45,11 @@ import org.junit.jupiter.api.Test;
  */
 class SeededWarmPoolTest {
     private static final String SHOP = "shop";
+    private static final Supplier<Optional<Runnable>> UNLIMITED = () -> Optional.of(() -> {});
     private final StubEngine postgres = new StubEngine("postgres", Set.of("pg_trgm", "citext"));
     private final EngineRegistry registry = EngineRegistry.of(List.of(postgres));
     private final FakeContainerRuntime runtime = new FakeContainerRuntime();
-    private final ServiceProvisioner provisioner = new ServiceProvisioner(
-            runtime,
-            ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2)),
-            SecretSource.secure(),
-            Clock.systemUTC());
+    private final ServiceProvisioner provisioner;
     /** The seeds applied to pool containers, as (container id, seeder user, seed). */
     private final List<String> seeded = new CopyOnWriteArrayList<>();
 
@@ -60,13 +58,18 @@ class SeededWarmPoolTest {
     private WarmPool pool;
 
     SeededWarmPoolTest() {
-        PoolSeedSteps.seedPoolsWith(provisioner, (plan, seeder, id) -> {
-            Seed.Sql sql = (Seed.Sql) plan.seed();
-            if (sql.script().equals(failingSeed)) {
-                throw new SeedException("seed SQL statement 1 of 1 failed: " + sql.script());
-            }
-            seeded.add(id + " " + seeder.credentials().user() + " " + sql.script());
-        });
+        provisioner = PoolSeedSteps.provisioner(
+                runtime,
+                ProvisionSettings.defaults("test-instance").withReadyTimeout(Duration.ofSeconds(2)),
+                SecretSource.secure(),
+                Clock.systemUTC(),
+                (plan, seeder, id) -> {
+                    Seed.Sql sql = (Seed.Sql) plan.seed();
+                    if (sql.script().equals(failingSeed)) {
+                        throw new SeedException("seed SQL statement 1 of 1 failed: " + sql.script());
+                    }
+                    seeded.add(id + " " + seeder.credentials().user() + " " + sql.script());
+                });
     }
 
     @AfterEach
@@ -96,9 +99,7 @@ class SeededWarmPoolTest {
             }
         };
         refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller)
-                .journalTo(journal)
-                .start();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller, UNLIMITED, journal).start();
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
         eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
         String seededId = seededContainers("create table t (id int)").get(0).id();
@@ -366,11 +367,16 @@ class SeededWarmPoolTest {
     void seededContainersCountTowardsCapacityAndStartOnlyWithAPermit() throws Exception {
         CountDownLatch asked = new CountDownLatch(1);
         refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 2), refiller)
-                .limitedBy(() -> {
-                    asked.countDown();
-                    return Optional.empty();
-                })
+        pool = new WarmPool(
+                        registry,
+                        provisioner,
+                        new PoolSizes(Map.of(), 2),
+                        refiller,
+                        () -> {
+                            asked.countDown();
+                            return Optional.empty();
+                        },
+                        PoolJournal.NONE)
                 .start();
 
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
@@ -396,9 +402,7 @@ class SeededWarmPoolTest {
             }
         };
         refiller();
-        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller)
-                .journalTo(journal)
-                .start();
+        pool = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller, UNLIMITED, journal).start();
         pool.claim(plan("create table t (id int)"), "dev-1", SHOP);
         eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
         String seededId = seededContainers("create table t (id int)").get(0).id();
@@ -409,13 +413,13 @@ class SeededWarmPoolTest {
                 .isEqualTo("postgres@stub/postgres:1#" + SHOP + ":"
                         + SeedRecipe.digestOf(plan("create table t (id int)")));
 
-        WarmPool next = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller());
+        WarmPool next = new WarmPool(registry, provisioner, new PoolSizes(Map.of(), 1), refiller(), UNLIMITED, journal);
         pool = next;
         assertThat(next.adopt(journaled.get(key)))
                 .as("not an unseeded container of its image")
                 .isFalse();
         assertThat(next.adopt(key, journaled.get(key))).isTrue();
-        next.journalTo(journal).start();
+        next.start();
         assertThat(next.idleSeeded(SHOP)).isEqualTo(1);
         assertThat(next.claim(plan("create table other (id int)"), "dev-2", "blog"))
                 .as("another project's claim")

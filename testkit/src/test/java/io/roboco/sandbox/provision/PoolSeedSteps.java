@@ -1,6 +1,9 @@
 package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.runtime.ContainerRuntime;
+import java.time.Clock;
 
 /** Lets tests with fakes say what seeding a pool container does (there is no database behind a stub engine). */
 public final class PoolSeedSteps {
@@ -11,7 +14,9 @@ public final class PoolSeedSteps {
 
     private PoolSeedSteps() {}
 
-    public static ServiceProvisioner seedPoolsWith(ServiceProvisioner provisioner, Step step) {
-        return provisioner.seedPoolsWith(step::seed);
+    /** A provisioner whose pool containers are seeded by {@code step}. */
+    public static ServiceProvisioner provisioner(
+            ContainerRuntime runtime, ProvisionSettings settings, SecretSource secrets, Clock clock, Step step) {
+        return new ServiceProvisioner(runtime, settings, secrets, clock, step::seed);
     }
 }

@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
@@ -74,7 +75,6 @@ class ReadoptionTest {
         final CredentialVault vault;
 
         Process(String instance, SecretKey sealingKey, Map<String, Integer> poolSizes) {
-            pool = poolSizes.isEmpty() ? null : new WarmPool(registry, provisioner, new PoolSizes(poolSizes));
             book = new SandboxBook(
                     store,
                     instance,
@@ -84,10 +84,15 @@ class ReadoptionTest {
                     clock,
                     provisioner.ledger());
             vault = new CredentialVault(store, new CredentialCipher(sealingKey), instance);
+            pool = poolSizes.isEmpty()
+                    ? null
+                    : new WarmPool(
+                            registry,
+                            provisioner,
+                            new PoolSizes(poolSizes),
+                            () -> Optional.of(() -> {}),
+                            new SealedPool(vault));
             manager = new SandboxManager(registry, provisioner, clock, pool, new SealingAdmission(book, vault));
-            if (pool != null) {
-                pool.journalTo(new SealedPool(vault));
-            }
             processes.add(this);
         }
 
