@@ -128,6 +128,12 @@ public final class AuthenticatingBackend implements MongoBackend {
             reply.put("helloOk", Boolean.TRUE);
         }
         reply.put("connectionId", ConnectionAuth.of(channel).connectionId);
+        // Sessions and transactions: drivers use them only where the handshake shows a session timeout and a
+        // replica set member or a router. The stand-in answers as a router (mongos): a single-node replica set's
+        // answer would also list its members' addresses, and discovering drivers (pymongo 4, Node) drop a server
+        // whose list lacks the address they dialled, which the container cannot know in a named Docker network.
+        reply.put("msg", "isdbgrid");
+        reply.put("logicalSessionTimeoutMinutes", 30);
         reply.put("readOnly", Boolean.FALSE);
         sasl.supportedMechanisms(body.get("saslSupportedMechs")).ifPresent(m -> reply.put("saslSupportedMechs", m));
         if (body.get("speculativeAuthenticate") instanceof Document speculative) {

@@ -32,6 +32,8 @@ final class CommandAccess {
             open("hello"), open("ismaster"), open("ping"), open("buildinfo"), open("saslstart"), open("saslcontinue"),
             session("endsessions"), session("connectionstatus"), session("whatsmyuri"), session("getlasterror"),
             session("reseterror"), Map.entry("listdatabases", new Rule(Kind.SESSION, null, true)),
+            Map.entry("committransaction", new Rule(Kind.SESSION, null, true)),
+            Map.entry("aborttransaction", new Rule(Kind.SESSION, null, true)),
             checked("find", Action.READ), checked("count", Action.READ), checked("distinct", Action.READ),
             checked("aggregate", Action.READ), checked("listcollections", Action.READ), checked("listindexes", Action.READ),
             checked("dbstats", Action.READ), checked("collstats", Action.READ), checked("getmore", Action.READ),

@@ -4,7 +4,9 @@ import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.MongoServerError;
 import de.bwaldvogel.mongo.exception.MongoServerException;
 import de.bwaldvogel.mongo.exception.MongoServerNotYetImplementedException;
 import de.bwaldvogel.mongo.wire.message.MongoMessage;
@@ -13,10 +15,14 @@ import io.netty.channel.Channel;
 import io.roboco.sandbox.mongocompat.fidelity.CommandOptions;
 import io.roboco.sandbox.mongocompat.fidelity.Operators;
 import io.roboco.sandbox.mongocompat.fidelity.StandIn;
+import io.roboco.sandbox.mongocompat.text.TextIndex;
+import io.roboco.sandbox.mongocompat.txn.Transactions;
+import io.roboco.sandbox.mongocompat.validation.CollectionValidator;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -24,24 +30,40 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 /**
  * What the stand-in adds to mongo-java-server's in-memory backend, in front of it: every command's options and
  * operators are checked first ({@link CommandOptions}, {@link Operators}: what the stand-in lacks is refused by name,
- * never ignored); TTL expiry ({@link TtlMonitor}), {@code listCollections}' filter and the {@code $set} /
- * {@code $replaceWith} stages are served here.
+ * never ignored); collection validators ({@link ValidatedWrites}), text indexes and {@code $text} ({@link TextSearch}),
+ * multi-document transactions ({@link Transactions}) and TTL expiry ({@link TtlMonitor}) are served here.
+ *
+ * <p>A transaction runs on a private copy: a {@code StandInBackend} without transactions of its own over a snapshot
+ * of the data, merged back on commit.
  */
 public final class StandInBackend implements MongoBackend {
     private static final List<String> WRITES = List.of("insert", "update", "delete", "findandmodify", "create", "drop",
             "dropdatabase", "createindexes", "dropindexes", "collmod", "renamecollection");
 
     final StandInMemory memory;
+    final Catalog catalog;
+    private final Transactions transactions;
     private final ReadWriteLock lock;
+    private final ValidatedWrites validatedWrites;
+    private final TextSearch textSearch;
 
-    /** The server's backend. */
+    /** The server's backend: transactions and TTL expiry on. */
     public static StandInBackend create() {
-        return new StandInBackend(new StandInMemory());
+        return new StandInBackend(new StandInMemory(), new Catalog(), true);
     }
 
-    private StandInBackend(StandInMemory memory) {
+    private StandInBackend(StandInMemory memory, Catalog catalog, boolean main) {
         this.memory = memory;
+        this.catalog = catalog;
         this.lock = new ReentrantReadWriteLock();
+        this.transactions = main ? new Transactions(new SnapshotWorkspaces(this)) : null;
+        this.validatedWrites = new ValidatedWrites(memory, catalog);
+        this.textSearch = new TextSearch(memory, catalog);
+    }
+
+    /** A backend over {@code memory} for one transaction: no transactions, no TTL. */
+    static StandInBackend forTransaction(StandInMemory memory, Catalog catalog) {
+        return new StandInBackend(memory, catalog, false);
     }
 
     ReadWriteLock lock() {
@@ -66,7 +88,13 @@ public final class StandInBackend implements MongoBackend {
             String lower = command.toLowerCase(Locale.ROOT);
             CommandOptions.check(command, body);
             checkOperators(lower, command, body);
-            if (WRITES.contains(lower) || writesThroughPipeline(lower, body)) {
+            if (transactions != null) {
+                Document reply = transactions.route(channel, db, command, body);
+                if (reply != null) {
+                    return reply;
+                }
+            }
+            if (transactions != null && (WRITES.contains(lower) || writesThroughPipeline(lower, body))) {
                 lock.readLock().lock();
                 try {
                     return execute(channel, db, command, body);
@@ -76,24 +104,37 @@ public final class StandInBackend implements MongoBackend {
             }
             return execute(channel, db, command, body);
         } catch (MongoServerNotYetImplementedException e) {
-            return MongoErrors.reply(StandIn.refuse(e.getMessageWithoutErrorCode()));
+            return Transactions.reply(StandIn.refuse(e.getMessageWithoutErrorCode()));
         } catch (MongoServerException e) {
-            return MongoErrors.reply(e);
+            return Transactions.reply(e);
         }
     }
 
-    /** Runs one command on the backend. */
+    /** Runs one command on this backend (inside a transaction: on its private copy). */
     Document execute(Channel channel, String db, String command, Document body) {
         String lower = command.toLowerCase(Locale.ROOT);
         return switch (lower) {
-            case "collmod" -> throw StandIn.refuse("collMod");
-            case "listcollections" -> Catalog.listCollections(memory.handleCommand(channel, db, command, body), db, body, null);
-            case "aggregate" -> {
-                Document forBackend = new Document(body);
-                if (body.get("pipeline") instanceof List<?> stages) {
-                    forBackend.put("pipeline", Pipelines.rewrite(stages));
+            case "create" -> create(channel, db, command, body);
+            case "collmod" -> collMod(db, command, body);
+            case "createindexes" -> createIndexes(channel, db, command, body);
+            case "dropindexes" -> after(memory.handleCommand(channel, db, command, body),
+                    () -> catalog.dropIndex(db + "." + body.get(command), body.get("index")));
+            case "drop" -> after(memory.handleCommand(channel, db, command, body), () -> catalog.drop(db + "." + body.get(command)));
+            case "dropdatabase" -> after(memory.handleCommand(channel, db, command, body), () -> catalog.dropDatabase(db));
+            case "renamecollection" -> after(memory.handleCommand(channel, db, command, body),
+                    () -> catalog.rename(String.valueOf(body.get(command)), String.valueOf(body.get("to"))));
+            case "listcollections" -> Catalog.listCollections(memory.handleCommand(channel, db, command, body), db, body, catalog);
+            case "insert" -> validatedWrites.insert(channel, db, command, body);
+            case "update" -> validatedWrites.update(channel, db, command, body);
+            case "findandmodify" -> validatedWrites.findAndModify(channel, db, command, body);
+            case "find" -> textSearch.isText(body.get("filter"))
+                    ? textSearch.find(channel, db, command, body) : memory.handleCommand(channel, db, command, body);
+            case "aggregate" -> textSearch.aggregate(channel, db, command, body);
+            case "endsessions" -> {
+                if (transactions != null) {
+                    transactions.endSessions(body.get(command));
                 }
-                yield memory.handleCommand(channel, db, command, forBackend);
+                yield memory.handleCommand(channel, db, command, body);
             }
             default -> memory.handleCommand(channel, db, command, body);
         };
@@ -136,6 +177,65 @@ public final class StandInBackend implements MongoBackend {
                 && (last.containsKey("$out") || last.containsKey("$merge"));
     }
 
+    private Document create(Channel channel, String db, String command, Document body) {
+        String ns = db + "." + body.get(command);
+        boolean validates = body.containsKey("validator") || body.containsKey("validationLevel") || body.containsKey("validationAction");
+        CollectionValidator validator = validates ? CollectionValidator.from(body, null) : null;
+        Document forBackend = new Document();
+        for (Map.Entry<String, Object> e : body.entrySet()) {
+            if (!List.of("validator", "validationLevel", "validationAction", "storageEngine", "indexOptionDefaults", "collation")
+                    .contains(e.getKey())) {
+                forBackend.put(e.getKey(), e.getValue());
+            }
+        }
+        return after(memory.handleCommand(channel, db, command, forBackend), () -> {
+            if (validator != null) {
+                catalog.setValidator(ns, validator);
+            }
+        });
+    }
+
+    private Document collMod(String db, String command, Document body) {
+        String ns = db + "." + body.get(command);
+        if (memory.collection(db, String.valueOf(body.get(command))).isEmpty()) {
+            throw new MongoServerError(26, "NamespaceNotFound", "ns does not exist: " + ns);
+        }
+        catalog.setValidator(ns, CollectionValidator.from(body, catalog.validator(ns)));
+        Document reply = new Document();
+        Utils.markOkay(reply);
+        return reply;
+    }
+
+    private Document createIndexes(Channel channel, String db, String command, Document body) {
+        String ns = db + "." + body.get(command);
+        TextIndex text = null;
+        if (body.get("indexes") instanceof List<?> indexes) {
+            for (Object spec : indexes) {
+                if (spec instanceof Document index && TextIndex.isText(index)) {
+                    if (text != null) {
+                        throw catalog.oneTextIndexOnly(ns, text.name());
+                    }
+                    text = TextIndex.fromSpec(index);
+                    catalog.checkTextIndex(ns, text);
+                }
+            }
+        }
+        TextIndex added = text;
+        return after(memory.handleCommand(channel, db, command, body), () -> {
+            if (added != null) {
+                catalog.setTextIndex(ns, added);
+            }
+        });
+    }
+
+    /** Runs {@code then} when {@code reply} is a success. */
+    private static Document after(Document reply, Runnable then) {
+        if (reply != null && Utils.isTrue(reply.get("ok")) && !reply.containsKey("writeErrors")) {
+            then.run();
+        }
+        return reply;
+    }
+
     // --- MongoBackend plumbing --------------------------------------------------------------------------
 
     @Override
@@ -161,6 +261,7 @@ public final class StandInBackend implements MongoBackend {
     @Override
     public void dropDatabase(String databaseName) {
         memory.dropDatabase(databaseName);
+        catalog.dropDatabase(databaseName);
     }
 
     @Override

@@ -38,13 +38,13 @@ public final class CommandOptions {
             Map.entry("delete", new Rules(Set.of("deletes", "ordered"), Set.of("let"))),
             Map.entry("findandmodify", new Rules(Set.of("query", "sort", "remove", "update", "new", "fields", "upsert",
                     "bypassDocumentValidation", "arrayFilters", "hint", "collation"), Set.of("let"))),
-            Map.entry("create", new Rules(Set.of("capped", "autoIndexId", "storageEngine", "indexOptionDefaults", "collation"),
-                    Set.of("validator", "validationLevel", "validationAction", "size", "max", "timeseries",
-                            "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "viewOn", "pipeline",
-                            "encryptedFields"))),
+            Map.entry("create", new Rules(Set.of("validator", "validationLevel", "validationAction", "capped",
+                    "autoIndexId", "storageEngine", "indexOptionDefaults", "collation"),
+                    Set.of("size", "max", "timeseries", "expireAfterSeconds", "clusteredIndex",
+                            "changeStreamPreAndPostImages", "viewOn", "pipeline", "encryptedFields"))),
             Map.entry("createindexes", new Rules(Set.of("indexes", "commitQuorum"), Set.of())),
-            Map.entry("collmod", new Rules(Set.of(),
-                    Set.of("validator", "validationLevel", "validationAction", "index", "viewOn", "pipeline", "expireAfterSeconds", "changeStreamPreAndPostImages",
+            Map.entry("collmod", new Rules(Set.of("validator", "validationLevel", "validationAction"),
+                    Set.of("index", "viewOn", "pipeline", "expireAfterSeconds", "changeStreamPreAndPostImages",
                             "cappedSize", "cappedMax", "timeseries", "dryRun", "recordIdsReplicated"))),
             Map.entry("listcollections", new Rules(Set.of("filter", "nameOnly", "authorizedCollections", "cursor"), Set.of())),
             Map.entry("listindexes", new Rules(Set.of("cursor"), Set.of())));
@@ -53,12 +53,12 @@ public final class CommandOptions {
     private static final Set<String> UPDATE_STATEMENT_REFUSED = Set.of("c", "sort");
     private static final Set<String> DELETE_STATEMENT = Set.of("q", "limit", "hint", "collation");
 
-    /** Index options: honoured (unique, sparse, TTL), harmless (background, hidden, storageEngine, v, ns). */
+    /** Index options: honoured (unique, sparse, TTL, text options), harmless (background, hidden, storageEngine, v, ns). */
     private static final Set<String> INDEX = Set.of("key", "name", "unique", "sparse", "expireAfterSeconds", "background",
-            "hidden", "storageEngine", "v", "ns", "partialFilterExpression", "collation");
-    private static final Set<String> INDEX_REFUSED = Set.of("2dsphereIndexVersion", "bits", "min", "max",
-            "wildcardProjection", "bucketSize", "dropDups", "prepareUnique", "clustered", "weights", "default_language",
+            "hidden", "storageEngine", "v", "ns", "partialFilterExpression", "collation", "weights", "default_language",
             "language_override", "textIndexVersion");
+    private static final Set<String> INDEX_REFUSED = Set.of("2dsphereIndexVersion", "bits", "min", "max",
+            "wildcardProjection", "bucketSize", "dropDups", "prepareUnique", "clustered");
 
     private CommandOptions() {
     }
@@ -172,14 +172,14 @@ public final class CommandOptions {
         }
     }
 
-    /** Index kinds: ascending/descending only; a partial or collated unique index would enforce differently. */
+    /** Index kinds: ascending/descending and text only; a partial or collated unique index would enforce differently. */
     private static void checkIndex(Document index) {
         if (index.get("key") instanceof Document key) {
             for (Map.Entry<String, Object> e : key.entrySet()) {
                 if (e.getKey().equals("$**") || e.getKey().endsWith(".$**")) {
                     throw StandIn.refuse("wildcard indexes (" + e.getKey() + ")");
                 }
-                if (e.getValue() instanceof String kind) {
+                if (e.getValue() instanceof String kind && !kind.equals("text")) {
                     throw StandIn.refuse("'" + kind + "' indexes (on " + e.getKey() + ")",
                             kind.startsWith("2d") ? "geospatial queries ($near, $geoWithin) are not served either" : "");
                 }

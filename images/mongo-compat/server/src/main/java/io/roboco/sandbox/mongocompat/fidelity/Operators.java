@@ -19,11 +19,13 @@ import java.util.stream.Stream;
  * either is left to the backend's own "unknown operator" error.
  */
 public final class Operators {
-    /** Query operators the backend evaluates. */
+    /** Query operators the backend evaluates, plus {@code $text} (served by the stand-in's text search). */
     static final Set<String> QUERY = union(
             Arrays.stream(QueryOperator.values()).map(QueryOperator::getValue)
                     .filter(op -> !op.equals("$nearSphere") && !op.equals("$geoWithin")),
             Stream.of("$and", "$or", "$nor", "$expr", "$comment", "$regex", "$options", "$ref", "$id", "$db"));
+
+    static final Set<String> TEXT = Set.of("$text", "$search", "$language", "$caseSensitive", "$diacriticSensitive");
 
     static final Set<String> UPDATE = Set.of("$inc", "$mul", "$rename", "$setOnInsert", "$set", "$unset", "$min", "$max",
             "$currentDate", "$addToSet", "$pop", "$pullAll", "$pull", "$push", "$bit", "$each", "$slice", "$sort",
@@ -36,7 +38,7 @@ public final class Operators {
 
     static final Set<String> ACCUMULATORS = Set.of("$sum", "$min", "$max", "$avg", "$addToSet", "$push", "$first", "$last");
 
-    static final Set<String> EXPRESSIONS = Arrays.stream(Expression.values()).map(Enum::name).collect(Collectors.toSet());
+    static final Set<String> EXPRESSIONS = union(Arrays.stream(Expression.values()).map(Enum::name), Stream.of("$meta"));
 
     private Operators() {
     }
@@ -53,7 +55,9 @@ public final class Operators {
 
     /** mongod's query operators the stand-in refuses. */
     public static Set<String> refusedQueryOperators() {
-        return minus(MongodVocabulary.QUERY_OPERATORS, QUERY);
+        Set<String> served = new HashSet<>(QUERY);
+        served.addAll(TEXT);
+        return minus(MongodVocabulary.QUERY_OPERATORS, served);
     }
 
     /** mongod's expression operators the stand-in refuses. */
@@ -72,7 +76,7 @@ public final class Operators {
         return out;
     }
 
-    /** A query filter. */
+    /** A query filter; {@code textAllowed} where the stand-in's text search serves {@code $text} (find, a first $match). */
     public static void checkFilter(Object filter, String where, boolean textAllowed) {
         if (filter instanceof List<?> list) {
             list.forEach(item -> checkFilter(item, where, false));
@@ -87,6 +91,11 @@ public final class Operators {
                 checkFilter(e.getValue(), where, false);
             } else if (key.equals("$expr")) {
                 checkExpression(e.getValue(), where);
+            } else if (key.equals("$text")) {
+                if (!textAllowed) {
+                    throw StandIn.refuse("$text in " + where, "the stand-in serves $text in find and in a first $match stage");
+                }
+                checkKnown(e.getValue(), TEXT, "$text option", where);
             } else if (QUERY.contains(key)) {
                 checkFilter(e.getValue(), where, false);
             } else if (key.equals("$jsonSchema")) {
@@ -94,6 +103,16 @@ public final class Operators {
                         "the stand-in enforces $jsonSchema in collection validators only");
             } else if (MongodVocabulary.QUERY_OPERATORS.contains(key) || MongodVocabulary.EXPRESSIONS.contains(key)) {
                 throw StandIn.refuse("query operator " + key + " (in " + where + ")");
+            }
+        }
+    }
+
+    private static void checkKnown(Object value, Set<String> known, String kind, String where) {
+        if (value instanceof Document doc) {
+            for (String key : doc.keySet()) {
+                if (!known.contains(key)) {
+                    throw StandIn.refuse(kind + " " + key + " (in " + where + ")");
+                }
             }
         }
     }
@@ -210,24 +229,24 @@ public final class Operators {
         }
     }
 
-    /** Sort keys: 1 / -1. */
+    /** Sort keys: 1 / -1, or {@code {$meta: "textScore"}} (text search). */
     public static void checkSort(Object sort, String where) {
         if (sort instanceof Document doc) {
             for (Object value : doc.values()) {
-                if (value instanceof Document meta) {
+                if (value instanceof Document meta && !meta.equals(new Document("$meta", "textScore"))) {
                     throw StandIn.refuse("sort by " + meta.toString(true) + " (in " + where + ")");
                 }
             }
         }
     }
 
-    /** A projection: plain inclusion/exclusion, the backend's {@code $slice}/{@code $elemMatch}. */
+    /** A projection: plain inclusion/exclusion, the backend's {@code $slice}/{@code $elemMatch}, or text scores. */
     public static void checkProjection(Object projection, String where) {
         if (projection instanceof Document doc) {
             for (Object value : doc.values()) {
                 if (value instanceof Document spec) {
                     String op = spec.isEmpty() ? "" : spec.keySet().iterator().next();
-                    if (op.equals("$meta")) {
+                    if (op.equals("$meta") && !"textScore".equals(spec.get("$meta"))) {
                         throw StandIn.refuse("projection {$meta: " + spec.get("$meta") + "} (in " + where + ")");
                     }
                     if (!op.equals("$meta") && !op.equals("$slice") && !op.equals("$elemMatch") && op.startsWith("$")) {
