@@ -67,12 +67,15 @@ import org.junit.jupiter.api.Timeout;
  * a feature the stand-in implements passes its assertions with both drivers; one it does not is refused by both
  * with an error naming it and the local stand-in. The server is a stand-in container of the configured image
  * ({@code -Droboco.it.image.mongo}, default the local one), or, when {@code ROBOCO_TEST_MONGOD_URL} is set, that
- * mongod (a URL whose user may create collections and run collMod), where each row must show its production outcome.
+ * mongod, where each row must show its production outcome: {@code ROBOCO_TEST_MONGOD_URL} is a {@code readWrite}
+ * user's URL with its database (as the engine hands one out), {@code ROBOCO_TEST_MONGOD_ADMIN_URL} a root user's on
+ * the same server (for collMod and bypassDocumentValidation).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class MongoFeaturesIT {
     static final String REFUSAL = "not implemented by the local Mongo stand-in";
     private static final String MONGOD_URL = System.getenv("ROBOCO_TEST_MONGOD_URL");
+    private static final String MONGOD_ADMIN_URL = System.getenv("ROBOCO_TEST_MONGOD_ADMIN_URL");
 
     private static RunningSandbox sandbox;
     private static String agentUrl;
@@ -86,7 +89,7 @@ class MongoFeaturesIT {
     static void start() throws Exception {
         if (MONGOD_URL != null && !MONGOD_URL.isBlank()) {
             agentUrl = MONGOD_URL;
-            adminUrl = MONGOD_URL;
+            adminUrl = MONGOD_ADMIN_URL == null || MONGOD_ADMIN_URL.isBlank() ? MONGOD_URL : MONGOD_ADMIN_URL;
         } else {
             EngineImages.requireLocal(MongoEngineIT.IMAGE);
             MongoEngine engine = new MongoEngine();

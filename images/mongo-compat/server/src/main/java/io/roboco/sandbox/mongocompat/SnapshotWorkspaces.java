@@ -92,7 +92,7 @@ final class SnapshotWorkspaces implements Workspaces {
                     String name = e.getKey().substring(db.length() + 1);
                     Map<Object, Document> base = e.getValue();
                     Map<Object, Document> result = documents(txn.memory, db, name);
-                    Map<Object, Document> current = documents(server.memory, db, name);
+                    MongoCollection<?> current = server.memory.collection(db, name).orElse(null);
                     Set<Object> ids = new LinkedHashSet<>(base.keySet());
                     ids.addAll(result.keySet());
                     for (Object id : ids) {
@@ -101,7 +101,7 @@ final class SnapshotWorkspaces implements Workspaces {
                         if (Objects.equals(before, after)) {
                             continue;
                         }
-                        if (!Objects.equals(current.get(id), before)) {
+                        if (!Objects.equals(byId(current, id), before)) {
                             throw new MongoServerError(WRITE_CONFLICT, "WriteConflict",
                                     "Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.");
                         }
@@ -154,6 +154,15 @@ final class SnapshotWorkspaces implements Workspaces {
     private static final int WRITE_CONFLICT = 112;
 
     private record Change(String db, String name, Object id, Document before, Document after) {
+    }
+
+    /** The server's document with this _id now (an _id index lookup), or null. */
+    private static Document byId(MongoCollection<?> collection, Object id) {
+        if (collection == null) {
+            return null;
+        }
+        List<Document> found = StandInMemory.find(collection, new Document("_id", id), null, 1);
+        return found.isEmpty() ? null : found.get(0);
     }
 
     private static Map<Object, Document> documents(StandInMemory memory, String db, String name) {
