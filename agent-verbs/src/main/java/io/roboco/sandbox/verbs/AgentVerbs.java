@@ -12,7 +12,6 @@ import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.request.ProjectId;
 import io.roboco.sandbox.settings.Agent;
-import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SettingsStore;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -314,15 +313,7 @@ public final class AgentVerbs {
     }
 
     private Envelope refuse(String slug, String project, String verb, String reason, List<String> services) {
-        try {
-            store.append(new AuditRecord(clock.instant(), slug, project, verb, Envelope.REFUSED, reason, services, 0));
-        } catch (RuntimeException e) {
-            log.warn(
-                    "could not write audit record for {} {}: {}",
-                    verb,
-                    slug,
-                    e.getClass().getSimpleName());
-        }
+        plugin.audit().recordAt(clock.instant(), slug, project, verb, Envelope.REFUSED, reason, services, 0);
         return Envelope.refused(reason, false);
     }
 

@@ -5,7 +5,7 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.settings.AuditLog;
-import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +36,7 @@ public final class Janitor implements AutoCloseable {
     private final ContainerRuntime runtime;
     private final String instanceId;
     private final OwnedContainers owned;
-    private final AuditLog audit;
+    private final AuditTrail audit;
     private final Clock clock;
     private final Duration grace;
     private final AtomicBoolean firstSweep = new AtomicBoolean(true);
@@ -56,6 +56,17 @@ public final class Janitor implements AutoCloseable {
             String instanceId,
             OwnedContainers owned,
             AuditLog audit,
+            Clock clock,
+            Duration grace) {
+        this(runtime, instanceId, owned, new AuditTrail(audit, clock), clock, grace);
+    }
+
+    /** With the audit trail its records are made and written through (the plugin's). */
+    public Janitor(
+            ContainerRuntime runtime,
+            String instanceId,
+            OwnedContainers owned,
+            AuditTrail audit,
             Clock clock,
             Duration grace) {
         if (grace.isNegative()) {
@@ -272,7 +283,7 @@ public final class Janitor implements AutoCloseable {
         }
         long millis = Duration.between(report.started(), clock.instant()).toMillis();
         for (SweepReport.Removal r : report.removed()) {
-            append(new AuditRecord(
+            audit.recordAt(
                     report.started(),
                     r.agent(),
                     r.project(),
@@ -280,10 +291,10 @@ public final class Janitor implements AutoCloseable {
                     "removed",
                     r.name() + ": " + r.detail(),
                     r.service() == null ? List.of() : List.of(r.service()),
-                    millis));
+                    millis);
         }
         for (SweepReport.Removal r : report.failed()) {
-            append(new AuditRecord(
+            audit.recordAt(
                     report.started(),
                     r.agent(),
                     r.project(),
@@ -291,17 +302,9 @@ public final class Janitor implements AutoCloseable {
                     "remove_failed",
                     r.name() + ": " + r.detail(),
                     r.service() == null ? List.of() : List.of(r.service()),
-                    millis));
+                    millis);
         }
-        append(new AuditRecord(report.started(), "", "", AUDIT_VERB, "sweep", report.summary(), List.of(), millis));
-    }
-
-    private void append(AuditRecord record) {
-        try {
-            audit.append(record);
-        } catch (RuntimeException e) {
-            log.warn("janitor could not write its audit record ({}); the sweep itself is unaffected", e.getMessage());
-        }
+        audit.recordAt(report.started(), "", "", AUDIT_VERB, "sweep", report.summary(), List.of(), millis);
     }
 
     @Override

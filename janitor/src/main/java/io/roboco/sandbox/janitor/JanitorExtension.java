@@ -38,7 +38,12 @@ public final class JanitorExtension implements PluginExtension {
     @Override
     public AutoCloseable start(PluginContext context) {
         Janitor started = new Janitor(
-                context.runtime(), context.instanceId(), context.containers(), context.store(), context.clock(), grace);
+                context.runtime(),
+                context.instanceId(),
+                context.containers(),
+                context.plugin().audit(),
+                context.clock(),
+                grace);
         JanitorChores.register(started, context.store(), context.instanceId(), context.sandboxes(), auditRetention);
         started.onOrphansRemoved(n -> context.events().janitorRemoved("orphan", n));
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -3,8 +3,7 @@ package io.roboco.sandbox.plugin;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
-import io.roboco.sandbox.settings.AuditLog;
-import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.SandboxStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +31,7 @@ public final class ForeignOrphans {
 
     private final ContainerRuntime runtime;
     private final SandboxStore store;
-    private final AuditLog audit;
+    private final AuditTrail audit;
     private final String instance;
     private final Duration aliveWindow;
     private final Clock clock;
@@ -40,7 +39,7 @@ public final class ForeignOrphans {
     public ForeignOrphans(
             ContainerRuntime runtime,
             SandboxStore store,
-            AuditLog audit,
+            AuditTrail audit,
             String instance,
             Duration aliveWindow,
             Clock clock) {
@@ -117,20 +116,16 @@ public final class ForeignOrphans {
         try {
             runtime.remove(c.id());
             log.info("removed foreign sandbox container {} of instance {} ({}; age {}s)", c.name(), owner, state, age);
-            try {
-                audit.append(new AuditRecord(
-                        clock.instant(),
-                        c.labels().getOrDefault(SandboxLabels.AGENT, ""),
-                        c.labels().getOrDefault(SandboxLabels.PROJECT, ""),
-                        VERB,
-                        "removed",
-                        c.name() + " of instance " + owner + " (" + state.name().toLowerCase() + ", age " + age
-                                + "s) removed",
-                        List.of(),
-                        0));
-            } catch (RuntimeException e) {
-                log.warn("could not write the audit record of a foreign removal: {}", e.getMessage());
-            }
+            audit.recordAt(
+                    clock.instant(),
+                    c.labels().getOrDefault(SandboxLabels.AGENT, ""),
+                    c.labels().getOrDefault(SandboxLabels.PROJECT, ""),
+                    VERB,
+                    "removed",
+                    c.name() + " of instance " + owner + " (" + state.name().toLowerCase() + ", age " + age
+                            + "s) removed",
+                    List.of(),
+                    0);
             return "removed";
         } catch (RuntimeException e) {
             return "remove failed: " + e.getMessage();

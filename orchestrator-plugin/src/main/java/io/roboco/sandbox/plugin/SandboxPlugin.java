@@ -17,7 +17,7 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.readopt.CredentialVault;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
-import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.ProjectForm;
 import io.roboco.sandbox.settings.SandboxRecord;
@@ -28,7 +28,6 @@ import io.roboco.sandbox.template.TemplateStore;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -96,7 +95,7 @@ public final class SandboxPlugin implements AutoCloseable {
         this.registry = registry;
         this.manager = manager;
         this.store = store;
-        this.audit = new AuditTrail(store);
+        this.audit = new AuditTrail(store, clock);
         this.data = new SandboxData(manager, store, clock);
         this.flagEffective = flagEffective;
         this.clock = clock;
@@ -369,9 +368,12 @@ public final class SandboxPlugin implements AutoCloseable {
         return Optional.ofNullable(vault);
     }
 
-    /** Appends an audit record through the plugin's trail (a record the store refuses is kept and written later). */
-    public void appendAudit(AuditRecord record) {
-        audit.append(record);
+    /**
+     * The plugin's audit trail, the one place audit records are made (a record the store refuses is kept and written
+     * later): every road that audits besides the plugin's own (the verbs, the MCP gate, the janitor) writes through it.
+     */
+    public AuditTrail audit() {
+        return audit;
     }
 
     /** The record operations (named sandboxes, deletion, extension, cleanup); empty for a plugin made without records. */
@@ -619,7 +621,6 @@ public final class SandboxPlugin implements AutoCloseable {
             String reason,
             List<String> services,
             long start) {
-        long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
-        audit.append(new AuditRecord(Instant.now(clock), slug, project, verb, decision, reason, services, millis));
+        audit.record(slug, project, verb, decision, reason, services, start);
     }
 }

@@ -360,7 +360,7 @@ public final class SandboxPluginBuilder {
         try {
             startExtensions(PluginExtension.Stage.FRONT_DOOR, context, startedExtensions);
             // Still STARTING: requests are refused as retryable until every record is re-adopted or closed.
-            restarts.readopt(engines, provisioner, manager, warmPool, clock, plugin::appendAudit);
+            restarts.readopt(engines, provisioner, manager, warmPool, clock, plugin.audit());
             startExtensions(PluginExtension.Stage.BACKGROUND, context, startedExtensions);
             if (warmPool != null) {
                 warmPool.start();

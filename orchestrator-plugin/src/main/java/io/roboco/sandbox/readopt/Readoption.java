@@ -11,6 +11,7 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.secrets.UnsealException;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
@@ -64,7 +65,7 @@ public final class Readoption {
     private final SandboxBook book;
     private final WarmPool pool;
     private final Clock clock;
-    private final Consumer<AuditRecord> audit;
+    private final AuditTrail audit;
     private final String instance;
     private final ContainerLedger ledger;
 
@@ -83,6 +84,21 @@ public final class Readoption {
             WarmPool pool,
             Clock clock,
             Consumer<AuditRecord> audit) {
+        this(store, vault, key, registry, provisioner, manager, book, pool, clock, AuditTrail.to(audit, clock));
+    }
+
+    /** With the plugin's audit trail, which builds and writes re-adoption's records. */
+    public Readoption(
+            SettingsStore store,
+            CredentialVault vault,
+            KeyStatus key,
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            SandboxManager manager,
+            SandboxBook book,
+            WarmPool pool,
+            Clock clock,
+            AuditTrail audit) {
         this.store = store;
         this.vault = vault;
         this.key = key;
@@ -354,15 +370,7 @@ public final class Readoption {
     }
 
     private void record(SandboxRecord r, String decision, String reason, long t0) {
-        audit.accept(new AuditRecord(
-                clock.instant(),
-                r.owner(),
-                r.project(),
-                AUDIT_VERB,
-                decision,
-                reason,
-                r.services(),
-                Duration.ofNanos(System.nanoTime() - t0).toMillis()));
+        audit.record(r.owner(), r.project(), AUDIT_VERB, decision, reason, r.services(), t0);
     }
 
     private static Verdict await(Future<Verdict> check, SandboxRecord r) throws InterruptedException {

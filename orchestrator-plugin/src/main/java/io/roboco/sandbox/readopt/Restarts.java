@@ -6,12 +6,11 @@ import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.PoolJournal;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.SealedContainer;
 import io.roboco.sandbox.settings.SettingsStore;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,7 +92,7 @@ public final class Restarts {
             SandboxManager manager,
             WarmPool pool,
             Clock clock,
-            Consumer<AuditRecord> audit) {
+            AuditTrail audit) {
         if (!readopt) {
             return;
         }

@@ -10,8 +10,7 @@ import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AgentStore;
-import io.roboco.sandbox.settings.AuditLog;
-import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.AuditTrail;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -56,7 +55,7 @@ public final class Gate {
 
     private final Map<String, ToolSpec> tools = new LinkedHashMap<>();
     private final JsonSchemaValidator validator;
-    private final AuditLog audit;
+    private final AuditTrail audit;
     private final AgentStore agents;
     private final GuardChain guards;
     private final SandboxScope scope;
@@ -84,7 +83,7 @@ public final class Gate {
     public Gate(
             List<ToolSpec> specs,
             JsonSchemaValidator validator,
-            AuditLog audit,
+            AuditTrail audit,
             AgentStore agents,
             GuardChain guards,
             SandboxScope scope,
@@ -308,16 +307,7 @@ public final class Gate {
             text = text + " | sql: " + truncate(sql.replaceAll("\\s+", " ").strip(), MAX_SQL);
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        try {
-            audit.append(new AuditRecord(
-                    clock.instant(), caller.auditName(), project(caller), verb, decision, text, services, millis));
-        } catch (RuntimeException e) {
-            log.warn(
-                    "could not write the audit record of MCP tool {} for {}: {}",
-                    verb,
-                    caller.auditName(),
-                    e.getClass().getSimpleName());
-        }
+        audit.recordAt(clock.instant(), caller.auditName(), project(caller), verb, decision, text, services, millis);
     }
 
     private String project(Caller caller) {

@@ -99,7 +99,7 @@ public final class McpEndpoint implements AutoCloseable {
         Gate gate = new Gate(
                 specs,
                 new DefaultJsonSchemaValidator(mapper),
-                plugin.store(),
+                plugin.audit(),
                 plugin.store(),
                 plugin.guards(),
                 own,

@@ -63,7 +63,7 @@ final class HttpApi implements PluginExtension {
         ForeignOrphans foreign = new ForeignOrphans(
                 context.runtime(),
                 context.store(),
-                context.store(),
+                plugin.audit(),
                 context.instanceId(),
                 SandboxServer.aliveWindow(config.janitorTick()),
                 context.clock());

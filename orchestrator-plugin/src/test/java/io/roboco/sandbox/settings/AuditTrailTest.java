@@ -1,9 +1,7 @@
-package io.roboco.sandbox.plugin;
+package io.roboco.sandbox.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.roboco.sandbox.settings.AuditLog;
-import io.roboco.sandbox.settings.AuditRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
