@@ -6,6 +6,7 @@ import io.roboco.sandbox.guard.RoleManifest;
 import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.BadRequest;
@@ -42,6 +43,7 @@ public final class AgentVerbs {
     public static final String RESPAWNED = "agent_respawned";
 
     private final SandboxPlugin plugin;
+    private final SandboxService service;
     private final SettingsStore store;
     private final GuardChain guards;
     private final RoleManifest roles;
@@ -51,6 +53,7 @@ public final class AgentVerbs {
     /** The verbs over {@code plugin}, whose guard chain (and its role manifest) every verb asks. */
     public AgentVerbs(SandboxPlugin plugin, Clock clock) {
         this.plugin = plugin;
+        this.service = plugin.service();
         this.store = plugin.store();
         this.guards = plugin.guards();
         this.roles = guards.roles();
@@ -88,11 +91,22 @@ public final class AgentVerbs {
      *
      * @throws BadRequest for a malformed slug, an unknown verb or malformed arguments
      */
+    /**
+     * {@code request_sandbox}'s arguments (a JSON-decoded object, null for none) as the core's typed ask, for an adapter
+     * that calls {@link SandboxService#ensure} itself (the MCP tool).
+     *
+     * @throws BadRequest for a malformed slug or malformed arguments
+     */
+    public static SandboxService.Ensure ensureAsk(String slug, Map<String, Object> args) {
+        AgentSlug.parse(slug);
+        return Arguments.sandboxRequest(slug, args);
+    }
+
     public Envelope call(String slug, String verb, Map<String, Object> args) throws InterruptedException {
         AgentSlug.parse(slug);
         VerbNames.requireKnown(verb);
         if (VerbNames.REQUEST_SANDBOX.equals(verb)) {
-            return requestSandbox(slug, Arguments.sandboxRequest(args));
+            return Envelope.of(service.ensure(Arguments.sandboxRequest(slug, args)));
         }
         if (VerbNames.GIVE_ME_WORK.equals(verb)) {
             return giveMeWork(slug, Arguments.work(args));
@@ -106,7 +120,7 @@ public final class AgentVerbs {
         }
         Arguments.none(verb, args);
         if (VerbNames.RELEASE_SANDBOX.equals(verb)) {
-            return releaseSandbox(slug);
+            return Envelope.of(service.release(SandboxService.Release.byAgent(slug)));
         }
         return lifecycleExit(slug, verb);
     }
@@ -162,15 +176,6 @@ public final class AgentVerbs {
         return removed;
     }
 
-    private Envelope requestSandbox(String slug, Arguments.SandboxRequest request) throws InterruptedException {
-        Optional<Agent> agent = store.findAgent(slug);
-        // The plugin's guard chain checks the role; an unknown agent has none and is refused there (flag, then "no
-        // active task").
-        SandboxDecision decision = plugin.requestSandbox(
-                slug, agent, request.services(), request.extensions(), request.labels(), request.template());
-        return Envelope.of(decision);
-    }
-
     private Envelope dataVerb(String slug, String verb, String name) throws InterruptedException {
         return dataVerb(slug, verb, name, false);
     }
@@ -197,23 +202,6 @@ public final class AgentVerbs {
         }
         DataOutcome.Failed failed = (DataOutcome.Failed) outcome;
         return Envelope.invalidState(failed.reason(), failed.retryable());
-    }
-
-    private Envelope releaseSandbox(String slug) {
-        Optional<Agent> agent = store.findAgent(slug);
-        // Releasing is always safe: an agent whose task ended, or an unknown one (e.g. after a restart), may still
-        // clean up.
-        GuardChain.Verdict verdict = guards.admit(slug, agent, AgentOperation.RELEASE);
-        if (verdict instanceof GuardChain.Verdict.Refused refused) {
-            return refuse(
-                    slug,
-                    agent.map(Agent::project).orElse(""),
-                    VerbNames.RELEASE_SANDBOX,
-                    refused.refusal(),
-                    List.of());
-        }
-        int removed = plugin.releaseSandbox(slug, VerbNames.RELEASE_SANDBOX);
-        return Envelope.ok(VerbNames.RELEASE_SANDBOX, Map.of("removed", removed));
     }
 
     private Envelope giveMeWork(String slug, Arguments.Work work) {
@@ -263,7 +251,7 @@ public final class AgentVerbs {
     /** Best-effort release: whatever goes wrong is logged and swallowed, so the calling verb still succeeds. */
     private int releaseQuietly(String slug, String verb) {
         try {
-            return plugin.releaseSandbox(slug, verb);
+            return service.release(SandboxService.Release.after(slug, verb)).removed();
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
@@ -23,18 +24,15 @@ final class Arguments {
 
     private Arguments() {}
 
-    /**
-     * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
-     * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record,
-     * {@code template} an optional template name (a new sandbox starts from it).
-     */
-    record SandboxRequest(
-            List<String> services, Map<String, List<String>> extensions, Map<String, String> labels, String template) {}
-
     /** {@code give_me_work}: both required, non-blank strings. */
     record Work(String project, String task) {}
 
-    static SandboxRequest sandboxRequest(Map<String, Object> args) {
+    /**
+     * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
+     * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record,
+     * {@code template} an optional template name (a new sandbox starts from it): parsed once, into the core's typed ask.
+     */
+    static SandboxService.Ensure sandboxRequest(String slug, Map<String, Object> args) {
         Map<String, Object> in =
                 onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels", "template"));
         List<String> services = null;
@@ -69,7 +67,7 @@ final class Arguments {
         String template = in.get("template") == null
                 ? null
                 : TemplateName.parse("template", in.get("template")).value();
-        return new SandboxRequest(services, extensions, labels, template);
+        return new SandboxService.Ensure(slug, services, extensions, labels, template);
     }
 
     static Work work(Map<String, Object> args) {

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.verbs;
 
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.settings.SettingsStore;
 import java.security.SecureRandom;
@@ -57,7 +58,9 @@ final class Engagements {
 
     private int releaseQuietly(String slug, String why) {
         try {
-            return plugin.releaseSandbox(slug, why);
+            return plugin.service()
+                    .release(SandboxService.Release.after(slug, why))
+                    .removed();
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {

@@ -1,7 +1,9 @@
 package io.roboco.sandbox.verbs;
 
+import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.plugin.SandboxDecision;
+import io.roboco.sandbox.plugin.SandboxService;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -44,6 +46,14 @@ public final class Envelope {
 
     public static Envelope invalidState(String reason, boolean retryable) {
         return failure(INVALID_STATE, reason, retryable);
+    }
+
+    /** The envelope for a {@code release_sandbox} outcome: {@code {"removed": n}}, or the guard chain's refusal. */
+    public static Envelope of(SandboxService.ReleaseOutcome outcome) {
+        if (outcome instanceof SandboxService.ReleaseOutcome.NotReleased refused) {
+            return refused(refused.refusal().reason(), false);
+        }
+        return ok(Verbs.RELEASE_SANDBOX, Map.of("removed", outcome.removed()));
     }
 
     /** The envelope for a {@code request_sandbox} decision. */

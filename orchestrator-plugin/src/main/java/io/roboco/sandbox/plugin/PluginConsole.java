@@ -180,7 +180,9 @@ final class PluginConsole implements OperatorConsole {
 
     @Override
     public int release(String agent, String verb) {
-        return plugin.releaseSandbox(agent, verb);
+        return plugin.service()
+                .release(SandboxService.Release.after(agent, verb))
+                .removed();
     }
 
     @Override

@@ -3,25 +3,17 @@ package io.roboco.sandbox.plugin;
 import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.data.TemplateSaving;
-import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
-import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.guard.RoleManifest;
 import io.roboco.sandbox.guard.Verbs;
-import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.AgentSandbox;
-import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.SandboxManager;
-import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.readopt.CredentialVault;
-import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.Project;
-import io.roboco.sandbox.settings.ProjectForm;
 import io.roboco.sandbox.settings.SandboxRecord;
-import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
@@ -30,13 +22,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -60,11 +48,10 @@ public final class SandboxPlugin implements AutoCloseable {
     private final Clock clock;
     private final GuardChain chain;
     private final TemplateSaving templateSaving;
-    /** The template an agent's live verb set was made from, when it was (per-call templates). */
-    private final Map<String, String> templateOf = new ConcurrentHashMap<>();
 
     private final SandboxEvents events;
     private final Sandboxes sandboxes;
+    private final SandboxService service;
     private final CredentialVault vault;
     private final PluginWiring wiring;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -106,7 +93,17 @@ public final class SandboxPlugin implements AutoCloseable {
                 flagEffective,
                 handle,
                 new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates));
+        this.service = new SandboxService(registry, manager, store, chain, audit, events, data);
         this.sandboxes = wiring.book() == null ? null : new Sandboxes(this, wiring.book());
+    }
+
+    /**
+     * The core's one front door: every operation on a sandbox (ensure, release, …) as a typed ask through the guard
+     * chain, the capacity reservation and provisioning to one typed outcome and one audit record. The verbs, the MCP
+     * tools, the HTTP routes and the pages are adapters in front of it.
+     */
+    public SandboxService service() {
+        return service;
     }
 
     /** The front door for an embedding orchestrator: sensible defaults, one required setting (the instance id). */
@@ -153,70 +150,7 @@ public final class SandboxPlugin implements AutoCloseable {
             Map<String, String> labels,
             String template)
             throws InterruptedException {
-        long start = System.nanoTime();
-        List<String> asked = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
-        Map<String, List<String>> perCall = extensions == null ? Map.of() : extensions;
-        String projectId = agent.map(Agent::project).orElse("");
-
-        long looked = System.nanoTime();
-        SandboxDecision decision = decide(slug, agent, asked, perCall, labels, template);
-        long decided = System.nanoTime();
-        tell(decision, decided - start);
-        List<String> audited = decision instanceof SandboxDecision.Granted g
-                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList()
-                : asked;
-        audit(slug, projectId, REQUEST_VERB, decision, audited, start);
-        if (log.isDebugEnabled()) {
-            log.debug(
-                    "request_sandbox {}: agent lookup {} us, guards+ensure {} us, audit {} us",
-                    slug,
-                    (looked - start) / 1000,
-                    (decided - looked) / 1000,
-                    (System.nanoTime() - decided) / 1000);
-        }
-        return decision;
-    }
-
-    private SandboxDecision decide(
-            String slug,
-            Optional<Agent> agent,
-            List<String> asked,
-            Map<String, List<String>> perCall,
-            Map<String, String> labels,
-            String template)
-            throws InterruptedException {
-        GuardChain.Verdict verdict = chain.admit(slug, agent, AgentOperation.REQUEST);
-        if (verdict instanceof GuardChain.Verdict.Refused refused) {
-            return refused.refusal();
-        }
-        Optional<Project> project = ((GuardChain.Verdict.Passed) verdict).project();
-        if (template != null) {
-            Optional<String> why = TemplateSeeds.refusal(template, project.get(), templates());
-            if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
-                why = Optional.of("your sandbox " + manager.find(slug).get().id()
-                        + " is live and was not made from template '" + template
-                        + "'; a template seeds a new sandbox: call release_sandbox first, then request_sandbox(template=\""
-                        + template + "\")");
-            }
-            if (why.isPresent()) {
-                return new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of());
-            }
-            project = project.map(p -> TemplateSeeds.seededWith(p, template));
-        }
-        GuardChain.Checked checked = chain.request(slug, project.get(), asked, perCall);
-        if (checked instanceof GuardChain.Checked.Refused refused) {
-            return refused.refusal();
-        }
-        SandboxRequest request = ((GuardChain.Checked.Admitted) checked).request();
-        SandboxDecision decision = decision(manager.ensure(request, labels), this::grant);
-        if (decision instanceof SandboxDecision.Granted g && !g.cacheHit()) {
-            if (template == null) {
-                templateOf.remove(slug);
-            } else {
-                templateOf.put(slug, template);
-            }
-        }
-        return decision;
+        return service.ensure(new SandboxService.Ensure(slug, services, extensions, labels, template), agent);
     }
 
     /** The verb a template's deletion is audited under. */
@@ -324,43 +258,9 @@ public final class SandboxPlugin implements AutoCloseable {
         return chain;
     }
 
-    /** The decision for a manager outcome (shared with named sandboxes' creation). */
-    static SandboxDecision decision(EnsureOutcome outcome, Function<ServiceInstance, SandboxDecision.Grant> grant) {
-        if (outcome instanceof EnsureOutcome.Ready ready) {
-            return new SandboxDecision.Granted(
-                    ready.services().stream().map(grant).toList(),
-                    ready.cacheHit(),
-                    ready.sandboxId(),
-                    ready.expires(),
-                    ready.expiredPrevious(),
-                    ready.path().wire());
-        }
-        if (outcome instanceof EnsureOutcome.Denied denied) {
-            return denial(denied.denial());
-        }
-        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
-        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning");
-    }
-
-    static SandboxDecision denial(Admission.Decision.Denied d) {
-        return d.refusal()
-                ? new SandboxDecision.Refused(d.reason(), d.retryable(), d.code(), d.ownerSandboxes())
-                : new SandboxDecision.InvalidState(d.reason(), d.retryable(), d.code());
-    }
-
     /** Counts what a decision was, for metrics (the verb layer tells its own role refusals here). */
     public void tell(SandboxDecision decision, long nanos) {
-        try {
-            if (decision instanceof SandboxDecision.Granted g) {
-                events.granted(g.path(), Duration.ofNanos(nanos));
-            } else if (decision instanceof SandboxDecision.Refused r) {
-                events.refused(r.code());
-            } else if (decision instanceof SandboxDecision.InvalidState st) {
-                events.invalidState(st.code());
-            }
-        } catch (RuntimeException e) {
-            log.debug("sandbox event listener failed: {}", e.toString());
-        }
+        service.tell(decision, nanos);
     }
 
     /** Where handed-out credentials are sealed, when they are (re-adoption on, see {@code readopt.Readoption}). */
@@ -428,39 +328,8 @@ public final class SandboxPlugin implements AutoCloseable {
 
     /** Tears the agent's sandbox down; never throws. {@code verb} names what triggered it, for the audit. */
     public int releaseSandbox(String slug, String verb) {
-        long start = System.nanoTime();
-        String project = projectOf(slug);
-        Set<String> services =
-                manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
-        try {
-            int removed = manager.release(slug);
-            data.forget(slug);
-            templateOf.remove(slug);
-            record(
-                    slug,
-                    project,
-                    verb,
-                    "released",
-                    removed + " container(s) removed",
-                    List.copyOf(new TreeSet<>(services)),
-                    start);
-            return removed;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            record(slug, project, verb, "invalid_state", "interrupted while releasing", List.copyOf(services), start);
-            return 0;
-        } catch (RuntimeException e) {
-            log.warn("release of agent {}'s sandbox failed: {}", slug, e.getMessage());
-            record(
-                    slug,
-                    project,
-                    verb,
-                    "invalid_state",
-                    "release failed: " + e.getMessage(),
-                    List.copyOf(services),
-                    start);
-            return 0;
-        }
+        return ((SandboxService.ReleaseOutcome.Released) service.release(SandboxService.Release.after(slug, verb)))
+                .removed();
     }
 
     /** The agent's project for the audit record; a store that cannot answer must not stop a release. */
@@ -577,39 +446,7 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     SandboxDecision.Grant grant(ServiceInstance instance) {
-        Engine engine = registry.require(instance.service());
-        return new SandboxDecision.Grant(
-                instance.service(),
-                engine.env(instance.endpoint(), instance.credentials()),
-                engine.featuresKey(),
-                List.copyOf(new TreeSet<>(instance.features())),
-                limits(instance.limits()));
-    }
-
-    /** A container's caps as the evidence shows them: {@code {"memory":"512m","data_size":"256m","cpus":1}}; empty when not known. */
-    static Map<String, Object> limits(Limits limits) {
-        if (limits == null) {
-            return Map.of();
-        }
-        return ProjectForm.limitsJson(new ServiceLimits(limits.memoryBytes(), limits.tmpfsBytes(), limits.nanoCpus()));
-    }
-
-    private void audit(
-            String slug, String project, String verb, SandboxDecision decision, List<String> services, long start) {
-        if (decision instanceof SandboxDecision.Granted g) {
-            String how = g.cacheHit() ? "cache hit" : "provisioned (" + g.path() + ")";
-            if (g.sandboxId() != null && !g.sandboxId().isEmpty()) {
-                how += ", sandbox " + g.sandboxId();
-            }
-            if (g.expiredPrevious() != null) {
-                how += "; the previous sandbox " + g.expiredPrevious() + " had expired";
-            }
-            record(slug, project, verb, "granted", how, services, start);
-        } else if (decision instanceof SandboxDecision.Refused r) {
-            record(slug, project, verb, "refused", r.reason(), services, start);
-        } else if (decision instanceof SandboxDecision.InvalidState s) {
-            record(slug, project, verb, "invalid_state", s.reason(), services, start);
-        }
+        return service.grant(instance);
     }
 
     /** Appends an audit record; never throws (a store fault is logged). {@code start} is a System.nanoTime. */

@@ -151,7 +151,7 @@ public final class Sandboxes {
         List<String> services = request.asked();
         Admission.Decision decision = book.reserveNamed(r.owner(), project, services, r.name(), r.labels(), r.ttl());
         if (decision instanceof Admission.Decision.Denied denied) {
-            return notCreated(r, SandboxPlugin.denial(denied), start);
+            return notCreated(r, SandboxService.denial(denied), start);
         }
         Admission.Decision.Admitted admitted = (Admission.Decision.Admitted) decision;
         AtomicReference<SandboxRecord> adopted = new AtomicReference<>();

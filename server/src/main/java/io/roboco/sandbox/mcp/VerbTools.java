@@ -1,6 +1,8 @@
 package io.roboco.sandbox.mcp;
 
 import io.roboco.sandbox.guard.AgentOperation;
+import io.roboco.sandbox.plugin.SandboxDecision;
+import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.request.ServiceName;
@@ -8,27 +10,27 @@ import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.VerbNames;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code request_sandbox} and {@code release_sandbox} as MCP tools: the agent's own verbs, called through
- * {@link AgentVerbs}, so the role check, the guard chain, the cache and the verb's audit record are the
- * ones the HTTP API has. The structured answer is the verb's envelope, byte for byte the HTTP API's JSON.
+ * {@code request_sandbox} and {@code release_sandbox} as MCP tools: the agent's own verbs, asked of the core's
+ * {@link SandboxService} as the HTTP verbs ask it (arguments parsed by the verbs' parser, {@link AgentVerbs#ensureAsk}),
+ * so the role check, the guard chain, the cache and the audit record are the ones the HTTP API has. The structured
+ * answer is the verb's envelope, byte for byte the HTTP API's JSON; the text is rendered from the typed outcome.
  *
  * <p>They also carry the lifecycle's create and delete for the agent (one pair of tools instead of two keeps the
  * list short): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
  * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one.
  */
 final class VerbTools {
-    private final AgentVerbs verbs;
+    private final SandboxService service;
     private final NamedSandboxes named;
 
-    VerbTools(AgentVerbs verbs, NamedSandboxes named) {
-        this.verbs = verbs;
+    VerbTools(SandboxService service, NamedSandboxes named) {
+        this.service = service;
         this.named = named;
     }
 
@@ -118,22 +120,18 @@ final class VerbTools {
             throw new BadRequest("'ttl' applies to a named sandbox: add 'name' (your request_sandbox set"
                     + " lives as long as your project's sandbox_ttl_default and slides while you use it)");
         }
-        Envelope envelope = verbs.call(call.agent(), VerbNames.REQUEST_SANDBOX, call.arguments());
-        if (!envelope.ok()) {
+        SandboxDecision decision = service.ensure(AgentVerbs.ensureAsk(call.agent(), call.arguments()));
+        Envelope envelope = Envelope.of(decision);
+        if (!(decision instanceof SandboxDecision.Granted granted)) {
             return failure(envelope);
         }
-        List<String> services = new ArrayList<>();
-        StringBuilder text = new StringBuilder("sandbox ready");
-        for (Object s : sandboxes(envelope)) {
-            Map<?, ?> sandbox = (Map<?, ?>) s;
-            services.add(String.valueOf(sandbox.get("service")));
-        }
-        text.append(": ")
+        List<String> services =
+                granted.sandboxes().stream().map(SandboxDecision.Grant::service).toList();
+        StringBuilder text = new StringBuilder("sandbox ready: ")
                 .append(String.join(", ", services))
                 .append(". Export these (also in structuredContent.evidence):");
-        for (Object s : sandboxes(envelope)) {
-            Map<?, ?> env = (Map<?, ?>) ((Map<?, ?>) s).get("env");
-            new TreeMap<>(env)
+        for (SandboxDecision.Grant grant : granted.sandboxes()) {
+            new TreeMap<>(grant.env())
                     .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
         }
         return ToolResult.ok(envelope.asMap(), text.toString()).withServices(services);
@@ -143,12 +141,12 @@ final class VerbTools {
         if (call.sandbox() != null && !"default".equals(call.sandbox().kind())) {
             return named.release(call);
         }
-        Envelope envelope = verbs.call(call.agent(), VerbNames.RELEASE_SANDBOX, Map.of());
+        SandboxService.ReleaseOutcome outcome = service.release(SandboxService.Release.byAgent(call.agent()));
+        Envelope envelope = Envelope.of(outcome);
         if (!envelope.ok()) {
             return failure(envelope);
         }
-        Object removed = ((Map<?, ?>) envelope.asMap().get("evidence")).get("removed");
-        return ToolResult.ok(envelope.asMap(), "sandbox released: " + removed + " container(s) removed");
+        return ToolResult.ok(envelope.asMap(), "sandbox released: " + outcome.removed() + " container(s) removed");
     }
 
     private static ToolResult failure(Envelope envelope) {
@@ -156,9 +154,5 @@ final class VerbTools {
         String reason = envelope.error() + ": " + body.get("reason")
                 + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : "");
         return ToolResult.failed(body, reason);
-    }
-
-    private static List<?> sandboxes(Envelope envelope) {
-        return (List<?>) ((Map<?, ?>) envelope.asMap().get("evidence")).get("sandboxes");
     }
 }

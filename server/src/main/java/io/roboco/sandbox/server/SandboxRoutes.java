@@ -7,6 +7,7 @@ import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.engine.CheckpointName;
 import io.roboco.sandbox.plugin.ForeignOrphans;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.plugin.Sandboxes;
 import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.BadRequest;
@@ -274,7 +275,9 @@ final class SandboxRoutes {
             throw new BadRequest("body must be {\"agent\": \"<slug>\"}");
         }
         String agent = AgentSlug.parse(String.valueOf(body.get("agent"))).value();
-        int removed = plugin.releaseSandbox(agent, "operator_release");
+        int removed = plugin.service()
+                .release(SandboxService.Release.after(agent, "operator_release"))
+                .removed();
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("ok", true);
         answer.put("agent", agent);

@@ -34,6 +34,7 @@ class EmbeddingApiTest {
             "io.roboco.sandbox.plugin.SandboxPlugin",
             "io.roboco.sandbox.plugin.SandboxPluginBuilder",
             "io.roboco.sandbox.plugin.SandboxDecision",
+            "io.roboco.sandbox.plugin.SandboxService",
             "io.roboco.sandbox.plugin.SandboxEvents",
             "io.roboco.sandbox.plugin.OrchestratorHandle",
             "io.roboco.sandbox.plugin.PluginExtension",

@@ -1,0 +1,314 @@
+package io.roboco.sandbox.plugin;
+
+import io.roboco.sandbox.data.SandboxData;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.guard.AgentOperation;
+import io.roboco.sandbox.guard.Verbs;
+import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.manager.EnsureOutcome;
+import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.manager.SandboxRequest;
+import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.settings.Agent;
+import io.roboco.sandbox.settings.AuditTrail;
+import io.roboco.sandbox.settings.Project;
+import io.roboco.sandbox.settings.ProjectForm;
+import io.roboco.sandbox.settings.ServiceLimits;
+import io.roboco.sandbox.settings.SettingsStore;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The core's one front door: every operation on a sandbox takes the same steps. The edge (a verb, an MCP tool, an HTTP
+ * route, a page) parses its input once into a typed ask; here the ask passes the one {@link GuardChain}, capacity is
+ * reserved (the manager's admission: committed when the set is held, abandoned when it fails), the set is provisioned,
+ * and the call ends in one typed outcome and one audit record (written through the {@link AuditTrail}, never with a
+ * credential). The adapters only render the outcome.
+ */
+public final class SandboxService {
+    private static final Logger log = LoggerFactory.getLogger(SandboxService.class);
+
+    private final EngineRegistry registry;
+    private final SandboxManager manager;
+    private final SettingsStore store;
+    private final GuardChain chain;
+    private final AuditTrail audit;
+    private final SandboxEvents events;
+    private final SandboxData data;
+    /** The template an agent's live sandbox named default was made from, when it was (per-call templates). */
+    private final Map<String, String> templateOf = new ConcurrentHashMap<>();
+
+    SandboxService(
+            EngineRegistry registry,
+            SandboxManager manager,
+            SettingsStore store,
+            GuardChain chain,
+            AuditTrail audit,
+            SandboxEvents events,
+            SandboxData data) {
+        this.registry = registry;
+        this.manager = manager;
+        this.store = store;
+        this.chain = chain;
+        this.audit = audit;
+        this.events = events;
+        this.data = data;
+    }
+
+    /**
+     * An agent's ask for its sandbox named {@code default} ({@code request_sandbox}), its shapes parsed at the edge.
+     *
+     * @param services   the services wanted now, in the order asked (empty: the project's whole set)
+     * @param extensions service → per-call features on top of the project's standing set
+     * @param labels     labels for the sandbox's record (already validated; null keeps the record's)
+     * @param template   a template of the project's own a new sandbox starts from (null: the project's seed)
+     */
+    public record Ensure(
+            String agent,
+            List<String> services,
+            Map<String, List<String>> extensions,
+            Map<String, String> labels,
+            String template) {
+        public Ensure {
+            services = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
+            extensions = extensions == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extensions));
+        }
+    }
+
+    /**
+     * Ending an agent's sandbox named {@code default}: asked by the agent itself ({@link #byAgent}, which passes the guard
+     * chain's role step) or done after {@code verb} (an engagement's end, the operator, a stop), which always may.
+     */
+    public record Release(String agent, String verb, boolean byAgent) {
+        /** The agent's own {@code release_sandbox}. */
+        public static Release byAgent(String agent) {
+            return new Release(agent, Verbs.RELEASE_SANDBOX, true);
+        }
+
+        /** A release that follows {@code verb} (audited under it); never refused. */
+        public static Release after(String agent, String verb) {
+            return new Release(agent, verb, false);
+        }
+    }
+
+    /** What a release did. */
+    public sealed interface ReleaseOutcome {
+        /** The containers removed (none when refused). */
+        default int removed() {
+            return 0;
+        }
+
+        /** The sandbox is gone (or there was none): {@code removed} containers were removed. */
+        record Released(int removed) implements ReleaseOutcome {}
+
+        /** The guard chain said no; nothing was touched. */
+        record NotReleased(SandboxDecision.Refused refusal) implements ReleaseOutcome {}
+    }
+
+    /** The agent's sandbox named default for {@code ask}: from the live cache, grown, or newly provisioned. */
+    public SandboxDecision ensure(Ensure ask) throws InterruptedException {
+        return ensure(ask, store.findAgent(ask.agent()));
+    }
+
+    /** {@link #ensure(Ensure)} for a caller that has already looked the agent up in this plugin's store. */
+    public SandboxDecision ensure(Ensure ask, Optional<Agent> agent) throws InterruptedException {
+        long start = System.nanoTime();
+        SandboxDecision decision = decide(ask, agent);
+        long decided = System.nanoTime();
+        tell(decision, decided - start);
+        List<String> audited = decision instanceof SandboxDecision.Granted g
+                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList()
+                : ask.services();
+        audit(ask.agent(), agent.map(Agent::project).orElse(""), Verbs.REQUEST_SANDBOX, decision, audited, start);
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "request_sandbox {}: guards+ensure {} us, audit {} us",
+                    ask.agent(),
+                    (decided - start) / 1000,
+                    (System.nanoTime() - decided) / 1000);
+        }
+        return decision;
+    }
+
+    private SandboxDecision decide(Ensure ask, Optional<Agent> agent) throws InterruptedException {
+        String slug = ask.agent();
+        GuardChain.Verdict verdict = chain.admit(slug, agent, AgentOperation.REQUEST);
+        if (verdict instanceof GuardChain.Verdict.Refused refused) {
+            return refused.refusal();
+        }
+        Optional<Project> project = ((GuardChain.Verdict.Passed) verdict).project();
+        String template = ask.template();
+        if (template != null) {
+            Optional<String> why = TemplateSeeds.refusal(
+                    template, project.get(), manager.provisioner().templates());
+            if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
+                why = Optional.of("your sandbox " + manager.find(slug).get().id()
+                        + " is live and was not made from template '" + template
+                        + "'; a template seeds a new sandbox: call release_sandbox first, then request_sandbox(template=\""
+                        + template + "\")");
+            }
+            if (why.isPresent()) {
+                return new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of());
+            }
+            project = project.map(p -> TemplateSeeds.seededWith(p, template));
+        }
+        GuardChain.Checked checked = chain.request(slug, project.get(), ask.services(), ask.extensions());
+        if (checked instanceof GuardChain.Checked.Refused refused) {
+            return refused.refusal();
+        }
+        SandboxRequest request = ((GuardChain.Checked.Admitted) checked).request();
+        SandboxDecision decision = decision(manager.ensure(request, ask.labels()));
+        if (decision instanceof SandboxDecision.Granted g && !g.cacheHit()) {
+            if (template == null) {
+                templateOf.remove(slug);
+            } else {
+                templateOf.put(slug, template);
+            }
+        }
+        return decision;
+    }
+
+    /** Tears the agent's sandbox named default down (asked by the agent: after the guard chain's role step); never throws. */
+    public ReleaseOutcome release(Release ask) {
+        long start = System.nanoTime();
+        String slug = ask.agent();
+        Optional<Agent> agent = Optional.empty();
+        if (ask.byAgent()) {
+            agent = store.findAgent(slug);
+            // Releasing is always safe: an agent whose task ended, or an unknown one (e.g. after a restart), may still
+            // clean up.
+            GuardChain.Verdict verdict = chain.admit(slug, agent, AgentOperation.RELEASE);
+            if (verdict instanceof GuardChain.Verdict.Refused refused) {
+                tell(refused.refusal(), 0);
+                audit.recordAt(
+                        audit.now(),
+                        slug,
+                        agent.map(Agent::project).orElse(""),
+                        ask.verb(),
+                        "refused",
+                        refused.refusal().reason(),
+                        List.of(),
+                        0);
+                return new ReleaseOutcome.NotReleased(refused.refusal());
+            }
+        }
+        String project = ask.byAgent() ? agent.map(Agent::project).orElse("") : projectOf(slug);
+        Set<String> services =
+                manager.find(slug).map(e -> e.services().keySet()).orElse(Set.of());
+        List<String> audited = List.copyOf(new TreeSet<>(services));
+        try {
+            int removed = manager.release(slug);
+            data.forget(slug);
+            templateOf.remove(slug);
+            audit.record(slug, project, ask.verb(), "released", removed + " container(s) removed", audited, start);
+            return new ReleaseOutcome.Released(removed);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            audit.record(slug, project, ask.verb(), "invalid_state", "interrupted while releasing", audited, start);
+        } catch (RuntimeException e) {
+            log.warn("release of agent {}'s sandbox failed: {}", slug, e.getMessage());
+            audit.record(
+                    slug, project, ask.verb(), "invalid_state", "release failed: " + e.getMessage(), audited, start);
+        }
+        return new ReleaseOutcome.Released(0);
+    }
+
+    /** The agent's project for the audit record; a store that cannot answer must not stop a release. */
+    private String projectOf(String slug) {
+        try {
+            return store.findAgent(slug).map(Agent::project).orElse("");
+        } catch (RuntimeException e) {
+            log.warn(
+                    "could not read agent {} while releasing its sandbox (releasing anyway): {}", slug, e.getMessage());
+            return "";
+        }
+    }
+
+    /** Counts what a decision was, for metrics (the verb layer tells its own role refusals here). */
+    void tell(SandboxDecision decision, long nanos) {
+        try {
+            if (decision instanceof SandboxDecision.Granted g) {
+                events.granted(g.path(), Duration.ofNanos(nanos));
+            } else if (decision instanceof SandboxDecision.Refused r) {
+                events.refused(r.code());
+            } else if (decision instanceof SandboxDecision.InvalidState st) {
+                events.invalidState(st.code());
+            }
+        } catch (RuntimeException e) {
+            log.debug("sandbox event listener failed: {}", e.toString());
+        }
+    }
+
+    /** The one audit record of a decision: granted (how), refused or invalid_state (why). */
+    void audit(String actor, String project, String verb, SandboxDecision decision, List<String> services, long start) {
+        if (decision instanceof SandboxDecision.Granted g) {
+            String how = g.cacheHit() ? "cache hit" : "provisioned (" + g.path() + ")";
+            if (g.sandboxId() != null && !g.sandboxId().isEmpty()) {
+                how += ", sandbox " + g.sandboxId();
+            }
+            if (g.expiredPrevious() != null) {
+                how += "; the previous sandbox " + g.expiredPrevious() + " had expired";
+            }
+            audit.record(actor, project, verb, "granted", how, services, start);
+        } else if (decision instanceof SandboxDecision.Refused r) {
+            audit.record(actor, project, verb, "refused", r.reason(), services, start);
+        } else if (decision instanceof SandboxDecision.InvalidState s) {
+            audit.record(actor, project, verb, "invalid_state", s.reason(), services, start);
+        }
+    }
+
+    /** The decision for a manager outcome. */
+    private SandboxDecision decision(EnsureOutcome outcome) {
+        if (outcome instanceof EnsureOutcome.Ready ready) {
+            return new SandboxDecision.Granted(
+                    ready.services().stream().map(this::grant).toList(),
+                    ready.cacheHit(),
+                    ready.sandboxId(),
+                    ready.expires(),
+                    ready.expiredPrevious(),
+                    ready.path().wire());
+        }
+        if (outcome instanceof EnsureOutcome.Denied denied) {
+            return denial(denied.denial());
+        }
+        EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
+        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning");
+    }
+
+    static SandboxDecision denial(Admission.Decision.Denied d) {
+        return d.refusal()
+                ? new SandboxDecision.Refused(d.reason(), d.retryable(), d.code(), d.ownerSandboxes())
+                : new SandboxDecision.InvalidState(d.reason(), d.retryable(), d.code());
+    }
+
+    /** One service's answer: its env (the credentials), its active features and its caps. */
+    SandboxDecision.Grant grant(ServiceInstance instance) {
+        Engine engine = registry.require(instance.service());
+        return new SandboxDecision.Grant(
+                instance.service(),
+                engine.env(instance.endpoint(), instance.credentials()),
+                engine.featuresKey(),
+                List.copyOf(new TreeSet<>(instance.features())),
+                limits(instance.limits()));
+    }
+
+    /** A container's caps as the evidence shows them: {@code {"memory":"512m","data_size":"256m","cpus":1}}; empty when not known. */
+    static Map<String, Object> limits(Limits limits) {
+        if (limits == null) {
+            return Map.of();
+        }
+        return ProjectForm.limitsJson(new ServiceLimits(limits.memoryBytes(), limits.tmpfsBytes(), limits.nanoCpus()));
+    }
+}
