@@ -264,7 +264,7 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /** Where handed-out credentials are sealed, when they are (re-adoption on, see {@code readopt.Readoption}). */
-    public Optional<CredentialVault> vault() {
+    Optional<CredentialVault> vault() {
         return Optional.ofNullable(vault);
     }
 

@@ -73,10 +73,7 @@ class EmbeddingApiTest {
             Map.entry("io.roboco.sandbox.provision.Seed", "Project.seedFor"),
             Map.entry("io.roboco.sandbox.provision.ServiceInstance", "AgentSandbox.services"),
             Map.entry("io.roboco.sandbox.provision.ServicePlan", "SandboxRequest.plan"),
-            Map.entry("io.roboco.sandbox.provision.ServiceProvisioner", "SandboxManager.provisioner"),
-            Map.entry("io.roboco.sandbox.readopt.CredentialVault", "SandboxPlugin.vault"),
-            Map.entry("io.roboco.sandbox.secrets.CredentialCipher", "CredentialVault.cipher"),
-            Map.entry("io.roboco.sandbox.secrets.RowBinding", "CredentialCipher.open")));
+            Map.entry("io.roboco.sandbox.provision.ServiceProvisioner", "SandboxManager.provisioner")));
 
     private static JavaClasses classes;
 
