@@ -10,7 +10,9 @@ import java.util.Set;
  * least-privileged credential is made, which features may be activated, and the env an agent gets.
  *
  * <p>Adding an engine is one implementation of this interface plus one line in
- * {@link EngineRegistry#defaults()}. Implementations are stateless and thread-safe.
+ * {@link EngineRegistry#defaults()}. What an engine can do beyond the basics is an optional capability it returns
+ * ({@link #poolSeeding}, and the data features {@link #seeds}, {@link #dumps}, {@link #checkpoints},
+ * {@link #schemaSnapshots}); the core asks which engines offer one ({@link EngineRegistry#offering}) and names none. Implementations are stateless and thread-safe.
  */
 public interface Engine {
 
@@ -135,6 +137,29 @@ public interface Engine {
      * a seeded project's sandboxes of this engine then always start cold and are seeded at request time.
      */
     default Optional<PoolSeeding> poolSeeding() {
+        return Optional.empty();
+    }
+
+    /**
+     * How this engine seeds a new sandbox's database (a script, a copy of a source database); empty when it cannot, and
+     * a project may then give its sandboxes of this engine no seed.
+     */
+    default Optional<Seeds> seeds() {
+        return Optional.empty();
+    }
+
+    /** How a sandbox's database is dumped and restored (templates); empty when it cannot. */
+    default Optional<Dumps> dumps() {
+        return Optional.empty();
+    }
+
+    /** Checkpoint and rewind inside a sandbox, same connection string; empty when it cannot. */
+    default Optional<Checkpoints> checkpoints() {
+        return Optional.empty();
+    }
+
+    /** Schema snapshots of a sandbox's database ({@code snapshot_schema}, {@code diff_schema}); empty when it takes none. */
+    default Optional<SchemaSnapshots> schemaSnapshots() {
         return Optional.empty();
     }
 

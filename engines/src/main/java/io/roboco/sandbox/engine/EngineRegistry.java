@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The engines a deployment knows, built explicitly in one place. Duplicates are refused; unknown
@@ -74,6 +75,30 @@ public final class EngineRegistry {
     /** Engines in registration order. */
     public Collection<Engine> all() {
         return engines.values();
+    }
+
+    /**
+     * The engines offering an optional capability, e.g. {@code offering(Engine::checkpoints)}, in registration order:
+     * the core asks which engines do something and never names one.
+     */
+    public List<Engine> offering(Function<? super Engine, ? extends Optional<?>> capability) {
+        return engines.values().stream()
+                .filter(e -> capability.apply(e).isPresent())
+                .toList();
+    }
+
+    /** The first engine offering {@code capability} (registration order) among {@code services}: which of a set does it. */
+    public Optional<Engine> firstOffering(
+            Collection<String> services, Function<? super Engine, ? extends Optional<?>> capability) {
+        return offering(capability).stream()
+                .filter(e -> services.contains(e.name()))
+                .findFirst();
+    }
+
+    /** The names of the engines offering {@code capability} as a message says them: {@code postgres}, {@code postgres or redis}. */
+    public String namesOffering(Function<? super Engine, ? extends Optional<?>> capability) {
+        List<String> names = offering(capability).stream().map(Engine::name).toList();
+        return names.isEmpty() ? "none" : String.join(" or ", names);
     }
 
     /**

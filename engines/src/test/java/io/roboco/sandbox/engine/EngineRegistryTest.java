@@ -104,4 +104,28 @@ class EngineRegistryTest {
         assertThatThrownBy(() -> registry.requireFeatures("postgres", Arrays.asList((String) null)))
                 .isInstanceOf(UnknownNameException.class);
     }
+
+    @Test
+    void theCoreAsksWhichEnginesOfferADataFeatureAndPostgresOffersThemAll() {
+        assertThat(registry.offering(Engine::seeds)).extracting(Engine::name).containsExactly("postgres");
+        assertThat(registry.offering(Engine::dumps)).extracting(Engine::name).containsExactly("postgres");
+        assertThat(registry.offering(Engine::checkpoints))
+                .extracting(Engine::name)
+                .containsExactly("postgres");
+        assertThat(registry.offering(Engine::schemaSnapshots))
+                .extracting(Engine::name)
+                .containsExactly("postgres");
+        assertThat(registry.namesOffering(Engine::checkpoints)).isEqualTo("postgres");
+    }
+
+    @Test
+    void theFirstOfASetsServicesOfferingAFeatureIsFoundInRegistrationOrder() {
+        assertThat(registry.firstOffering(List.of("redis", "postgres"), Engine::dumps))
+                .map(Engine::name)
+                .contains("postgres");
+        assertThat(registry.firstOffering(List.of("redis", "mongo"), Engine::dumps))
+                .isEmpty();
+        assertThat(EngineRegistry.of(List.of(new RedisEngine())).namesOffering(Engine::checkpoints))
+                .isEqualTo("none");
+    }
 }

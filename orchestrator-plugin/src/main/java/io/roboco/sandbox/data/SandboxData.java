@@ -1,13 +1,14 @@
 package io.roboco.sandbox.data;
 
 import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.Checkpoints;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.NameShape;
-import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SchemaDiff;
+import io.roboco.sandbox.engine.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaSnapshots;
 import io.roboco.sandbox.engine.UnknownNameException;
-import io.roboco.sandbox.engine.postgres.PostgresCheckpoints;
-import io.roboco.sandbox.engine.postgres.PostgresSchemas;
-import io.roboco.sandbox.engine.postgres.schema.SchemaDiff;
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
 import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
@@ -28,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Data operations on a sandbox's Postgres: schema snapshots and diffs, checkpoint and rewind. On an owner's verb set
+ * Data operations on a sandbox: schema snapshots and diffs, checkpoint and rewind, each on the service whose engine
+ * offers it ({@link Engine#schemaSnapshots}, {@link Engine#checkpoints}; {@link Offered}). On an owner's verb set
  * each runs under the owner's lock (never overlapping its request_sandbox or release) on the set the manager holds;
  * on a named sandbox under that sandbox's lock ({@link #lockKey}), which its deletion takes too.
  */
@@ -171,26 +173,58 @@ public final class SandboxData {
     }
 
     private DataOutcome operate(
-            String key, String verb, String name, Map<String, ServiceInstance> services, String none)
-            throws RedactedFailure {
-        ServiceInstance postgres = services == null ? null : services.get("postgres");
-        if (postgres == null) {
-            return new DataOutcome.Refused(
-                    services == null
-                            ? none
-                            : "the sandbox has no postgres service; " + verb
-                                    + " works on Postgres (opt the project into postgres)");
+            String key, String verb, String name, Map<String, ServiceInstance> services, String none) throws Exception {
+        if (services == null) {
+            return new DataOutcome.Refused(none);
+        }
+        return switch (verb) {
+            case SNAPSHOT_SCHEMA ->
+                on(services, verb, Engine::schemaSnapshots, schemas -> snapshot(key, name, schemas));
+            case DIFF_SCHEMA -> on(services, verb, Engine::schemaSnapshots, schemas -> diff(key, name, schemas));
+            case CHECKPOINT -> on(services, verb, Engine::checkpoints, checkpoints -> checkpoint(name, checkpoints));
+            default -> on(services, verb, Engine::checkpoints, checkpoints -> rewind(name, checkpoints));
+        };
+    }
+
+    /** One operation on the sandbox's service whose engine offers {@code capability}. */
+    @FunctionalInterface
+    private interface Operation<T> {
+        DataOutcome run(Offered<T> offered) throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on the service of {@code services} whose engine offers {@code capability}; refused, naming the
+     * engines that would, when none does. A database failure's message loses the service's passwords.
+     */
+    private <T> DataOutcome on(
+            Map<String, ServiceInstance> services,
+            String verb,
+            Function<Engine, Optional<T>> capability,
+            Operation<T> work)
+            throws Exception {
+        Optional<Offered<T>> offered = Offered.in(registry(), services, capability);
+        if (offered.isEmpty()) {
+            return noService(verb, capability);
         }
         try {
-            return switch (verb) {
-                case SNAPSHOT_SCHEMA -> snapshot(key, name, postgres);
-                case DIFF_SCHEMA -> diff(key, name, postgres);
-                case CHECKPOINT -> checkpoint(name, postgres);
-                default -> rewind(name, postgres);
-            };
+            return work.run(offered.get());
         } catch (SQLException e) {
-            throw new RedactedFailure(redact(e.getMessage(), postgres));
+            throw new RedactedFailure(offered.get().redact(e.getMessage()));
         }
+    }
+
+    /** The refusal when the sandbox has no service whose engine offers {@code capability}: it names the ones that would. */
+    private DataOutcome noService(String verb, Function<Engine, ? extends Optional<?>> capability) {
+        if (registry().offering(capability).isEmpty()) {
+            return new DataOutcome.Refused("no engine of this server offers " + verb);
+        }
+        String services = registry().namesOffering(capability);
+        return new DataOutcome.Refused("the sandbox has no " + services + " service; " + verb + " works on "
+                + Offered.engines(registry(), capability) + " (opt the project into " + services + ")");
+    }
+
+    private EngineRegistry registry() {
+        return manager.registry();
     }
 
     /** A database failure whose message has had the sandbox's passwords taken out. */
@@ -202,8 +236,8 @@ public final class SandboxData {
 
     // --- operations --------------------------------------------------------------------------
 
-    private DataOutcome snapshot(String sandbox, String name, ServiceInstance postgres) throws SQLException {
-        SchemaDigest digest = PostgresSchemas.snapshot(target(postgres));
+    private DataOutcome snapshot(String sandbox, String name, Offered<SchemaSnapshots> schemas) throws Exception {
+        SchemaDigest digest = schemas.feature().snapshot(schemas.target());
         StoredSnapshot snapshot = new StoredSnapshot(sandbox, name, clock.instant(), digest);
         if (!snapshots.saveSnapshot(snapshot, MAX_SNAPSHOTS)) {
             return new DataOutcome.Refused("this sandbox already holds " + MAX_SNAPSHOTS + " snapshots; reuse a name ("
@@ -221,14 +255,14 @@ public final class SandboxData {
         return new DataOutcome.Done(evidence);
     }
 
-    private DataOutcome diff(String sandbox, String name, ServiceInstance postgres) throws SQLException {
+    private DataOutcome diff(String sandbox, String name, Offered<SchemaSnapshots> schemas) throws Exception {
         Optional<StoredSnapshot> before = snapshots.findSnapshot(sandbox, name);
         if (before.isEmpty()) {
             List<String> names = snapshots.snapshotNames(sandbox);
             return new DataOutcome.Refused("no snapshot '" + name + "' of this sandbox; there are: "
                     + (names.isEmpty() ? "none (take one with snapshot_schema)" : String.join(", ", names)));
         }
-        SchemaDigest now = PostgresSchemas.snapshot(target(postgres));
+        SchemaDigest now = schemas.feature().snapshot(schemas.target());
         SchemaDiff diff;
         try {
             diff = SchemaDiff.between(before.get().digest(), now);
@@ -259,31 +293,31 @@ public final class SandboxData {
         return new DataOutcome.Done(evidence);
     }
 
-    private DataOutcome checkpoint(String name, ServiceInstance postgres) throws SQLException {
-        PostgresCheckpoints.Result result;
+    private DataOutcome checkpoint(String name, Offered<Checkpoints> checkpoints) throws Exception {
+        Checkpoints.Result result;
         try {
-            result = PostgresCheckpoints.checkpoint(target(postgres), name);
+            result = checkpoints.feature().checkpoint(checkpoints.target(), name);
         } finally {
-            manager.provisioner().resetLiveSession(postgres);
+            manager.provisioner().resetLiveSession(checkpoints.instance());
         }
         return new DataOutcome.Done(answer(result, "checkpoint"));
     }
 
-    private DataOutcome rewind(String name, ServiceInstance postgres) throws SQLException {
-        PostgresCheckpoints.Result result;
+    private DataOutcome rewind(String name, Offered<Checkpoints> checkpoints) throws Exception {
+        Checkpoints.Result result;
         try {
-            result = PostgresCheckpoints.rewind(target(postgres), name);
+            result = checkpoints.feature().rewind(checkpoints.target(), name);
         } catch (UnknownNameException e) {
             return new DataOutcome.Refused(e.getMessage());
         } finally {
-            manager.provisioner().resetLiveSession(postgres);
+            manager.provisioner().resetLiveSession(checkpoints.instance());
         }
         return new DataOutcome.Done(answer(result, "rewound to"));
     }
 
     // --- helpers -----------------------------------------------------------------------------
 
-    private static Map<String, Object> answer(PostgresCheckpoints.Result result, String what) {
+    private static Map<String, Object> answer(Checkpoints.Result result, String what) {
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("name", result.name());
         evidence.put(what.equals("checkpoint") ? "checkpoint_bytes" : "database_bytes", result.sizeBytes());
@@ -302,21 +336,5 @@ public final class SandboxData {
         return refs.stream()
                 .map(r -> Map.<String, Object>of("kind", r.kind(), "name", r.name()))
                 .toList();
-    }
-
-    private static ProbeTarget target(ServiceInstance instance) {
-        return ProbeTarget.of(instance.endpoint(), instance.credentials());
-    }
-
-    private static String redact(String message, ServiceInstance postgres) {
-        String out = String.valueOf(message);
-        for (String secret : new String[] {
-            postgres.credentials().password(), postgres.credentials().adminPassword()
-        }) {
-            if (secret != null && !secret.isEmpty()) {
-                out = out.replace(secret, "<redacted>");
-            }
-        }
-        return out;
     }
 }

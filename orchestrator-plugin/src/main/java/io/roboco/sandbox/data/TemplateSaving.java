@@ -1,13 +1,14 @@
 package io.roboco.sandbox.data;
 
+import io.roboco.sandbox.engine.Dumps;
+import io.roboco.sandbox.engine.Engine;
+import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.ProbeTarget;
-import io.roboco.sandbox.engine.postgres.PostgresSchemas;
-import io.roboco.sandbox.engine.postgres.PostgresTemplates;
-import io.roboco.sandbox.engine.postgres.SeedException;
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
-import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
+import io.roboco.sandbox.engine.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaObject;
+import io.roboco.sandbox.engine.SchemaSnapshots;
+import io.roboco.sandbox.engine.SeedException;
 import io.roboco.sandbox.guard.Verbs;
-import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.request.TemplateName;
@@ -23,10 +24,11 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Saves one of our own sandboxes' Postgres database as a named template: its schema digest read first (on the agent's
- * credential), then {@code pg_dump --no-owner --no-privileges} inside its container streamed into the
- * {@link TemplateStore}. Runs under the owner's lock, so it never overlaps the owner's request_sandbox or release. Only
- * a sandbox this process holds can be saved: the owner key must name a live set with postgres in it.
+ * Saves one of our own sandboxes' database as a named template, from the service whose engine offers {@link Dumps}
+ * ({@link Engine#dumps}; Postgres): its schema digest read first (on the agent's credential, {@link Engine#schemaSnapshots}),
+ * then the engine's dump inside its container streamed into the {@link TemplateStore}. Runs under the owner's lock, so it
+ * never overlaps the owner's request_sandbox or release. Only a sandbox this process holds can be saved: the owner key
+ * must name a live set with such a service in it.
  */
 public final class TemplateSaving {
     public static final String SAVE_TEMPLATE = Verbs.SAVE_TEMPLATE;
@@ -39,7 +41,7 @@ public final class TemplateSaving {
         this.clock = clock;
     }
 
-    /** Saves the postgres database of the set keyed {@code owner} (of {@code project}) as {@code name}. */
+    /** Saves the database of the set keyed {@code owner} (of {@code project}) as {@code name}. */
     public DataOutcome save(String owner, String project, String name, boolean replace) throws InterruptedException {
         if (!TemplateName.isValid(name)) {
             return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
@@ -47,29 +49,28 @@ public final class TemplateSaving {
         TemplateStore store = manager.provisioner().templates();
         try {
             return manager.withAgent(owner, found -> {
-                Optional<ServiceInstance> postgres =
-                        found.map(AgentSandbox::services).map(s -> s.get("postgres"));
-                if (postgres.isEmpty()) {
+                Optional<Offered<Dumps>> offered = found.flatMap(s -> dumps(s.services()));
+                if (offered.isEmpty()) {
                     return new DataOutcome.Refused(
                             found.isEmpty()
                                     ? "no live sandbox of '" + owner
                                             + "' on this server; only our own sandboxes can become templates"
-                                    : "the sandbox has no postgres service; a template is a Postgres dump");
+                                    : noService());
                 }
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
-                return save(store, found.get(), postgres.get(), project, name, replace);
+                return save(store, found.get().id(), offered.get(), project, name, replace);
             });
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            return failure(e, manager.find(owner).flatMap(s -> postgres(s.services())));
+            return failure(e, manager.find(owner).flatMap(s -> dumps(s.services())));
         }
     }
 
     /**
-     * Saves the postgres database of named sandbox {@code id} (of {@code project}), whose services {@code held} answers
+     * Saves the database of named sandbox {@code id} (of {@code project}), whose services {@code held} answers
      * while it is live and this process holds its credentials; under the lock its data operations and deletion share.
      */
     public DataOutcome saveNamed(
@@ -85,49 +86,49 @@ public final class TemplateSaving {
         TemplateStore store = manager.provisioner().templates();
         try {
             return manager.withAgent(SandboxData.lockKey(id), ignored -> {
-                Optional<ServiceInstance> postgres = held.apply(id).map(s -> s.get("postgres"));
-                if (postgres.isEmpty()) {
+                Optional<Offered<Dumps>> offered = held.apply(id).flatMap(this::dumps);
+                if (offered.isEmpty()) {
                     return new DataOutcome.Refused(
                             held.apply(id).isEmpty()
                                     ? "this server does not hold the credentials of named sandbox " + id
                                             + " (no longer live, or made before a"
                                             + " restart that did not re-adopt it); only our own live sandboxes can become templates"
-                                    : "the sandbox has no postgres service; a template is a Postgres dump");
+                                    : noService());
                 }
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
-                return save(store, id, postgres.get(), project, name, replace);
+                return save(store, id, offered.get(), project, name, replace);
             });
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            return failure(e, postgres(held.apply(id).orElse(Map.of())));
+            return failure(e, dumps(held.apply(id).orElse(Map.of())));
         }
     }
 
-    private DataOutcome save(
-            TemplateStore store,
-            AgentSandbox set,
-            ServiceInstance postgres,
-            String project,
-            String name,
-            boolean replace)
-            throws Exception {
-        return save(store, set.id(), postgres, project, name, replace);
+    /** The sandbox's service whose engine can dump its database (Postgres). */
+    private Optional<Offered<Dumps>> dumps(Map<String, ServiceInstance> services) {
+        return Offered.in(registry(), services, Engine::dumps);
     }
 
-    private static Optional<ServiceInstance> postgres(Map<String, ServiceInstance> services) {
-        return Optional.ofNullable(services.get("postgres"));
+    private String noService() {
+        return "the sandbox has no " + registry().namesOffering(Engine::dumps) + " service; a template is a "
+                + Offered.engines(registry(), Engine::dumps) + " dump";
     }
 
-    private DataOutcome failure(Exception e, Optional<ServiceInstance> postgres) {
+    private EngineRegistry registry() {
+        return manager.registry();
+    }
+
+    private DataOutcome failure(Exception e, Optional<Offered<Dumps>> dumps) {
         if (e instanceof TemplateStore.NameTaken
                 || e instanceof TemplateStore.OverCap
                 || e instanceof UnsupportedOperationException) {
             return new DataOutcome.Refused(e.getMessage());
         }
-        String message = redact(String.valueOf(e.getMessage()), postgres);
+        String message =
+                dumps.map(d -> d.redact(String.valueOf(e.getMessage()))).orElse(String.valueOf(e.getMessage()));
         if (e instanceof SQLException || e instanceof SeedException) {
             return new DataOutcome.Failed(
                     SAVE_TEMPLATE + " failed: " + message + "; no template was saved, try again", true);
@@ -138,22 +139,18 @@ public final class TemplateSaving {
     }
 
     private DataOutcome save(
-            TemplateStore store,
-            String sandboxId,
-            ServiceInstance postgres,
-            String project,
-            String name,
-            boolean replace)
+            TemplateStore store, String sandboxId, Offered<Dumps> dumps, String project, String name, boolean replace)
             throws Exception {
-        ProbeTarget target = ProbeTarget.of(postgres.endpoint(), postgres.credentials());
-        SchemaDigest digest = PostgresSchemas.snapshot(target);
+        ServiceInstance service = dumps.instance();
+        ProbeTarget target = dumps.target();
+        SchemaDigest digest = describe(service, target);
         List<String> extensions = digest.objects().values().stream()
                 .filter(o -> o.kind().equals("extension"))
                 .map(SchemaObject::name)
                 .filter(e -> !e.equals("plpgsql"))
                 .sorted()
                 .toList();
-        String major = postgres.major().isEmpty() ? majorOf(digest.postgresVersion()) : postgres.major();
+        String major = service.major().isEmpty() ? majorOf(digest.postgresVersion()) : service.major();
         TemplateInfo info = new TemplateInfo(
                 name,
                 project,
@@ -165,7 +162,7 @@ public final class TemplateSaving {
                 digest.digest(),
                 extensions);
         TemplateInfo saved = store.save(
-                info, out -> PostgresTemplates.dump(manager.provisioner().execIn(postgres), target, out), replace);
+                info, out -> dumps.feature().dump(manager.provisioner().execIn(service), target, out), replace);
         Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
         evidence.put(
                 "templates",
@@ -187,24 +184,19 @@ public final class TemplateSaving {
         return new DataOutcome.Done(evidence);
     }
 
+    /**
+     * What the template records of the schema (its digest, extensions, server version): the engine's schema snapshot, or
+     * an empty digest when its engine takes none.
+     */
+    private SchemaDigest describe(ServiceInstance service, ProbeTarget target) throws Exception {
+        Optional<SchemaSnapshots> schemas =
+                registry().require(service.service()).schemaSnapshots();
+        return schemas.isPresent() ? schemas.get().snapshot(target) : SchemaDigest.of("", List.of(), List.of());
+    }
+
     /** {@code 15} of {@code 15.14 (Debian 15.14-0+deb12u1)}. */
     static String majorOf(String version) {
         String digits = String.valueOf(version).strip().split("[^0-9]", 2)[0];
         return digits;
-    }
-
-    private static String redact(String message, Optional<ServiceInstance> postgres) {
-        String out = message;
-        if (postgres.isPresent()) {
-            for (String secret : new String[] {
-                postgres.get().credentials().password(),
-                postgres.get().credentials().adminPassword()
-            }) {
-                if (secret != null && !secret.isEmpty()) {
-                    out = out.replace(secret, "<redacted>");
-                }
-            }
-        }
-        return out;
     }
 }

@@ -411,6 +411,11 @@ public final class SandboxManager implements AutoCloseable {
         return provisioner;
     }
 
+    /** The engines this manager provisions: what the data operations ask which engine offers a feature. */
+    public EngineRegistry registry() {
+        return registry;
+    }
+
     @Override
     public void close() {
         sets.close();

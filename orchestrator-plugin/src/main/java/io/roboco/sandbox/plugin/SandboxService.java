@@ -152,7 +152,7 @@ public final class SandboxService {
         String template = ask.template();
         if (template != null) {
             Optional<String> why = TemplateSeeds.refusal(
-                    template, project.get(), manager.provisioner().templates());
+                    template, project.get(), manager.provisioner().templates(), registry);
             if (why.isEmpty() && manager.find(slug).isPresent() && !template.equals(templateOf.get(slug))) {
                 why = Optional.of("your sandbox " + manager.find(slug).get().id()
                         + " is live and was not made from template '" + template
@@ -162,7 +162,7 @@ public final class SandboxService {
             if (why.isPresent()) {
                 return new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of());
             }
-            project = project.map(p -> TemplateSeeds.seededWith(p, template));
+            project = project.map(p -> TemplateSeeds.seededWith(p, template, registry));
         }
         GuardChain.Checked checked = chain.request(slug, project.get(), ask.services(), ask.extensions());
         if (checked instanceof GuardChain.Checked.Refused refused) {

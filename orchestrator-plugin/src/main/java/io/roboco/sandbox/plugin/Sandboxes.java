@@ -130,11 +130,12 @@ public final class Sandboxes {
         }
         Optional<Project> found = ((GuardChain.Verdict.Passed) verdict).project();
         if (r.template() != null) {
-            Optional<String> why = TemplateSeeds.refusal(r.template(), found.get(), plugin.templates());
+            Optional<String> why =
+                    TemplateSeeds.refusal(r.template(), found.get(), plugin.templates(), plugin.registry());
             if (why.isPresent()) {
                 return notCreated(r, new SandboxDecision.Refused(why.get(), false, "not_allowed", List.of()), start);
             }
-            found = found.map(p -> TemplateSeeds.seededWith(p, r.template()));
+            found = found.map(p -> TemplateSeeds.seededWith(p, r.template(), plugin.registry()));
         }
         GuardChain.Checked checked = plugin.guards().request(r.owner(), found.get(), r.services(), r.extensions());
         if (checked instanceof GuardChain.Checked.Refused refused) {

@@ -1,20 +1,21 @@
 package io.roboco.sandbox.provision;
 
 import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.Dumps;
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.ProbeTarget;
-import io.roboco.sandbox.engine.postgres.PostgresSeeds;
-import io.roboco.sandbox.engine.postgres.PostgresTemplates;
-import io.roboco.sandbox.engine.postgres.SeedException;
+import io.roboco.sandbox.engine.SeedException;
+import io.roboco.sandbox.engine.Seeds;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.io.IOException;
 import java.io.InputStream;
-import java.sql.SQLException;
 import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Applies a plan's {@link Seed} to a freshly prepared sandbox database, after activation, as the agent's role.
+ * Applies a plan's {@link Seed} to a freshly prepared sandbox database, after activation, as the agent's role, through
+ * what the plan's engine offers: {@link Engine#seeds} for a script or a clone, {@link Engine#dumps} for a template.
  * A clone's source URL is read from the server's environment at the moment of seeding, under the name the project
  * stores; it is never stored, logged or echoed. A template's dump is read from the {@link TemplateStore} and restored
  * only into the major it was saved from or a newer one (checked against the running server, as a last line behind the
@@ -39,24 +40,35 @@ final class Seeding {
         if (seed == null) {
             return;
         }
-        if (!plan.service().equals("postgres")) {
-            throw new SeedException(plan.service() + " sandboxes take no seed; seeds are for postgres");
+        Engine engine = plan.engine();
+        if (seed instanceof Seed.Template template) {
+            restore(template, target, exec, offered(plan, engine.dumps(), "template restore"));
+            return;
         }
+        Seeds seeds = offered(plan, engine.seeds(), "seeding");
         if (seed instanceof Seed.Sql sql) {
-            PostgresSeeds.applySql(target, sql.script());
+            seeds.applyScript(target, sql.script());
         } else if (seed instanceof Seed.Clone clone) {
             String url = environment.apply(clone.urlEnv());
             if (url == null || url.isBlank()) {
                 throw new SeedException("clone source: the server's environment has no " + clone.urlEnv()
                         + "; set it to the source's postgresql:// URL and restart the server");
             }
-            PostgresSeeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable(), "$" + clone.urlEnv());
-        } else if (seed instanceof Seed.Template template) {
-            restore(template, target, exec);
+            seeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable(), "$" + clone.urlEnv());
         }
     }
 
-    private void restore(Seed.Template template, ProbeTarget target, ContainerExec exec) throws SeedException {
+    /** What the plan's engine offers for its seed; the project's settings and the guard chain let no other seed through. */
+    private static <T> T offered(ServicePlan plan, Optional<T> feature, String what) throws SeedException {
+        if (feature.isEmpty()) {
+            throw new SeedException(
+                    plan.service() + " sandboxes take no seed; the " + plan.service() + " engine offers no " + what);
+        }
+        return feature.get();
+    }
+
+    private void restore(Seed.Template template, ProbeTarget target, ContainerExec exec, Dumps dumps)
+            throws SeedException {
         String name = template.name();
         String project = template.project();
         TemplateInfo info = templates
@@ -65,8 +77,10 @@ final class Seeding {
                         + "' (its templates: " + templates.knownNames(project) + ")"));
         int major;
         try {
-            major = PostgresTemplates.serverMajor(target);
-        } catch (SQLException e) {
+            major = dumps.serverMajor(target);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
             throw new SeedException(
                     "template '" + name + "': the sandbox's server version could not be read: " + e.getMessage());
         }
@@ -75,7 +89,7 @@ final class Seeding {
             throw new SeedException(refusal.get());
         }
         try (InputStream dump = templates.open(project, name)) {
-            PostgresTemplates.restore(exec, target, dump);
+            dumps.restore(exec, target, dump);
         } catch (IOException e) {
             throw new SeedException("template '" + name + "': its dump could not be read: " + e.getMessage());
         }

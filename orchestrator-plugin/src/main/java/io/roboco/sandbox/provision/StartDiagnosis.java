@@ -4,7 +4,7 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Readiness;
-import io.roboco.sandbox.engine.postgres.SeedException;
+import io.roboco.sandbox.engine.SeedException;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import java.time.Duration;

@@ -181,7 +181,7 @@ public final class ProjectForm {
                 ttlDefault,
                 ttlMax,
                 maxLive,
-                SeedForm.parseAll(body.get("sandbox_seed"), services),
+                SeedForm.parseAll(body.get("sandbox_seed"), services, registry),
                 limits);
     }
 

@@ -1,7 +1,8 @@
 package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
-import io.roboco.sandbox.engine.postgres.PostgresSeeds;
+import io.roboco.sandbox.engine.Seeds;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.request.BadRequest;
@@ -32,8 +33,8 @@ public final class SeedForm {
 
     private SeedForm() {}
 
-    /** {@code sandbox_seed}: service → seed, each service opted in and able to take one (postgres). */
-    static Map<String, Seed> parseAll(Object raw, List<String> services) {
+    /** {@code sandbox_seed}: service → seed, each service opted in and able to take one (its engine offers {@link Engine#seeds}). */
+    static Map<String, Seed> parseAll(Object raw, List<String> services, EngineRegistry registry) {
         Map<String, Seed> seeds = new TreeMap<>();
         if (raw == null) {
             return seeds;
@@ -48,9 +49,9 @@ public final class SeedForm {
                 throw new BadRequest("sandbox_seed names service '" + Names.printable(service)
                         + "', which is not in sandbox_services " + services + "; nothing saved");
             }
-            if (!service.equals("postgres")) {
-                throw new BadRequest(
-                        "sandbox_seed." + service + ": only postgres sandboxes take a seed; nothing saved");
+            if (registry.find(service).flatMap(Engine::seeds).isEmpty()) {
+                throw new BadRequest("sandbox_seed." + service + ": only " + registry.namesOffering(Engine::seeds)
+                        + " sandboxes take a seed; nothing saved");
             }
             if (e.getValue() != null) {
                 seeds.put(service, parse(service, e.getValue()));
@@ -74,9 +75,9 @@ public final class SeedForm {
                     throw new BadRequest("'" + field + ".sql' must be a non-empty string of SQL");
                 }
                 int bytes = script.getBytes(StandardCharsets.UTF_8).length;
-                if (bytes > PostgresSeeds.MAX_SQL_BYTES) {
+                if (bytes > Seeds.MAX_SCRIPT_BYTES) {
                     throw new BadRequest(
-                            "'" + field + ".sql' is " + bytes + " bytes; the limit is " + PostgresSeeds.MAX_SQL_BYTES
+                            "'" + field + ".sql' is " + bytes + " bytes; the limit is " + Seeds.MAX_SCRIPT_BYTES
                                     + " bytes (256 KiB); for a larger schema use a clone or a template; nothing saved");
                 }
                 return new Seed.Sql(script);

@@ -1,6 +1,6 @@
 package io.roboco.sandbox.settings;
 
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaDigest;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -7,7 +7,7 @@ import static io.roboco.sandbox.store.JdbcSettingsStore.update;
 import static io.roboco.sandbox.store.JdbcSettingsStore.write;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaDigest;
 import io.roboco.sandbox.settings.StoredSnapshot;
 import java.sql.Connection;
 import java.sql.ResultSet;

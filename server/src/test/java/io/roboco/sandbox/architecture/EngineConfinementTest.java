@@ -7,9 +7,15 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -17,21 +23,17 @@ import org.junit.jupiter.api.Test;
  * "A new engine is one class and one registry line" (DESIGN.md, issue 19 item 3): nothing outside the {@code engines}
  * module's packages ({@code engine}, {@code engine.<name>}) and the inspection library's ({@code inspect}, module
  * {@code sql-inspect}, which speaks each engine's driver) uses an engine's own package
- * {@code io.roboco.sandbox.engine.<name>}; the core asks the registry and the {@code Engine} SPI's optional capabilities.
+ * {@code io.roboco.sandbox.engine.<name>}; the core asks the registry and the {@code Engine} SPI's optional capabilities
+ * ({@code poolSeeding()}, and the data features {@code seeds()}, {@code dumps()}, {@code checkpoints()},
+ * {@code schemaSnapshots()}: {@code registry.offering(Engine::checkpoints)}).
  *
- * <p>{@link #NOT_YET_MOVED} names the classes that still reach into {@code engine.postgres} for the data features (seed,
- * templates, schema snapshots, checkpoints), until those become an engine capability. The list may only shrink: a new
- * class using an engine's package fails, and so does a listed class that no longer does (remove it from the list).
+ * <p>Checked twice: on the compiled classes (ArchUnit), and on the main sources outside engines and sql-inspect, which also see a constant the compiler
+ * copied into the class that reads it (a {@code static final} of an engine's class leaves no dependency behind).
  */
 class EngineConfinementTest {
     private static final Pattern ENGINE_PACKAGE = Pattern.compile("io\\.roboco\\.sandbox\\.engine\\.[a-z0-9]+(\\..*)?");
-    private static final Set<String> NOT_YET_MOVED = Set.of(
-            "io.roboco.sandbox.data.SandboxData",
-            "io.roboco.sandbox.data.TemplateSaving",
-            "io.roboco.sandbox.provision.Seeding",
-            "io.roboco.sandbox.provision.StartDiagnosis",
-            "io.roboco.sandbox.settings.StoredSnapshot",
-            "io.roboco.sandbox.store.JdbcSnapshots");
+    private static final Pattern ENGINE_PACKAGE_IN_SOURCE =
+            Pattern.compile("io\\.roboco\\.sandbox\\.engine\\.[a-z0-9]+\\.[\\w.]*");
 
     private static JavaClasses classes;
 
@@ -46,7 +48,6 @@ class EngineConfinementTest {
 
     @Test
     void nothingOutsideEnginesImportsAnEnginesOwnPackage() {
-        Set<String> using = new TreeSet<>();
         Set<String> evidence = new TreeSet<>();
         for (JavaClass c : classes) {
             if (isEnginesModule(c)) {
@@ -54,11 +55,7 @@ class EngineConfinementTest {
             }
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
                 if (ENGINE_PACKAGE.matcher(d.getTargetClass().getPackageName()).matches()) {
-                    String outer = outermost(c);
-                    using.add(outer);
-                    if (!NOT_YET_MOVED.contains(outer)) {
-                        evidence.add(d.getDescription());
-                    }
+                    evidence.add(d.getDescription());
                 }
             }
         }
@@ -66,9 +63,25 @@ class EngineConfinementTest {
                 .as("classes outside engines using an engine's own package (ask the registry or an Engine"
                         + " capability instead)")
                 .isEmpty();
-        assertThat(NOT_YET_MOVED)
-                .as("NOT_YET_MOVED lists only classes that still use an engine's package; remove the others")
-                .isSubsetOf(using);
+    }
+
+    @Test
+    void noMainSourceOutsideEnginesNamesAnEnginesOwnPackage() throws IOException {
+        Path root = repositoryRoot();
+        Set<String> evidence = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file :
+                    files.filter(f -> isMainSourceOutsideEngines(root, f)).toList()) {
+                Matcher m = ENGINE_PACKAGE_IN_SOURCE.matcher(read(file));
+                while (m.find()) {
+                    evidence.add(root.relativize(file) + ": " + m.group());
+                }
+            }
+        }
+        assertThat(evidence)
+                .as("main sources outside engines naming an engine's own package (ask the registry or an Engine"
+                        + " capability instead)")
+                .isEmpty();
     }
 
     private static boolean isEnginesModule(JavaClass c) {
@@ -79,9 +92,32 @@ class EngineConfinementTest {
                 || p.startsWith("io.roboco.sandbox.inspect.");
     }
 
-    private static String outermost(JavaClass c) {
-        String name = c.getName();
-        int dollar = name.indexOf('$');
-        return dollar < 0 ? name : name.substring(0, dollar);
+    private static boolean isMainSourceOutsideEngines(Path root, Path file) {
+        String path = root.relativize(file).toString().replace('\\', '/');
+        return path.endsWith(".java")
+                && path.contains("/src/main/java/")
+                && !path.startsWith("engines/")
+                && !path.startsWith("sql-inspect/")
+                && !path.startsWith("images/")
+                && !path.contains("/target/");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isDirectory(dir.resolve("orchestrator-plugin"))) {
+            dir = dir.getParent();
+        }
+        assertThat(dir)
+                .as("repository root above " + Path.of("").toAbsolutePath())
+                .isNotNull();
+        return dir;
     }
 }

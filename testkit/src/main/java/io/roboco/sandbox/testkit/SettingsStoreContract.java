@@ -3,8 +3,8 @@ package io.roboco.sandbox.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.roboco.sandbox.engine.postgres.schema.SchemaDigest;
-import io.roboco.sandbox.engine.postgres.schema.SchemaObject;
+import io.roboco.sandbox.engine.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaObject;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.runtime.Limits;

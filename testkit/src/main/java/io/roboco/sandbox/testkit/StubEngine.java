@@ -1,6 +1,7 @@
 package io.roboco.sandbox.testkit;
 
 import io.roboco.sandbox.engine.AllowedFeature;
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
@@ -49,6 +50,7 @@ public final class StubEngine implements Engine {
     private volatile Predicate<Credentials> holdReadiness = c -> false;
     private volatile CountDownLatch release = new CountDownLatch(0);
     private volatile CountDownLatch held = new CountDownLatch(1);
+    private volatile Checkpoints checkpoints;
 
     /** A stub whose env keys are {@code STUB_<NAME>_*} and whose features are "available_features". */
     public StubEngine(String name, Set<String> features) {
@@ -80,6 +82,12 @@ public final class StubEngine implements Engine {
     }
 
     // ---- scripting -------------------------------------------------------------------------------
+
+    /** This stub offering {@code checkpoints} ({@link Engine#checkpoints}), as an engine with that data feature does. */
+    public StubEngine offering(Checkpoints checkpoints) {
+        this.checkpoints = checkpoints;
+        return this;
+    }
 
     /**
      * Readiness blocks (up to 10 s) for sandboxes whose credentials match, until {@link #releaseHeld()};
@@ -191,6 +199,12 @@ public final class StubEngine implements Engine {
             throw new IllegalStateException("connection refused");
         }
         claims.add(target.credentials());
+    }
+
+    /** The checkpoints given to {@link #offering}; none by default. */
+    @Override
+    public Optional<Checkpoints> checkpoints() {
+        return Optional.ofNullable(checkpoints);
     }
 
     /** Seeded pool containers: a seeder pair {@code seeder_<id>} / {@code db_<id>}; retirements and handovers recorded. */

@@ -8,7 +8,7 @@ import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.SecretSource;
-import io.roboco.sandbox.engine.postgres.SeedException;
+import io.roboco.sandbox.engine.SeedException;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.provision.PoolSeedSteps;
 import io.roboco.sandbox.provision.ProvisionSettings;

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
@@ -14,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Checkpoint and rewind of an agent's database inside its own sandbox container, with the same connection string.
+ * Postgres {@link Checkpoints}: checkpoint and rewind of an agent's database inside its own sandbox container, with the same connection string.
  * A checkpoint is a copy of the database ({@code CREATE DATABASE … TEMPLATE … STRATEGY FILE_COPY}) that nobody can
  * connect to; a rewind swaps the agent's database for a fresh copy of the checkpoint under the same name, owned by
  * the same role, so host, port, database, user and password stay. Both run on the plugin-held admin credential,
@@ -24,26 +25,14 @@ import java.util.List;
  * database (connections are refused for the few milliseconds of the copy) and report how many they closed.
  * Checkpoints live in the sandbox's data directory, so they count against its size limit (the tmpfs cap).
  */
-public final class PostgresCheckpoints {
+final class PostgresCheckpoints implements Checkpoints {
     private static final String SUFFIX = "__ck_";
     private static final String OLD_SUFFIX = "__rewound";
 
-    private PostgresCheckpoints() {}
-
-    /** One checkpoint of a sandbox database. */
-    public record Checkpoint(String name, long sizeBytes) {}
-
-    /** What a checkpoint or a rewind did: how many of the agent's sessions it closed, and how long it took. */
-    public record Result(String name, long sizeBytes, int sessionsClosed, long millis) {}
-
-    /** @throws UnknownNameException when {@code name} is not a {@link CheckpointName} */
-    public static String requireName(String name) {
-        return CheckpointName.of(name).value();
-    }
-
     /** Copies the agent's database as checkpoint {@code name} (replacing one of the same name). */
-    public static Result checkpoint(ProbeTarget target, String name) throws SQLException {
-        requireName(name);
+    @Override
+    public Result checkpoint(ProbeTarget target, String name) throws SQLException {
+        CheckpointName.of(name);
         long t0 = System.nanoTime();
         Credentials c = target.credentials();
         String db = c.database();
@@ -69,8 +58,9 @@ public final class PostgresCheckpoints {
      *
      * @throws UnknownNameException when there is no such checkpoint (the message lists the ones there are)
      */
-    public static Result rewind(ProbeTarget target, String name) throws SQLException {
-        requireName(name);
+    @Override
+    public Result rewind(ProbeTarget target, String name) throws SQLException {
+        CheckpointName.of(name);
         long t0 = System.nanoTime();
         Credentials c = target.credentials();
         String db = c.database();
@@ -102,7 +92,8 @@ public final class PostgresCheckpoints {
     }
 
     /** The sandbox's checkpoints, by name. */
-    public static List<Checkpoint> list(ProbeTarget target) throws SQLException {
+    @Override
+    public List<Checkpoint> list(ProbeTarget target) throws SQLException {
         try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB)) {
             return list(admin, target.credentials().database());
         }

@@ -1,10 +1,12 @@
 package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.AllowedFeature;
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Dumps;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.ExecResult;
@@ -16,7 +18,9 @@ import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Probes;
 import io.roboco.sandbox.engine.ReadinessProbe;
+import io.roboco.sandbox.engine.SchemaSnapshots;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.engine.Seeds;
 import io.roboco.sandbox.engine.SpecRequest;
 import io.roboco.sandbox.engine.Urls;
 import java.sql.Connection;
@@ -50,6 +54,10 @@ public final class PostgresEngine implements Engine {
     static final String MAINTENANCE_DB = "postgres";
 
     private static final PoolSeeding SEEDING = new PostgresPoolSeeding();
+    private static final Seeds SEEDS = new PostgresSeeds();
+    private static final Dumps DUMPS = new PostgresDumps();
+    private static final Checkpoints CHECKPOINTS = new PostgresCheckpoints();
+    private static final SchemaSnapshots SCHEMA_SNAPSHOTS = new PostgresSchemaSnapshots();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
     /** Where activated extensions go. */
     static final String EXTENSION_SCHEMA = "public";
@@ -266,6 +274,30 @@ public final class PostgresEngine implements Engine {
     @Override
     public Optional<PoolSeeding> poolSeeding() {
         return Optional.of(SEEDING);
+    }
+
+    /** Seeds: a SQL script run as the agent, or a clone of a source database through {@code pg_dump} in the sandbox. */
+    @Override
+    public Optional<Seeds> seeds() {
+        return Optional.of(SEEDS);
+    }
+
+    /** Templates: {@code pg_dump} and {@code psql} inside the sandbox container, on the agent's credential. */
+    @Override
+    public Optional<Dumps> dumps() {
+        return Optional.of(DUMPS);
+    }
+
+    /** Checkpoints: copies of the agent's database inside its own sandbox ({@code CREATE DATABASE … TEMPLATE}). */
+    @Override
+    public Optional<Checkpoints> checkpoints() {
+        return Optional.of(CHECKPOINTS);
+    }
+
+    /** Schema snapshots: the catalog read on the agent's credential. */
+    @Override
+    public Optional<SchemaSnapshots> schemaSnapshots() {
+        return Optional.of(SCHEMA_SNAPSHOTS);
     }
 
     @Override

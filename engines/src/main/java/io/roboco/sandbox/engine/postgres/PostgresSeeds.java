@@ -5,6 +5,8 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SeedException;
+import io.roboco.sandbox.engine.Seeds;
 import io.roboco.sandbox.sql.SqlSyntaxException;
 import io.roboco.sandbox.sql.SqlToken;
 import io.roboco.sandbox.sql.SqlTokenizer;
@@ -23,11 +25,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A project's seed applied to a new sandbox database after activation, <b>as the agent's role</b>, so every object
- * it makes belongs to the agent.
+ * Postgres {@link Seeds}: a project's seed applied to a new sandbox database after activation, <b>as the agent's
+ * role</b>, so every object it makes belongs to the agent.
  *
  * <ul>
- *   <li>{@link #applySql}: the script split into statements by the SQL tokenizer (quotes, dollar quotes and comments
+ *   <li>{@link #applyScript}: the script split into statements by the SQL tokenizer (quotes, dollar quotes and comments
  *   read as Postgres reads them), each run in turn on an agent connection; a failure names the statement.</li>
  *   <li>{@link #cloneFrom}: {@code pg_dump --no-owner --no-privileges} of a source database streamed into {@code psql}
  *   as the agent, both run <b>inside the sandbox container</b>, so the client tools are the sandbox's own major
@@ -36,16 +38,12 @@ import java.util.Map;
  *   command line, and is removed from any message.</li>
  * </ul>
  */
-public final class PostgresSeeds {
-    /** The largest {@code {"sql": …}} seed a project may store. */
-    public static final int MAX_SQL_BYTES = 256 * 1024;
-
+final class PostgresSeeds implements Seeds {
     private static final int SHOWN = 120;
 
-    private PostgresSeeds() {}
-
-    /** Runs {@code script} as the agent, statement by statement. */
-    public static int applySql(ProbeTarget target, String script) throws SeedException {
+    /** Runs the SQL {@code script} as the agent, statement by statement. */
+    @Override
+    public int applyScript(ProbeTarget target, String script) throws SeedException {
         List<String> statements;
         try {
             statements = statements(script);
@@ -93,21 +91,13 @@ public final class PostgresSeeds {
      * Copies the source database's schema (and, when {@code maxRowsPerTable} is not null, at most that many rows of
      * each table) into the sandbox database as the agent. With data, constraints and indexes come after the rows and
      * foreign keys are added {@code NOT VALID} (capped rows may point past the cap); without, the schema is restored
-     * whole.
+     * whole. Failures name the source as {@code sourceLabel} (e.g. the setting that holds the URL): a message reaches the
+     * agent, so it names no source host, port, user, database or password, and no address the tools printed.
      *
      * @param sourceUrl {@code postgresql://user:password@host:port/db}; it must be reachable from the sandbox container
      */
-    public static void cloneFrom(ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable)
-            throws SeedException {
-        cloneFrom(exec, target, sourceUrl, maxRowsPerTable, "the source database");
-    }
-
-    /**
-     * {@link #cloneFrom(ContainerExec, ProbeTarget, String, Integer)}, its failures naming the source as {@code sourceLabel}
-     * (e.g. the setting that holds the URL): a message reaches the agent, so it names no source host, port, user, database
-     * or password, and no address the tools printed.
-     */
-    public static void cloneFrom(
+    @Override
+    public void cloneFrom(
             ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
             throws SeedException {
         Source source = Source.parse(sourceUrl);

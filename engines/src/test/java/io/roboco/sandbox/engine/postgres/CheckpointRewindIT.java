@@ -3,6 +3,7 @@ package io.roboco.sandbox.engine.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.EngineImages;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.RunningSandbox;
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.Test;
  * {@code ROBOCO_TEST_DB_URL} connects to the checkpoint's data, still owned by the agent.
  */
 class CheckpointRewindIT {
+    /** Asked of the engine, as the core asks it. */
+    private static final Checkpoints CHECKPOINTS =
+            new PostgresEngine().checkpoints().orElseThrow();
+
     static final String IMAGE = System.getProperty("roboco.it.image.postgres", "roboco-sandbox/postgres:15");
 
     @Test
@@ -44,14 +49,14 @@ class CheckpointRewindIT {
             }
 
             Connection held = connect(url);
-            PostgresCheckpoints.Result checkpoint = PostgresCheckpoints.checkpoint(sandbox.target, "before-migration");
+            Checkpoints.Result checkpoint = CHECKPOINTS.checkpoint(sandbox.target, "before-migration");
             assertThat(checkpoint.sessionsClosed())
                     .as("the agent's open session was closed")
                     .isEqualTo(1);
             assertThat(held.isValid(2)).isFalse();
             held.close();
-            assertThat(PostgresCheckpoints.list(sandbox.target))
-                    .extracting(PostgresCheckpoints.Checkpoint::name)
+            assertThat(CHECKPOINTS.list(sandbox.target))
+                    .extracting(Checkpoints.Checkpoint::name)
                     .containsExactly("before-migration");
 
             try (Connection agent = connect(url);
@@ -66,7 +71,7 @@ class CheckpointRewindIT {
             }
 
             held = connect(url);
-            PostgresCheckpoints.Result rewind = PostgresCheckpoints.rewind(sandbox.target, "before-migration");
+            Checkpoints.Result rewind = CHECKPOINTS.rewind(sandbox.target, "before-migration");
             assertThat(rewind.sessionsClosed()).isEqualTo(1);
             held.close();
             System.out.println("[figure] checkpoint " + checkpoint.millis() + " ms, rewind " + rewind.millis()
@@ -91,10 +96,10 @@ class CheckpointRewindIT {
                     assertThat(rs.getBoolean(1)).isTrue();
                 }
             }
-            assertThatThrownBy(() -> PostgresCheckpoints.rewind(sandbox.target, "nope"))
+            assertThatThrownBy(() -> CHECKPOINTS.rewind(sandbox.target, "nope"))
                     .isInstanceOf(UnknownNameException.class)
                     .hasMessageContaining("there are: before-migration");
-            assertThatThrownBy(() -> PostgresCheckpoints.checkpoint(sandbox.target, "Bad Name"))
+            assertThatThrownBy(() -> CHECKPOINTS.checkpoint(sandbox.target, "Bad Name"))
                     .isInstanceOf(UnknownNameException.class);
         }
     }
@@ -125,14 +130,14 @@ class CheckpointRewindIT {
             String url =
                     engine.env(sandbox.target.endpoint(), sandbox.credentials).get("ROBOCO_TEST_DB_URL");
 
-            PostgresCheckpoints.Result checkpoint = PostgresCheckpoints.checkpoint(sandbox.target, "bench");
+            Checkpoints.Result checkpoint = CHECKPOINTS.checkpoint(sandbox.target, "bench");
             try (Connection agent = connect(url);
                     Statement s = agent.createStatement()) {
                 s.execute("DELETE FROM pgbench_accounts WHERE aid % 2 = 0");
             }
             List<Long> rewinds = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                rewinds.add(PostgresCheckpoints.rewind(sandbox.target, "bench").millis());
+                rewinds.add(CHECKPOINTS.rewind(sandbox.target, "bench").millis());
             }
             try (Connection agent = connect(url);
                     Statement s = agent.createStatement()) {

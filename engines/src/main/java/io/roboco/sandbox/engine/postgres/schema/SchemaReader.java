@@ -1,5 +1,7 @@
 package io.roboco.sandbox.engine.postgres.schema;
 
+import io.roboco.sandbox.engine.SchemaDigest;
+import io.roboco.sandbox.engine.SchemaObject;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -6,6 +6,8 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.EngineImages;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.RunningSandbox;
+import io.roboco.sandbox.engine.SchemaDiff;
+import io.roboco.sandbox.engine.SchemaDigest;
 import io.roboco.sandbox.engine.postgres.PostgresEngine;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine.postgres.schema;
+package io.roboco.sandbox.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine.postgres.schema;
+package io.roboco.sandbox.engine;
 
 import java.util.ArrayList;
 import java.util.Collections;

@@ -2,9 +2,11 @@ package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Dumps;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.SeedException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.sql.Connection;
@@ -17,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A template's dump taken from one sandbox database and restored into another, both <b>inside the sandbox
+ * Postgres {@link Dumps}: a template's dump taken from one sandbox database and restored into another, both <b>inside the sandbox
  * container</b> (so the client tools are the server's own major) and both <b>as the agent's role</b> over the local
  * socket: {@code pg_dump --no-owner --no-privileges} (schema and rows, plain SQL) to save, {@code psql} in one
  * transaction to restore, so every restored object belongs to the new agent and a failed restore leaves nothing. Both
@@ -29,13 +31,12 @@ import java.util.Map;
  * activated it, may comment on it); {@code CREATE EXTENSION IF NOT EXISTS} passes when the new sandbox has that
  * extension activated (the project's {@code sandbox_extensions}) and fails, naming it, when not.
  */
-public final class PostgresTemplates {
+final class PostgresDumps implements Dumps {
     private static final String LOCAL = "-h /var/run/postgresql -p \"$PORT\" -U \"$AGENT_USER\" -d \"$AGENT_DB\"";
 
-    private PostgresTemplates() {}
-
     /** Writes a plain-SQL dump of the agent's database (schema and rows, no owners, no grants) to {@code out}. */
-    public static void dump(ContainerExec exec, ProbeTarget target, OutputStream out) throws SeedException {
+    @Override
+    public void dump(ContainerExec exec, ProbeTarget target, OutputStream out) throws SeedException {
         ExecResult result;
         try {
             result = exec.execAs(
@@ -54,7 +55,8 @@ public final class PostgresTemplates {
     }
 
     /** Restores {@code dump} into the agent's database as the agent, in one transaction (all or nothing). */
-    public static void restore(ContainerExec exec, ProbeTarget target, InputStream dump) throws SeedException {
+    @Override
+    public void restore(ContainerExec exec, ProbeTarget target, InputStream dump) throws SeedException {
         String script =
                 "set -o pipefail; sed -e '/^COMMENT ON EXTENSION /d' | psql -X -q -v ON_ERROR_STOP=1 --single-transaction "
                         + LOCAL;
@@ -81,7 +83,8 @@ public final class PostgresTemplates {
     }
 
     /** The major version of the server the target answers on (e.g. 15, 17), read on the agent's credential. */
-    public static int serverMajor(ProbeTarget target) throws SQLException {
+    @Override
+    public int serverMajor(ProbeTarget target) throws SQLException {
         try (Connection agent = PostgresEngine.connect(target, Login.AGENT);
                 Statement s = agent.createStatement();
                 ResultSet rs = s.executeQuery("SHOW server_version_num")) {

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.engine.postgres.schema;
+package io.roboco.sandbox.engine;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
