@@ -298,7 +298,7 @@ public final class SandboxService {
         Engine engine = registry.require(instance.service());
         return new SandboxDecision.Grant(
                 instance.service(),
-                engine.env(instance.endpoint(), instance.credentials()),
+                engine.env(instance.agentEndpoint(), instance.credentials()),
                 engine.featuresKey(),
                 List.copyOf(new TreeSet<>(instance.features())),
                 limits(instance.limits()));

@@ -44,7 +44,8 @@ final class ColdStart {
             Credentials credentials,
             ProbeTarget target,
             Instant created,
-            long startedAt) {}
+            long startedAt,
+            Endpoint agentEndpoint) {}
 
     private final ContainerRuntime runtime;
     private final ProvisionSettings settings;
@@ -154,7 +155,8 @@ final class ColdStart {
             String name,
             int port,
             Instant created,
-            boolean hostMode) {}
+            boolean hostMode,
+            String owner) {}
 
     private Attempt attempt(
             Engine engine,
@@ -183,23 +185,35 @@ final class ColdStart {
         labels.putAll(moreLabels);
         RunRequest request =
                 new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
-        return new Attempt(request, image, credentials, name, port, created, hostMode);
+        return new Attempt(request, image, credentials, name, port, created, hostMode, pool ? null : agent);
     }
 
     private Started startAndAwait(Engine engine, String agent, Attempt attempt) throws ProvisionException, PortTaken {
         StartedContainer container;
         try {
-            container = runtime.start(attempt.request);
+            container = attempt.hostMode
+                    ? runtime.start(attempt.request)
+                    : containers.networks().start(attempt.request, attempt.owner);
         } catch (ContainerRuntimeException e) {
             throw new ProvisionException(
                     StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
         }
         long startedAt = System.nanoTime();
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
-        Endpoint endpoint = new Endpoint(attempt.hostMode ? "127.0.0.1" : attempt.name, attempt.port);
+        // Network mode: the plugin reaches the port published on the host's loopback (the back network); the agent, the
+        // container's name and the service's own port on its owner's network.
+        Endpoint endpoint = new Endpoint("127.0.0.1", attempt.hostMode ? attempt.port : container.publishedPort());
+        Endpoint agentEndpoint = attempt.hostMode ? endpoint : new Endpoint(attempt.name, attempt.port);
         ProbeTarget target = containers.target(container.id(), endpoint, attempt.credentials);
         Started started = new Started(
-                container, attempt.image, endpoint, attempt.credentials, target, attempt.created, startedAt);
+                container,
+                attempt.image,
+                endpoint,
+                attempt.credentials,
+                target,
+                attempt.created,
+                startedAt,
+                agentEndpoint);
         try {
             Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
             return started;

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * exec), and removal, which closes the container's live session and strikes it from the ledger whatever the runtime
  * answered. Removal takes only a container that carries this instance's labels ({@code roboco.sandbox=1} and
  * {@code roboco.sandbox.instance}): an id read from the store, or handed over by anyone, never removes another's
- * container (Docker labels are fixed at creation, and the removal names the id the inspection resolved).
+ * container (Docker labels are fixed at creation, and the removal names the id the inspection resolved). In network mode
+ * a removal also removes its owner's network when it was the last sandbox container there ({@link OwnerNetworks}).
  */
 final class Containers {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
@@ -31,12 +32,29 @@ final class Containers {
     private final ContainerLedger ledger;
     private final Liveness liveness;
     private final String instanceId;
+    /** Network mode's owner and back networks; null in host mode. */
+    private final OwnerNetworks networks;
 
     Containers(ContainerRuntime runtime, ContainerLedger ledger, Liveness liveness, String instanceId) {
+        this(runtime, ledger, liveness, instanceId, null);
+    }
+
+    Containers(
+            ContainerRuntime runtime,
+            ContainerLedger ledger,
+            Liveness liveness,
+            String instanceId,
+            OwnerNetworks networks) {
         this.runtime = runtime;
         this.ledger = ledger;
         this.liveness = liveness;
         this.instanceId = instanceId;
+        this.networks = networks;
+    }
+
+    /** Network mode's networks (where a container starts, whom it joins); null in host mode. */
+    OwnerNetworks networks() {
+        return networks;
     }
 
     /**
@@ -106,6 +124,9 @@ final class Containers {
                 return;
             }
             runtime.remove(container.id());
+            if (networks != null) {
+                networks.releaseAfterRemoval(container);
+            }
         } finally {
             ledger.strike(containerId);
             if (interrupted) {

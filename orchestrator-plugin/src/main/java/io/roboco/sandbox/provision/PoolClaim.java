@@ -74,6 +74,9 @@ final class PoolClaim {
                 ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
                 : engine.claimCredentials(pooled.credentials(), secrets);
         try {
+            if (containers.networks() != null) {
+                containers.networks().join(id, agent); // network mode: onto its new owner's network
+            }
             ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
             ClaimSession claim = session;
             try {
@@ -108,7 +111,8 @@ final class PoolClaim {
                     clock.instant(),
                     pooled.major(),
                     pooled.limits(),
-                    true);
+                    true,
+                    pooled.agentEndpoint());
             liveness.openLater(engine, instance);
             log.debug(
                     "{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms",

@@ -3,6 +3,7 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.PoolSeeding;
@@ -11,6 +12,7 @@ import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
+import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.template.TemplateStore;
 import java.time.Clock;
 import java.util.Map;
@@ -145,7 +147,14 @@ public final class ServiceProvisioner {
         this.secrets = secrets;
         this.ledger = ledger;
         this.liveness = new Liveness(runtime, settings.readyTimeout());
-        this.containers = new Containers(runtime, ledger, liveness, settings.instanceId());
+        this.containers = new Containers(
+                runtime,
+                ledger,
+                liveness,
+                settings.instanceId(),
+                settings.network() instanceof NetworkMode.Named named
+                        ? new OwnerNetworks(runtime, named, settings.instanceId(), clock)
+                        : null);
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.seeding = new Seeding(environment, templates);
@@ -197,7 +206,9 @@ public final class ServiceProvisioner {
                     plan.featureNames(),
                     s.created(),
                     plan.image().major(),
-                    limits);
+                    limits,
+                    false,
+                    s.agentEndpoint());
             liveness.openLater(engine, instance);
             if (log.isDebugEnabled()) {
                 log.debug(
@@ -244,7 +255,9 @@ public final class ServiceProvisioner {
                 Set.of(),
                 s.created(),
                 choice.major(),
-                settings.limits());
+                settings.limits(),
+                false,
+                s.agentEndpoint());
     }
 
     /**
@@ -294,7 +307,20 @@ public final class ServiceProvisioner {
                 plan.featureNames(),
                 s.created(),
                 plan.image().major(),
-                settings.limits());
+                settings.limits(),
+                false,
+                s.agentEndpoint());
+    }
+
+    /**
+     * {@code instance} as read back after a restart (its stored endpoint is where the plugin reaches it), told where its
+     * agent does: in network mode the container's name and the service's own port on its owner's network.
+     */
+    public ServiceInstance reachable(Engine engine, ServiceInstance instance) {
+        if (settings.network() instanceof NetworkMode.Named) {
+            return instance.withAgentEndpoint(new Endpoint(instance.containerName(), engine.defaultPort()));
+        }
+        return instance;
     }
 
     /**

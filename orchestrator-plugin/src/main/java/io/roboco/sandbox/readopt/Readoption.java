@@ -282,7 +282,7 @@ public final class Readoption {
                 continue;
             }
             try {
-                ServiceInstance instance = vault.open(row);
+                ServiceInstance instance = provisioner.reachable(registry.require(row.service()), vault.open(row));
                 services.put(instance.service(), instance);
             } catch (UnsealException e) {
                 keys.failed(row, e);
@@ -314,7 +314,7 @@ public final class Readoption {
             return Optional.empty();
         }
         try {
-            ServiceInstance pooled = vault.open(row);
+            ServiceInstance pooled = provisioner.reachable(engine.get(), vault.open(row));
             return provisioner.poolContainerAnswers(engine.get(), pooled) ? Optional.of(pooled) : Optional.empty();
         } catch (UnsealException e) {
             keys.failed(row, e);

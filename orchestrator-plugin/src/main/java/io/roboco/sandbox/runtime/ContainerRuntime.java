@@ -105,6 +105,46 @@ public interface ContainerRuntime extends AutoCloseable {
         return Map.of();
     }
 
+    // --- networks (network mode) -------------------------------------------------------------------
+
+    /**
+     * Makes the network unless one of that name exists, and returns it either way (as it is: the caller checks the
+     * labels of one it did not make). Two callers making one name at once get one network.
+     */
+    default NetworkState ensureNetwork(NetworkSpec spec) {
+        throw noNetworks("make network " + spec.name());
+    }
+
+    /** The network of that name, or empty when there is none. */
+    default Optional<NetworkState> inspectNetwork(String name) {
+        throw noNetworks("inspect network " + name);
+    }
+
+    /** Networks carrying every given label; a null value matches any value of that key. */
+    default List<NetworkState> networks(Map<String, String> labels) {
+        throw noNetworks("list networks");
+    }
+
+    /** Attaches a container (by id or name, ours or another's) to the network; one already attached is success. */
+    default void connect(String network, String container) {
+        throw noNetworks("attach " + container + " to network " + network);
+    }
+
+    /** Detaches a container from the network; one not attached (or gone) is success. */
+    default void disconnect(String network, String container) {
+        throw noNetworks("detach " + container + " from network " + network);
+    }
+
+    /** Removes the network; a missing one is success. Refused while any container is attached. */
+    default void removeNetwork(String name) {
+        throw noNetworks("remove network " + name);
+    }
+
+    private ContainerRuntimeException noNetworks(String what) {
+        return new ContainerRuntimeException(
+                getClass().getSimpleName() + " cannot " + what + ": it manages no networks; use network mode 'host'");
+    }
+
     @Override
     default void close() {}
 }

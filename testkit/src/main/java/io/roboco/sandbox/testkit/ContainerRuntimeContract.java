@@ -8,6 +8,9 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.NetworkSpec;
+import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
 import java.io.ByteArrayInputStream;
@@ -85,6 +88,10 @@ public abstract class ContainerRuntimeContract {
         try {
             for (ContainerState s : runtime().list(Map.of(RUN_LABEL, runId))) {
                 runtime().remove(s.id());
+            }
+            for (NetworkState n : runtime().networks(Map.of(RUN_LABEL, runId))) {
+                n.containers().forEach(c -> runtime().disconnect(n.name(), c));
+                runtime().removeNetwork(n.name());
             }
         } catch (ContainerRuntimeException e) {
             // the daemon is gone: nothing left to remove, and the test failure already says why
@@ -241,5 +248,104 @@ public abstract class ContainerRuntimeContract {
             value = probe.get();
         }
         return value;
+    }
+
+    // ---- networks --------------------------------------------------------------------------------
+
+    protected String uniqueNetwork(String what) {
+        return "roboco-test-" + what + "-" + runId + "-"
+                + UUID.randomUUID().toString().substring(0, 6);
+    }
+
+    private NetworkSpec network(String name, boolean internal, boolean isolated) {
+        return new NetworkSpec(name, labels(), internal, isolated);
+    }
+
+    /** A long-running container started in network mode: on {@code back}, joined to {@code owner}. */
+    private StartedContainer startIsolated(String back, String owner) {
+        RunRequest base = longRunningRequest(uniqueName("net"), labels());
+        return runtime()
+                .start(new RunRequest(
+                        base.name(),
+                        base.spec(),
+                        base.labels(),
+                        base.limits(),
+                        new NetworkMode.Isolated(back, owner),
+                        base.capabilities()));
+    }
+
+    @Test
+    void aNetworkIsMadeOnceWithItsLabelsAndFoundByThem() {
+        String name = uniqueNetwork("once");
+        NetworkState first = runtime().ensureNetwork(network(name, true, false));
+        NetworkState again = runtime().ensureNetwork(network(name, true, false));
+
+        assertThat(again.id()).isEqualTo(first.id());
+        assertThat(first.name()).isEqualTo(name);
+        assertThat(first.labels()).containsEntry(RUN_LABEL, runId);
+        assertThat(runtime().networks(Map.of(RUN_LABEL, runId)))
+                .extracting(NetworkState::name)
+                .contains(name);
+        assertThat(runtime().inspectNetwork(uniqueNetwork("none"))).isEmpty();
+        runtime().removeNetwork(name);
+        assertThat(runtime().inspectNetwork(name)).isEmpty();
+        runtime().removeNetwork(name); // a missing network is already removed
+    }
+
+    @Test
+    void anIsolatedStartPublishesItsPortOnLoopbackAndJoinsBothNetworks() {
+        String back = runtime()
+                .ensureNetwork(network(uniqueNetwork("back"), false, true))
+                .name();
+        String owner = runtime()
+                .ensureNetwork(network(uniqueNetwork("owner"), true, false))
+                .name();
+
+        StartedContainer started = startIsolated(back, owner);
+
+        assertThat(started.publishedPort())
+                .as("a port the runtime published on the host's loopback")
+                .isBetween(1, 65535);
+        assertThat(runtime().inspect(started.id()).orElseThrow().networks()).containsExactlyInAnyOrder(back, owner);
+        assertThat(runtime().inspectNetwork(owner).orElseThrow().containers()).contains(started.id());
+        runtime().remove(started.id());
+        assertThat(runtime().inspectNetwork(owner).orElseThrow().containers()).doesNotContain(started.id());
+    }
+
+    @Test
+    void joiningAndLeavingANetworkAreIdempotentAndANetworkInUseIsNotRemoved() {
+        String back = runtime()
+                .ensureNetwork(network(uniqueNetwork("back"), false, true))
+                .name();
+        String other = runtime()
+                .ensureNetwork(network(uniqueNetwork("other"), true, false))
+                .name();
+        StartedContainer started = startIsolated(back, null);
+
+        runtime().connect(other, started.id());
+        runtime().connect(other, started.id());
+        assertThat(runtime().inspectNetwork(other).orElseThrow().containers()).contains(started.id());
+        assertThatThrownBy(() -> runtime().removeNetwork(other))
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessageContaining(other);
+        runtime().disconnect(other, started.id());
+        runtime().disconnect(other, started.id());
+        assertThat(runtime().inspectNetwork(other).orElseThrow().containers()).doesNotContain(started.id());
+        runtime().removeNetwork(other);
+        assertThat(runtime().inspectNetwork(other)).isEmpty();
+    }
+
+    @Test
+    void anIsolatedStartOnAMissingNetworkFailsSayingSoAndLeavesNoContainer() {
+        String back = runtime()
+                .ensureNetwork(network(uniqueNetwork("back"), false, true))
+                .name();
+        String missing = uniqueNetwork("missing");
+        assertThatThrownBy(() -> startIsolated(back, missing))
+                .isInstanceOf(ContainerRuntimeException.class)
+                .hasMessageContaining(missing)
+                .hasMessageContaining("does not exist");
+        assertThat(runtime().list(Map.of(RUN_LABEL, runId)))
+                .noneMatch(c -> c.networks().contains(back));
     }
 }

@@ -4,6 +4,9 @@ import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.NetworkSpec;
+import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
 import java.io.IOException;
@@ -19,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -33,7 +37,8 @@ import java.util.function.Predicate;
  * <p>Scriptable: exec results ({@link #onExec}), images that exit at once ({@link #exitOnStart}), missing
  * images ({@link #markImageMissing}), an unreachable daemon ({@link #setDaemonReachable}), failing starts
  * ({@link #failStarts}) or removals ({@link #failRemovals}), start latency, container death ({@link #kill},
- * {@link #oomKill}). Counts every call for assertions such as "a cache hit made no runtime call besides the
+ * {@link #oomKill}). Networks as Docker keeps them: a {@code NetworkMode.Isolated} start joins both networks (which must
+ * exist) and gets a published port; a network with a container attached is not removed. Counts every call for assertions such as "a cache hit made no runtime call besides the
  * liveness check".
  */
 public final class FakeContainerRuntime implements ContainerRuntime {
@@ -61,6 +66,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         volatile boolean running = true;
         volatile Integer exitCode;
         volatile boolean oomKilled;
+        volatile int publishedPort;
 
         FakeContainer(String id, RunRequest request, long created) {
             this.id = id;
@@ -68,7 +74,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
             this.created = created;
         }
 
-        synchronized ContainerState state() {
+        synchronized ContainerState state(Set<String> networks) {
             return new ContainerState(
                     id,
                     request.name(),
@@ -78,7 +84,8 @@ public final class FakeContainerRuntime implements ContainerRuntime {
                     running ? null : exitCode,
                     oomKilled,
                     request.labels(),
-                    created);
+                    created,
+                    networks);
         }
     }
 
@@ -100,6 +107,9 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     private final AtomicInteger logTails = new AtomicInteger();
     private final AtomicInteger removes = new AtomicInteger();
     private final AtomicInteger lists = new AtomicInteger();
+    private final AtomicInteger networkCalls = new AtomicInteger();
+    private final AtomicInteger publishedPorts = new AtomicInteger();
+    private final Map<String, FakeNetwork> networks = new ConcurrentHashMap<>();
 
     public FakeContainerRuntime() {
         this(Clock.systemUTC());
@@ -220,17 +230,29 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         return removes.get();
     }
 
+    /** Calls about networks (make, inspect, list, attach, detach, remove). */
+    public int networkCallCount() {
+        return networkCalls.get();
+    }
+
     public int listCount() {
         return lists.get();
     }
 
     /** All calls of any kind. */
     public int callCount() {
-        return pings.get() + starts.get() + execs.get() + inspects.get() + logTails.get() + removes.get() + lists.get();
+        return pings.get()
+                + starts.get()
+                + execs.get()
+                + inspects.get()
+                + logTails.get()
+                + removes.get()
+                + lists.get()
+                + networkCalls.get();
     }
 
     public void resetCounts() {
-        for (AtomicInteger counter : List.of(pings, starts, execs, inspects, logTails, removes, lists)) {
+        for (AtomicInteger counter : List.of(pings, starts, execs, inspects, logTails, removes, lists, networkCalls)) {
             counter.set(0);
         }
         execCalls.clear();
@@ -290,6 +312,14 @@ public final class FakeContainerRuntime implements ContainerRuntime {
             container.running = false;
             container.exitCode = exit;
         }
+        List<FakeNetwork> joined = new ArrayList<>();
+        if (request.network() instanceof NetworkMode.Isolated isolated) {
+            joined.add(requireNetwork(isolated.back()));
+            if (isolated.owner() != null) {
+                joined.add(requireNetwork(isolated.owner()));
+            }
+            container.publishedPort = 30000 + publishedPorts.incrementAndGet();
+        }
         synchronized (containers) {
             boolean taken =
                     containers.values().stream().anyMatch(c -> c.request.name().equals(request.name()));
@@ -299,7 +329,8 @@ public final class FakeContainerRuntime implements ContainerRuntime {
             }
             containers.put(id, container);
         }
-        return new StartedContainer(id, request.name());
+        joined.forEach(n -> n.containers().add(id));
+        return new StartedContainer(id, request.name(), container.publishedPort);
     }
 
     @Override
@@ -368,7 +399,8 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     public Optional<ContainerState> inspect(String containerId) {
         inspects.incrementAndGet();
         checkReachable();
-        return Optional.ofNullable(containers.get(containerId)).map(FakeContainer::state);
+        // By id or, as Docker also takes, by name.
+        return Optional.ofNullable(find(containerId)).map(c -> c.state(networksOf(c.id)));
     }
 
     @Override
@@ -396,6 +428,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
             throw failure;
         }
         containers.remove(containerId);
+        networks.values().forEach(n -> n.containers().remove(containerId));
     }
 
     @Override
@@ -403,12 +436,135 @@ public final class FakeContainerRuntime implements ContainerRuntime {
         lists.incrementAndGet();
         checkReachable();
         return containers.values().stream()
-                .map(FakeContainer::state)
+                .map(c -> c.state(networksOf(c.id)))
                 .filter(s -> labels.entrySet().stream()
                         .allMatch(e -> s.labels().containsKey(e.getKey())
                                 && (e.getValue() == null
                                         || e.getValue().equals(s.labels().get(e.getKey())))))
                 .toList();
+    }
+
+    // ---- networks --------------------------------------------------------------------------------
+
+    private record FakeNetwork(String id, NetworkSpec spec, Set<String> containers) {
+        NetworkState state() {
+            return new NetworkState(id, spec.name(), spec.labels(), containers);
+        }
+    }
+
+    @Override
+    public NetworkState ensureNetwork(NetworkSpec spec) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        return networks.computeIfAbsent(
+                        spec.name(),
+                        n -> new FakeNetwork(
+                                HexFormat.of().formatHex(randomBytes()), spec, ConcurrentHashMap.newKeySet()))
+                .state();
+    }
+
+    @Override
+    public Optional<NetworkState> inspectNetwork(String name) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        return Optional.ofNullable(networks.get(name)).map(FakeNetwork::state);
+    }
+
+    @Override
+    public List<NetworkState> networks(Map<String, String> labels) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        return networks.values().stream()
+                .filter(n -> labels.entrySet().stream()
+                        .allMatch(l -> n.spec.labels().containsKey(l.getKey())
+                                && (l.getValue() == null
+                                        || l.getValue().equals(n.spec.labels().get(l.getKey())))))
+                .map(FakeNetwork::state)
+                .toList();
+    }
+
+    @Override
+    public void connect(String network, String container) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        requireNetwork(network).containers.add(resolve(container).id);
+    }
+
+    @Override
+    public void disconnect(String network, String container) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        FakeNetwork n = networks.get(network);
+        FakeContainer c = find(container);
+        if (n != null && c != null) {
+            n.containers.remove(c.id);
+        }
+    }
+
+    @Override
+    public void removeNetwork(String name) {
+        networkCalls.incrementAndGet();
+        checkReachable();
+        synchronized (networks) {
+            FakeNetwork n = networks.get(name);
+            if (n == null) {
+                return;
+            }
+            if (!n.containers.isEmpty()) {
+                throw new ContainerRuntimeException("cannot remove Docker network " + name
+                        + ": error while removing network: network " + name + " has active endpoints");
+            }
+            networks.remove(name);
+        }
+    }
+
+    /** How a network was made, for assertions; empty when it does not exist. */
+    public Optional<NetworkSpec> networkSpec(String name) {
+        return Optional.ofNullable(networks.get(name)).map(FakeNetwork::spec);
+    }
+
+    /** The port a network-mode container's service is published on (0: none). */
+    public int publishedPort(String containerId) {
+        return require(containerId).publishedPort;
+    }
+
+    private FakeNetwork requireNetwork(String name) {
+        FakeNetwork n = networks.get(name);
+        if (n == null) {
+            throw new ContainerRuntimeException(
+                    "Docker network '" + name + "' does not exist (network " + name + " not found)");
+        }
+        return n;
+    }
+
+    /** A container by id or name, or null. */
+    private FakeContainer find(String idOrName) {
+        FakeContainer byId = containers.get(idOrName);
+        if (byId != null) {
+            return byId;
+        }
+        return containers.values().stream()
+                .filter(c -> c.request.name().equals(idOrName))
+                .findFirst()
+                .orElse(null);
+    }
+
+    private FakeContainer resolve(String idOrName) {
+        FakeContainer c = find(idOrName);
+        if (c == null) {
+            throw new ContainerRuntimeException("no such container: " + idOrName);
+        }
+        return c;
+    }
+
+    private Set<String> networksOf(String containerId) {
+        Set<String> names = new TreeSet<>();
+        networks.values().forEach(n -> {
+            if (n.containers.contains(containerId)) {
+                names.add(n.spec.name());
+            }
+        });
+        return names;
     }
 
     private void checkReachable() {

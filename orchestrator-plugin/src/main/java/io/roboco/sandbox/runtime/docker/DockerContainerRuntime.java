@@ -6,7 +6,9 @@ import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Info;
+import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.Version;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
@@ -19,6 +21,8 @@ import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.NetworkSpec;
+import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.RuntimeInfo;
 import io.roboco.sandbox.runtime.StartedContainer;
@@ -55,12 +59,14 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     private final String dockerHost;
     private final Duration execTimeout;
     private final LogCap logs;
+    private final DockerNetworks networks;
 
     private DockerContainerRuntime(DockerClient client, String dockerHost, Duration execTimeout, LogCap logs) {
         this.client = client;
         this.dockerHost = dockerHost;
         this.execTimeout = execTimeout;
         this.logs = logs;
+        this.networks = new DockerNetworks(client, dockerHost);
     }
 
     /** Connects to {@code DOCKER_HOST}, or {@value #DEFAULT_DOCKER_HOST} when it is unset. */
@@ -174,6 +180,9 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         ContainerSpec spec = request.spec();
         long t0 = System.nanoTime();
         String id = create(request, spec);
+        if (request.network() instanceof NetworkMode.Isolated isolated && isolated.owner() != null) {
+            joinBeforeStart(request, id, isolated.owner());
+        }
         long t1 = System.nanoTime();
         try {
             client.startContainerCmd(id).exec();
@@ -182,14 +191,16 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             String reason =
                     e instanceof DockerException de ? DockerFailures.daemonMessage(de) : DockerFailures.rootMessage(e);
             removeQuietly(id);
-            if (e instanceof NotFoundException && request.network() instanceof NetworkMode.Named named) {
-                throw networkMissing(named, reason + "; container removed", e);
+            String network = networkOf(request);
+            if (e instanceof NotFoundException && network != null) {
+                throw networkMissing(network, reason + "; container removed", e);
             }
             throw new ContainerRuntimeException(
                     "container " + request.name() + " (" + spec.image() + ") was created but did not start: " + reason
                             + "; container removed",
                     e);
         }
+        int published = request.network() instanceof NetworkMode.Isolated ? publishedPort(request, id) : 0;
         if (log.isDebugEnabled()) {
             log.debug(
                     "container {} ({}) created in {} ms, started in {} ms",
@@ -198,7 +209,49 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     (t1 - t0) / 1_000_000,
                     (System.nanoTime() - t1) / 1_000_000);
         }
-        return new StartedContainer(id, request.name());
+        return new StartedContainer(id, request.name(), published);
+    }
+
+    /** Joins a created container to its owner's network before it starts; on failure it is removed. */
+    private void joinBeforeStart(RunRequest request, String id, String network) {
+        try {
+            networks.connect(network, id);
+        } catch (RuntimeException e) {
+            removeQuietly(id);
+            if (networks.inspect(network).isEmpty()) {
+                throw networkMissing(network, "container removed", e);
+            }
+            throw new ContainerRuntimeException(
+                    "container " + request.name() + " could not join network " + network + ": " + e.getMessage()
+                            + "; container removed",
+                    e);
+        }
+    }
+
+    /** The host port Docker picked on 127.0.0.1 for the container's service port; on failure the container is removed. */
+    private int publishedPort(RunRequest request, String id) {
+        ExposedPort exposed = ExposedPort.tcp(request.spec().port());
+        try {
+            Ports ports =
+                    client.inspectContainerCmd(id).exec().getNetworkSettings().getPorts();
+            Ports.Binding[] bindings =
+                    ports == null ? null : ports.getBindings().get(exposed);
+            if (bindings != null) {
+                for (Ports.Binding binding : bindings) {
+                    if (binding.getHostPortSpec() != null
+                            && !binding.getHostPortSpec().isBlank()) {
+                        return Integer.parseInt(binding.getHostPortSpec());
+                    }
+                }
+            }
+            throw new ContainerRuntimeException("Docker published no host port for " + exposed);
+        } catch (RuntimeException e) {
+            removeQuietly(id);
+            throw new ContainerRuntimeException(
+                    "container " + request.name() + " started but its published port could not be read ("
+                            + DockerFailures.rootMessage(e) + "); container removed",
+                    e);
+        }
     }
 
     private String create(RunRequest request, ContainerSpec spec) {
@@ -209,6 +262,9 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                 .withEnv(env)
                 .withLabels(request.labels())
                 .withHostConfig(SandboxHostConfig.of(request, logs));
+        if (request.network() instanceof NetworkMode.Isolated) {
+            cmd.withExposedPorts(ExposedPort.tcp(spec.port()));
+        }
         if (!spec.command().isEmpty()) {
             cmd.withCmd(spec.command());
         }
@@ -216,9 +272,9 @@ public final class DockerContainerRuntime implements ContainerRuntime {
             return cmd.exec().getId();
         } catch (NotFoundException e) {
             String message = DockerFailures.daemonMessage(e);
-            if (request.network() instanceof NetworkMode.Named named
-                    && message.toLowerCase(Locale.ROOT).contains("network")) {
-                throw networkMissing(named, message, e);
+            String network = networkOf(request);
+            if (network != null && message.toLowerCase(Locale.ROOT).contains("network")) {
+                throw networkMissing(network, message, e);
             }
             throw DockerFailures.imageMissing(spec.image(), e);
         } catch (ConflictException e) {
@@ -231,13 +287,52 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         }
     }
 
-    private static ContainerRuntimeException networkMissing(
-            NetworkMode.Named named, String detail, RuntimeException cause) {
+    /** The network the container is created on, or null in host mode. */
+    private static String networkOf(RunRequest request) {
+        if (request.network() instanceof NetworkMode.Named named) {
+            return named.network();
+        }
+        if (request.network() instanceof NetworkMode.Isolated isolated) {
+            return isolated.back();
+        }
+        return null;
+    }
+
+    private static ContainerRuntimeException networkMissing(String network, String detail, RuntimeException cause) {
         return new ContainerRuntimeException(
-                "Docker network '" + named.network() + "' does not exist (" + detail
-                        + "); create it (docker network create " + named.network()
-                        + ") or configure network mode 'host'",
+                "Docker network '" + network + "' does not exist (" + detail + "); create it (docker network create "
+                        + network + ") or configure network mode 'host'",
                 cause);
+    }
+
+    @Override
+    public NetworkState ensureNetwork(NetworkSpec spec) {
+        return networks.ensure(spec);
+    }
+
+    @Override
+    public Optional<NetworkState> inspectNetwork(String name) {
+        return networks.inspect(name);
+    }
+
+    @Override
+    public List<NetworkState> networks(Map<String, String> labels) {
+        return networks.list(labels);
+    }
+
+    @Override
+    public void connect(String network, String container) {
+        networks.connect(network, container);
+    }
+
+    @Override
+    public void disconnect(String network, String container) {
+        networks.disconnect(network, container);
+    }
+
+    @Override
+    public void removeNetwork(String name) {
+        networks.remove(name);
     }
 
     @Override

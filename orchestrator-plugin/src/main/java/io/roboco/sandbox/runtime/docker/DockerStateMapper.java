@@ -6,6 +6,8 @@ import io.roboco.sandbox.runtime.ContainerState;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,7 +33,10 @@ final class DockerStateMapper {
                 running || exit == null ? null : exit.intValue(),
                 s != null && Boolean.TRUE.equals(s.getOOMKilled()),
                 labels,
-                epochSeconds(r.getCreated()));
+                epochSeconds(r.getCreated()),
+                r.getNetworkSettings() == null
+                        ? null
+                        : names(r.getNetworkSettings().getNetworks()));
     }
 
     /**
@@ -55,7 +60,20 @@ final class DockerStateMapper {
                 exit,
                 false,
                 c.getLabels(),
-                c.getCreated() == null ? 0L : c.getCreated());
+                c.getCreated() == null ? 0L : c.getCreated(),
+                c.getNetworkSettings() == null
+                        ? null
+                        : names(c.getNetworkSettings().getNetworks()));
+    }
+
+    /** The names of the networks a container is attached to (host mode: none; Docker names it "host"). */
+    private static Set<String> names(Map<String, ?> networks) {
+        if (networks == null) {
+            return Set.of();
+        }
+        Set<String> names = new TreeSet<>(networks.keySet());
+        names.removeAll(Set.of("host", "none"));
+        return names;
     }
 
     /** Docker reports RFC 3339 timestamps with nanoseconds ("2024-05-01T10:00:00.123456789Z"). */
