@@ -2,8 +2,11 @@ package io.roboco.sandbox.janitor;
 
 import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
+import io.roboco.sandbox.provision.OwnerNetworks;
+import io.roboco.sandbox.runtime.NetworkMode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The janitor as a plugin extension: {@code SandboxPlugin.builder().extension(JanitorExtension.every(tick, grace, retention))}.
  * Started after re-adoption (so it sees every re-adopted container as owned), it sweeps at once and then every tick on
- * its own thread, with the chores of {@link JanitorChores} (heartbeat, expiry, audit retention); closing the plugin ends
+ * its own thread, with the chores of {@link JanitorChores} (heartbeat, expiry, audit retention) and, in network mode, the
+ * removal of owner networks left with no sandbox on them ({@link OwnerNetworks#sweep}); closing the plugin ends
  * that thread.
  */
 public final class JanitorExtension implements PluginExtension {
@@ -45,6 +49,15 @@ public final class JanitorExtension implements PluginExtension {
                 context.clock(),
                 grace);
         JanitorChores.register(started, context.store(), context.instanceId(), context.sandboxes(), auditRetention);
+        if (context.provisioning().network() instanceof NetworkMode.Named) {
+            started.withChore("networks", now -> {
+                List<String> removed = OwnerNetworks.sweep(context.runtime(), context.instanceId(), grace, now);
+                return removed.isEmpty()
+                        ? null
+                        : "removed " + removed.size() + " owner network(s) no sandbox was on: "
+                                + String.join(", ", removed);
+            });
+        }
         started.onOrphansRemoved(n -> context.events().janitorRemoved("orphan", n));
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "roboco-sandbox-janitor");

@@ -194,6 +194,20 @@ public record ServerConfig(
         } catch (IllegalArgumentException e) {
             throw new ConfigException("ROBOCO_SANDBOX_NETWORK: " + e.getMessage());
         }
+        String agentContainer = EnvValues.value(env, "ROBOCO_SANDBOX_AGENT_CONTAINER");
+        if (agentContainer != null) {
+            if (!(network instanceof NetworkMode.Named named)) {
+                throw new ConfigException("ROBOCO_SANDBOX_AGENT_CONTAINER applies to network mode only; set"
+                        + " ROBOCO_SANDBOX_NETWORK=network:<name>, or unset it");
+            }
+            if (!agentContainer.contains(NetworkMode.SLUG)
+                    || !agentContainer.replace(NetworkMode.SLUG, "a").matches("[A-Za-z0-9][A-Za-z0-9_.-]*")) {
+                throw new ConfigException(
+                        "ROBOCO_SANDBOX_AGENT_CONTAINER='" + agentContainer + "' must be a container name" + " with "
+                                + NetworkMode.SLUG + " where the agent's slug goes, e.g. agent-" + NetworkMode.SLUG);
+            }
+            network = named.withAgentContainer(agentContainer);
+        }
 
         ServerConfig d = defaults(stateDir);
         return new ServerConfig(

@@ -201,4 +201,25 @@ class ServerConfigTest {
         assertThat(Durations.parse("X", "1h")).isEqualTo(Duration.ofHours(1));
         assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90s");
     }
+
+    @Test
+    void anAgentsContainerNameIsTakenInNetworkModeOnly() {
+        ServerConfig c = ServerConfig.fromEnv(
+                env("ROBOCO_SANDBOX_NETWORK", "network:agents", "ROBOCO_SANDBOX_AGENT_CONTAINER", "agent-{slug}"));
+        assertThat(c.network()).isEqualTo(new NetworkMode.Named("agents", "agent-{slug}"));
+        assertThat(((NetworkMode.Named) c.network()).agentContainer("dev-1")).contains("agent-dev-1");
+        assertThat(((NetworkMode.Named) c.network()).agentContainer("job:nightly"))
+                .isEmpty();
+
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_AGENT_CONTAINER", "agent-{slug}")))
+                .hasMessageContaining("ROBOCO_SANDBOX_AGENT_CONTAINER applies to network mode only");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(
+                        env("ROBOCO_SANDBOX_NETWORK", "network:agents", "ROBOCO_SANDBOX_AGENT_CONTAINER", "agent")))
+                .hasMessageContaining("{slug}");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env(
+                        "ROBOCO_SANDBOX_NETWORK", "network:agents", "ROBOCO_SANDBOX_AGENT_CONTAINER", "a b {slug}")))
+                .hasMessageContaining("ROBOCO_SANDBOX_AGENT_CONTAINER");
+        assertThatThrownBy(() -> ServerConfig.fromEnv(env("ROBOCO_SANDBOX_NETWORK", "network:a/b")))
+                .hasMessageContaining("ROBOCO_SANDBOX_NETWORK");
+    }
 }

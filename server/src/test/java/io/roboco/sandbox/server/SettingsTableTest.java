@@ -62,6 +62,7 @@ class SettingsTableTest {
             Map.entry("ROBOCO_SANDBOX_STATE_URL", "unset means: the embedded database in the state directory"),
             Map.entry("ROBOCO_SANDBOX_STATE_USER", "only with a URL"),
             Map.entry("ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL"),
+            Map.entry("ROBOCO_SANDBOX_AGENT_CONTAINER", "only in network mode; unset means: the orchestrator attaches"),
             Map.entry(
                     "ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>",
                     "unset means: the default image when it runs that major, else the official one"),

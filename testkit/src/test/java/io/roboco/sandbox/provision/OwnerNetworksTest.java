@@ -1,6 +1,7 @@
 package io.roboco.sandbox.provision;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Endpoint;
@@ -174,7 +175,7 @@ class OwnerNetworksTest {
     void aNetworkOfThatNameThatIsNotOursIsNeverJoined() {
         runtime.ensureNetwork(new NetworkSpec("agents-net-instance-agent.dev-1", Map.of(), true, false));
 
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> provision("dev-1")))
+        assertThat(catchThrowable(() -> provision("dev-1")))
                 .isInstanceOf(ProvisionException.class)
                 .hasMessageContaining("was not made by this instance");
         assertThat(runtime.containerIds()).isEmpty();

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The network half of {@link DockerContainerRuntime}: bridge networks made with {@code CheckDuplicate} (two makers of one
@@ -148,6 +149,6 @@ final class DockerNetworks {
                 network.getId(),
                 network.getName(),
                 network.getLabels(),
-                attached == null ? java.util.Set.of() : attached.keySet());
+                attached == null ? Set.of() : attached.keySet());
     }
 }
