@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.roboco.sandbox.it.Probe;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * An agent of another project that minds its own business while a hostile agent attacks: made before the attack,
@@ -16,19 +17,34 @@ public final class Bystander {
     private final ApiClient api;
     private final String slug;
     private final Map<String, Map<String, String>> grants;
+    private final BiFunction<String, Map<String, String>, String> use;
 
-    private Bystander(ApiClient api, String slug, Map<String, Map<String, String>> grants) {
+    private Bystander(
+            ApiClient api,
+            String slug,
+            Map<String, Map<String, String>> grants,
+            BiFunction<String, Map<String, String>, String> use) {
         this.api = api;
         this.slug = slug;
         this.grants = grants;
+        this.use = use;
     }
 
     /** A developer of project {@code bystander-<slug>} with Postgres and Redis, its sandbox made and used once. */
     public static Bystander standing(ApiClient api, String slug) throws InterruptedException {
+        return standing(api, slug, Probe::tryUse);
+    }
+
+    /**
+     * {@link #standing(ApiClient, String)} whose services are used through {@code use} (service, env → null when they
+     * worked, else why not): in network mode, from inside the bystander's own container, where its host names resolve.
+     */
+    public static Bystander standing(ApiClient api, String slug, BiFunction<String, Map<String, String>, String> use)
+            throws InterruptedException {
         api.working(slug, "bystander-" + slug, "[\"postgres\",\"redis\"]");
         ApiClient.Reply r = api.requestSandboxRetrying(slug, 3);
         assertThat(r.ok()).as("bystander %s got its sandbox: %s", slug, r).isTrue();
-        Bystander b = new Bystander(api, slug, r.grants());
+        Bystander b = new Bystander(api, slug, r.grants(), use);
         b.assertServicesWork();
         return b;
     }
@@ -45,7 +61,7 @@ public final class Bystander {
     }
 
     private void assertServicesWork() {
-        grants.forEach((service, env) -> assertThat(Probe.tryUse(service, env))
+        grants.forEach((service, env) -> assertThat(use.apply(service, env))
                 .as("bystander %s's %s works", slug, service)
                 .isNull());
     }

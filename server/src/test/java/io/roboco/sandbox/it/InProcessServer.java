@@ -64,6 +64,13 @@ public final class InProcessServer implements InProcessServerExtension.Server {
         return new InProcessServer(stateDir, env, null, null);
     }
 
+    /** {@link #withSettings(Path, Map)} issuing its secrets from {@code secrets} (a test that looks for them). */
+    public static InProcessServer withSettings(Path stateDir, Map<String, String> settings, SecretSource secrets) {
+        Map<String, String> env = Fixtures.serverEnv(stateDir, "1h", "2m", "60s");
+        env.putAll(settings);
+        return new InProcessServer(stateDir, env, secrets, null);
+    }
+
     @Override
     public int port() {
         return server.port();

@@ -3,6 +3,8 @@ package io.roboco.sandbox.it;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.NetworkSpec;
+import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.RuntimeInfo;
 import io.roboco.sandbox.runtime.StartedContainer;
@@ -179,6 +181,36 @@ public final class RecordingRuntime implements ContainerRuntime {
     @Override
     public Map<String, String> imageLabels(String image) {
         return delegate.imageLabels(image);
+    }
+
+    @Override
+    public NetworkState ensureNetwork(NetworkSpec spec) {
+        return delegate.ensureNetwork(spec);
+    }
+
+    @Override
+    public Optional<NetworkState> inspectNetwork(String name) {
+        return delegate.inspectNetwork(name);
+    }
+
+    @Override
+    public List<NetworkState> networks(Map<String, String> labels) {
+        return delegate.networks(labels);
+    }
+
+    @Override
+    public void connect(String network, String container) {
+        delegate.connect(network, container);
+    }
+
+    @Override
+    public void disconnect(String network, String container) {
+        delegate.disconnect(network, container);
+    }
+
+    @Override
+    public void removeNetwork(String name) {
+        delegate.removeNetwork(name);
     }
 
     @Override

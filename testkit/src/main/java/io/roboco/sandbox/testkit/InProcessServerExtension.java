@@ -3,6 +3,7 @@ package io.roboco.sandbox.testkit;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A server started in the test's JVM for one test class, and its clean-up: after the class (even when a
- * test failed) the server is closed, every container labelled with the instance of any server it
+ * test failed) the server is closed, every container (and network) labelled with the instance of any server it
  * started is removed from the Docker daemon (the count is printed), and its state directory deleted.
  * Register it on a static field:
  *
@@ -162,6 +163,13 @@ public final class InProcessServerExtension<S extends InProcessServerExtension.S
                 for (ContainerState c : left) {
                     docker.remove(c.id());
                     removed++;
+                }
+                // Network mode's networks of that instance (the back one, owners' left over), whoever is still
+                // attached.
+                for (NetworkState n :
+                        docker.networks(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance))) {
+                    n.containers().forEach(c -> docker.disconnect(n.name(), c));
+                    docker.removeNetwork(n.name());
                 }
             }
             return removed;
