@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  * its environment), its stdout and stderr captured to a file, so a test can {@code kill -9} it.
  */
 public final class ChildServer implements AutoCloseable {
+    private static final int START_BOUND_SECONDS = 180;
+
     private final Process process;
     private final Path log;
     public final ApiClient api;
@@ -38,7 +40,9 @@ public final class ChildServer implements AutoCloseable {
         pb.environment().put("ROBOCO_SANDBOX_PORT", Integer.toString(port));
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         ChildServer child = new ChildServer(pb.start(), log, port);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        // A bound, not a budget: a start that re-adopts sandboxes on a loaded 2-core machine took over 60 s
+        // (JVM start ~10 s, liveness checks of every kept container); a healthy start returns at once.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_BOUND_SECONDS);
         while (System.nanoTime() < deadline) {
             if (!child.process.isAlive()) {
                 throw new IllegalStateException(
@@ -55,7 +59,7 @@ public final class ChildServer implements AutoCloseable {
             Thread.sleep(100);
         }
         child.process.destroyForcibly();
-        throw new IllegalStateException("server not healthy in 60 s; log: " + child.logText());
+        throw new IllegalStateException("server not healthy in " + START_BOUND_SECONDS + " s; log: " + child.logText());
     }
 
     public static int freePort() throws IOException {
