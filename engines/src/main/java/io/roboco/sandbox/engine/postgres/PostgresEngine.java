@@ -152,6 +152,11 @@ public final class PostgresEngine implements Engine {
         env.put("POSTGRES_DB", c.database());
         env.put("PGDATA", DATA_DIR);
         env.put("PGPORT", Integer.toString(request.port()));
+        if (PostgresImages.initialisesAtStart(request.image())) {
+            // initdb's default trusts 127.0.0.1, which in host network mode is every local user: demand SCRAM there
+            // (our login requires it, so a trusting server would never be ready).
+            env.put("POSTGRES_INITDB_ARGS", "--auth-host=scram-sha-256 --auth-local=trust");
+        }
         List<String> command = List.of(
                 "postgres",
                 "-c",

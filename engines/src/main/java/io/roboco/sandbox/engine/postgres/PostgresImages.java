@@ -33,6 +33,14 @@ final class PostgresImages {
 
     private PostgresImages() {}
 
+    /**
+     * Whether the image runs initdb when its container starts (the official images and their kin). Ours copies a data
+     * directory made at build time with SCRAM on every host line; an initdb at start would trust 127.0.0.1 unless told.
+     */
+    static boolean initialisesAtStart(String image) {
+        return !LOCAL.matcher(image).matches();
+    }
+
     static String productionImage(String major) {
         return "postgres:" + major + "-alpine";
     }

@@ -28,6 +28,16 @@ class PostgresEngineTest {
     }
 
     @Test
+    void anImageThatRunsInitdbAtStartIsToldToDemandScramOnHostLinesAndOursIsNot() {
+        assertThat(engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000))
+                        .env())
+                .containsEntry("POSTGRES_INITDB_ARGS", "--auth-host=scram-sha-256 --auth-local=trust");
+        assertThat(engine.containerSpec(new SpecRequest("roboco-sandbox/postgres:15", credentials, "127.0.0.1", 41000))
+                        .env())
+                .doesNotContainKey("POSTGRES_INITDB_ARGS");
+    }
+
+    @Test
     void containerSpecFollowsTheOfficialImageContractWithDurabilityOff() {
         ContainerSpec spec =
                 engine.containerSpec(new SpecRequest("postgres:16-alpine", credentials, "127.0.0.1", 41000));
