@@ -34,6 +34,8 @@ public final class InMemorySettingsStore implements SettingsStore {
     private final Map<String, AgentToken> tokens = new ConcurrentSkipListMap<>();
     /** agent → its current engagement. */
     private final Map<String, String> engagements = new ConcurrentSkipListMap<>();
+    /** owner → its client token. */
+    private final Map<String, ClientToken> clientTokens = new ConcurrentSkipListMap<>();
 
     private final Deque<Entry> audit = new ArrayDeque<>();
     /** Sandbox records by id, in insertion (creation) order; guarded by {@code this}. */
@@ -134,6 +136,28 @@ public final class InMemorySettingsStore implements SettingsStore {
     @Override
     public synchronized boolean deleteToken(String agent) {
         return tokens.remove(agent) != null;
+    }
+
+    @Override
+    public synchronized void saveClientToken(ClientToken token) {
+        clientTokens.put(token.owner(), token);
+    }
+
+    @Override
+    public Optional<ClientToken> findClientToken(String digest) {
+        return clientTokens.values().stream()
+                .filter(t -> t.digest().equals(digest))
+                .findFirst();
+    }
+
+    @Override
+    public List<ClientToken> clientTokens() {
+        return List.copyOf(clientTokens.values());
+    }
+
+    @Override
+    public synchronized boolean deleteClientToken(String owner) {
+        return clientTokens.remove(owner) != null;
     }
 
     @Override

@@ -6,6 +6,7 @@ public interface SettingsStore
                 FlagStore,
                 AgentStore,
                 AgentTokenStore,
+                ClientTokenStore,
                 AuditLog,
                 AuditHistory,
                 SandboxStore,

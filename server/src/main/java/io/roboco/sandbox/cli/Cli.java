@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
             DeleteCommand.class,
             ReleaseCommand.class,
             CleanupCommand.class,
+            ClientTokenCommand.class,
             RotateKeyCommand.class,
             CommandLine.HelpCommand.class
         },

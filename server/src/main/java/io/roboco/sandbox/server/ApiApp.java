@@ -39,6 +39,7 @@ final class ApiApp {
             AdminRoutes admin,
             AgentRoutes agents,
             SandboxRoutes sandboxes,
+            ClientRoutes clients,
             OpsRoutes ops,
             Consumer<ServletContextHandler> servlets) {
         Javalin app = Javalin.create(config -> {
@@ -59,10 +60,16 @@ final class ApiApp {
                         200,
                         Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())),
                 Access.ANYONE);
-        app.before("/api/*", ctx -> auth.check(ctx.path(), ctx.header("Authorization")));
+        app.before("/api/*", ctx -> {
+            String client = auth.check(ctx.method().name(), ctx.path(), ctx.header("Authorization"));
+            if (client != null) {
+                ClientScope.mark(ctx, client);
+            }
+        });
         admin.register(app);
         agents.register(app);
         sandboxes.register(app);
+        clients.register(app);
         ops.register(app);
 
         app.exception(ApiError.class, (e, ctx) -> answer(ctx, e.status(), e.code(), e.getMessage()));

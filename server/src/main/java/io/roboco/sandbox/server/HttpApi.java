@@ -67,13 +67,15 @@ final class HttpApi implements PluginExtension {
                 context.instanceId(),
                 SandboxServer.aliveWindow(config.janitorTick()),
                 context.clock());
+        ClientTokens clientTokens = new ClientTokens(context.store(), context.clock());
         Javalin app = ApiApp.create(
-                new TokenAuth(tokens.api(), tokens.admin()),
+                new TokenAuth(tokens.api(), tokens.admin(), clientTokens),
                 context.state(),
                 edge,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), context.clock()),
                 agentRoutes,
                 new SandboxRoutes(context.sandboxes(), foreign, plugin, context.clock()),
+                new ClientRoutes(clientTokens),
                 new OpsRoutes(doctor, metrics),
                 mcp::mount);
         Dashboard.register(app, plugin.console(), config.dbEnabledOverride(), tokens.admin(), context.clock());

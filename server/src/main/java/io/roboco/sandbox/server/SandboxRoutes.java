@@ -66,11 +66,7 @@ final class SandboxRoutes {
         app.get(
                 "/api/sandboxes/{id}",
                 ctx -> Json.write(
-                        ctx,
-                        200,
-                        Map.of(
-                                "sandbox",
-                                SandboxViews.record(found(ctx.pathParam("id")), clock.instant(), plugin.manager()))));
+                        ctx, 200, Map.of("sandbox", SandboxViews.record(own(ctx), clock.instant(), plugin.manager()))));
         app.delete("/api/sandboxes/{id}", this::delete);
         app.post("/api/sandboxes/{id}/extend", this::extend);
         // Data operations (issue 13) on a sandbox record, the same SandboxData the verbs use.
@@ -109,6 +105,10 @@ final class SandboxRoutes {
         String project = blankToNull(ctx.queryParam("project"));
         if (owner != null) {
             Owner.parse(owner);
+            ClientScope.requireOwner(ctx, owner, "owner " + owner);
+        }
+        if (ClientScope.owner(ctx) != null) {
+            owner = ClientScope.owner(ctx); // a client token lists its owner's sandboxes only
         }
         if (project != null) {
             ProjectId.parse(project);
@@ -132,7 +132,12 @@ final class SandboxRoutes {
                         + String.join(", ", new TreeSet<>(CREATE_FIELDS)));
             }
         }
+        String client = ClientScope.owner(ctx);
+        if (client != null && body.get("owner") == null) {
+            body.put("owner", client); // a client token's sandboxes are its owner's
+        }
         String owner = requireOwnerThatExists(requiredString(body, "owner"));
+        ClientScope.requireOwner(ctx, owner, "owner " + owner);
         String project = ProjectId.parse(requiredString(body, "project")).value();
         List<String> services = new ArrayList<>();
         for (String s : strings("services", body.get("services"))) {
@@ -173,7 +178,7 @@ final class SandboxRoutes {
     }
 
     private void delete(Context ctx) throws InterruptedException {
-        String id = ctx.pathParam("id");
+        String id = own(ctx).id();
         Sandboxes.Deletion deletion = sandboxes.delete(id, "deleted by an operator");
         switch (deletion) {
             case NOT_FOUND -> throw new Sandboxes.NotFound("no sandbox '" + Names.printable(id) + "'");
@@ -197,7 +202,7 @@ final class SandboxRoutes {
         if (!body.keySet().equals(Set.of("ttl"))) {
             throw new BadRequest("body must be {\"ttl\": \"<duration>\"}, e.g. {\"ttl\":\"2h\"}");
         }
-        SandboxRecord next = sandboxes.extend(ctx.pathParam("id"), DurationText.require("ttl", body.get("ttl")));
+        SandboxRecord next = sandboxes.extend(own(ctx).id(), DurationText.require("ttl", body.get("ttl")));
         Json.write(
                 ctx, 200, Map.of("ok", true, "sandbox", SandboxViews.record(next, clock.instant(), plugin.manager())));
     }
@@ -312,6 +317,13 @@ final class SandboxRoutes {
             throw new BadRequest("body must be {\"name\": \"…\"} (" + CheckpointName.SHAPE.rule() + ")");
         }
         return n;
+    }
+
+    /** The path's sandbox, 404 when unknown, 403 when it is not the calling client's owner's. */
+    private SandboxRecord own(Context ctx) {
+        SandboxRecord record = found(ctx.pathParam("id"));
+        ClientScope.requireOwn(ctx, record);
+        return record;
     }
 
     private SandboxRecord found(String id) {

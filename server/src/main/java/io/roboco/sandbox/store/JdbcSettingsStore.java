@@ -10,6 +10,7 @@ import io.roboco.sandbox.settings.AuditCursor;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.ClientToken;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.Quota;
 import io.roboco.sandbox.settings.Reservation;
@@ -307,6 +308,57 @@ public final class JdbcSettingsStore implements SettingsStore {
                         "revoke the MCP token of agent " + agent,
                         c -> update(c, "DELETE FROM agent_tokens WHERE agent = ?", agent))
                 > 0;
+    }
+
+    // --- client tokens (digests only) -----------------------------------------------------------
+
+    @Override
+    public void saveClientToken(ClientToken token) {
+        db.transaction("save the client token of owner " + token.owner(), c -> {
+            update(c, "DELETE FROM client_tokens WHERE owner = ?", token.owner());
+            return update(
+                    c,
+                    "INSERT INTO client_tokens (owner, digest, created) VALUES (?, ?, ?)",
+                    token.owner(),
+                    token.digest(),
+                    timestamp(token.created()));
+        });
+    }
+
+    @Override
+    public Optional<ClientToken> findClientToken(String digest) {
+        return db.transaction(
+                "look up a client token",
+                c -> one(
+                        c,
+                        "SELECT owner, digest, created FROM client_tokens WHERE digest = ?",
+                        JdbcSettingsStore::clientToken,
+                        digest));
+    }
+
+    @Override
+    public List<ClientToken> clientTokens() {
+        return db.transaction(
+                "list the client tokens",
+                c -> all(
+                        c,
+                        "SELECT owner, digest, created FROM client_tokens ORDER BY owner",
+                        JdbcSettingsStore::clientToken));
+    }
+
+    @Override
+    public boolean deleteClientToken(String owner) {
+        return db.transaction(
+                        "revoke the client token of owner " + owner,
+                        c -> update(c, "DELETE FROM client_tokens WHERE owner = ?", owner))
+                > 0;
+    }
+
+    private static ClientToken clientToken(ResultSet rs) throws SQLException {
+        return new ClientToken(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getObject(3, OffsetDateTime.class).toInstant());
     }
 
     private static OffsetDateTime timestamp(Instant instant) {

@@ -75,7 +75,11 @@ final class Schema {
                     "CREATE TABLE IF NOT EXISTS agent_engagements (agent VARCHAR PRIMARY KEY, engagement VARCHAR NOT NULL,"
                             + " started TIMESTAMP WITH TIME ZONE NOT NULL)",
                     "ALTER TABLE agent_tokens ADD COLUMN IF NOT EXISTS engagement VARCHAR NOT NULL DEFAULT ''",
-                    "ALTER TABLE agent_tokens ADD COLUMN IF NOT EXISTS expires TIMESTAMP WITH TIME ZONE"));
+                    "ALTER TABLE agent_tokens ADD COLUMN IF NOT EXISTS expires TIMESTAMP WITH TIME ZONE"),
+            // 8: client tokens (clients issue): one per operator-side owner (a CI job), as SHA-256 digests only.
+            List.of(
+                    "CREATE TABLE IF NOT EXISTS client_tokens (owner VARCHAR PRIMARY KEY, digest VARCHAR NOT NULL UNIQUE,"
+                            + " created TIMESTAMP WITH TIME ZONE NOT NULL)"));
 
     static final int CURRENT = MIGRATIONS.size();
 

@@ -5,6 +5,7 @@ import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.ClientToken;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.Quota;
@@ -140,6 +141,26 @@ public final class FakeSettingsStore implements SettingsStore {
     @Override
     public boolean deleteToken(String agent) {
         return delegate.deleteToken(agent);
+    }
+
+    @Override
+    public void saveClientToken(ClientToken token) {
+        delegate.saveClientToken(token);
+    }
+
+    @Override
+    public Optional<ClientToken> findClientToken(String digest) {
+        return delegate.findClientToken(digest);
+    }
+
+    @Override
+    public List<ClientToken> clientTokens() {
+        return delegate.clientTokens();
+    }
+
+    @Override
+    public boolean deleteClientToken(String owner) {
+        return delegate.deleteClientToken(owner);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.roboco.sandbox.settings.AgentToken;
 import io.roboco.sandbox.settings.AuditPage;
 import io.roboco.sandbox.settings.AuditQuery;
 import io.roboco.sandbox.settings.AuditRecord;
+import io.roboco.sandbox.settings.ClientToken;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;
@@ -353,6 +354,51 @@ public abstract class SettingsStoreContract {
         assertThat(store.findToken("aa11")).isEmpty();
         assertThat(store.endEngagement("dev-1")).isFalse();
         assertThat(store.engagement("dev-2")).contains("e9");
+    }
+
+    // --- client tokens --------------------------------------------------------------------------
+
+    @Test
+    void clientTokenDigestFindsItsOwner() {
+        store.saveClientToken(new ClientToken("job:ci-1", "ab12", T0));
+        store.saveClientToken(new ClientToken("job:ci-2", "cd34", T0.plusSeconds(1)));
+        assertThat(store.findClientToken("ab12")).hasValueSatisfying(t -> {
+            assertThat(t.owner()).isEqualTo("job:ci-1");
+            assertThat(t.created()).isEqualTo(T0);
+        });
+        assertThat(store.findClientToken("cd34"))
+                .hasValueSatisfying(t -> assertThat(t.owner()).isEqualTo("job:ci-2"));
+        assertThat(store.findClientToken("ef56")).isEmpty();
+        assertThat(store.clientTokens()).extracting(ClientToken::owner).containsExactly("job:ci-1", "job:ci-2");
+    }
+
+    @Test
+    void mintingAClientTokenAgainReplacesTheOldOne() {
+        store.saveClientToken(new ClientToken("job:ci-1", "ab12", T0));
+        store.saveClientToken(new ClientToken("job:ci-1", "cd34", T0.plusSeconds(1)));
+        assertThat(store.findClientToken("ab12")).isEmpty();
+        assertThat(store.findClientToken("cd34")).isPresent();
+        assertThat(store.clientTokens()).hasSize(1);
+    }
+
+    @Test
+    void revokedClientTokenFindsNoOwner() {
+        store.saveClientToken(new ClientToken("job:ci-1", "ab12", T0));
+        store.saveClientToken(new ClientToken("job:ci-2", "cd34", T0));
+        assertThat(store.deleteClientToken("job:ci-1")).isTrue();
+        assertThat(store.findClientToken("ab12")).isEmpty();
+        assertThat(store.deleteClientToken("job:ci-1")).isFalse();
+        assertThat(store.findClientToken("cd34")).isPresent();
+    }
+
+    @Test
+    void clientTokensAreNoAgentTokens() {
+        store.saveClientToken(new ClientToken("job:ci-1", "ab12", T0));
+        store.saveToken(token("dev-1", "cd34", "e1"));
+        assertThat(store.findToken("ab12")).isEmpty();
+        assertThat(store.findClientToken("cd34")).isEmpty();
+        store.endEngagement("dev-1");
+        assertThat(store.findClientToken("ab12")).isPresent();
     }
 
     // --- project lifecycle fields -------------------------------------------------------------
@@ -871,6 +917,7 @@ public abstract class SettingsStoreContract {
         store.append(r);
         store.beginEngagement("dev-1", "e1", T0);
         store.saveToken(token("dev-1", "aa11", "e1"));
+        store.saveClientToken(new ClientToken("job:ci-1", "ab12", T0));
         StoredSnapshot snapshot = snapshot("sbx_1", "before", 0, "integer");
         store.saveSnapshot(snapshot, 32);
         store.close();
@@ -885,6 +932,7 @@ public abstract class SettingsStoreContract {
         assertThat(store.findToken("aa11"))
                 .hasValueSatisfying(t -> assertThat(t.agent()).isEqualTo("dev-1"));
         assertThat(store.engagement("dev-1")).contains("e1");
+        assertThat(store.findClientToken("ab12")).contains(new ClientToken("job:ci-1", "ab12", T0));
         assertThat(store.findSnapshot("sbx_1", "before")).contains(snapshot);
         store.append(record(2, "dev-1", "released", List.of("postgres")));
         assertThat(store.recent(null, null, 10)).hasSize(2);
