@@ -6,7 +6,8 @@
 # no root needed; temporary files only): how test.sh reads its arguments and Maven's skip flags,
 # when it would run DockerRestartIT (and that .ci/run asks for it), that the policy-rc.d
 # written around apt-get is removed on success, failure, Ctrl-C and SIGTERM, and that the image
-# tags live in scripts/lib/images.sh alone. Run by .ci/run before test.sh.
+# tags live in scripts/lib/images.sh alone, and how the JUnit example gets a Maven repository of
+# its own. Run by .ci/run before test.sh.
 set -euo pipefail
 
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -116,6 +117,20 @@ check "no script but lib/images.sh names an image tag in code" "" \
      | grep -v '/lib/images.sh:' || true)"
 check "export_engine_images keeps an operator's value" "mine:1 ${THIN_TAGS[redis]}" \
   "$(ROBOCO_SANDBOX_IMAGE_POSTGRES=mine:1; unset ROBOCO_SANDBOX_IMAGE_REDIS; export_engine_images; echo "$ROBOCO_SANDBOX_IMAGE_POSTGRES $ROBOCO_SANDBOX_IMAGE_REDIS")"
+
+# --- the JUnit example's Maven repository (scripts/lib/example.sh) ---------------------------
+# shellcheck source-path=SCRIPTDIR source=lib/example.sh
+source "$SCRIPTS/lib/example.sh"
+mkdir -p "$SCRATCH/m2/org/x" "$SCRATCH/m2/io/netty" "$SCRATCH/m2/io/roboco/stale"
+example_repo_farm "$SCRATCH/m2" "$SCRATCH/farm"
+example_repo_farm "$SCRATCH/m2" "$SCRATCH/farm"
+check "the example repository links third-party groups" "$SCRATCH/m2/org" "$(readlink "$SCRATCH/farm/org")"
+check "the example repository links io/* groups" "$SCRATCH/m2/io/netty" "$(readlink "$SCRATCH/farm/io/netty")"
+check "io/roboco is the example repository's own, empty" "dir " \
+  "$([[ -d "$SCRATCH/farm/io/roboco" && ! -L "$SCRATCH/farm/io/roboco" ]] && echo dir) $(ls -A "$SCRATCH/farm/io/roboco")"
+check "test.sh runs the example against the server and the local Docker host" 2 \
+  "$(grep -cE '^  example_(against_server|local) ' "$SCRIPTS/test.sh")"
+check "test.sh stops the example's server on exit" 1 "$(grep -c "^trap 'example_cleanup" "$SCRIPTS/test.sh")"
 
 if (( FAILURES > 0 )); then
   printf 'selftest: %d of %d checks failed\n' "$FAILURES" "$CHECKS"

@@ -8,7 +8,9 @@
 #   2. check Java 17+ and Maven;
 #   3. build the local sandbox images when absent or changed (scripts/build-images.sh);
 #   4. the mongo-compat stand-in's own unit tests (images/mongo-compat/server);
-#   5. mvn -B verify, with any extra arguments passed through (e.g. -DskipITs -q).
+#   5. mvn -B verify, with any extra arguments passed through (e.g. -DskipITs -q);
+#   6. the JUnit example (examples/junit) against the built server with a client token, then
+#      against the local Docker host (unless the arguments skip the ITs).
 #
 # DockerRestartIT stops and restarts this machine's Docker daemon, which disrupts everything else
 # using it, so it runs only when asked: --with-docker-restart or ROBOCO_IT_DOCKER_RESTART=1 (CI's
@@ -20,15 +22,19 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prereqs.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/test-args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/test-args.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/images.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/images.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/example.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/example.sh"
 cd "$ROBOCO_REPO_ROOT"
 
-case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 parse_test_args "$@"
 
 T0="$(now_s)"
 STATUS=failed
 # One summary line, whatever happens.
-trap 'printf "==> test.sh %s in %s\n" "$STATUS" "$(elapsed "$T0")"' EXIT
+trap 'example_cleanup; printf "==> test.sh %s in %s\n" "$STATUS" "$(elapsed "$T0")"' EXIT
 
 ensure_all
 "$ROBOCO_REPO_ROOT/scripts/build-images.sh"
@@ -45,6 +51,16 @@ fi
 step "mvn -B verify ${MAVEN_ARGS[*]}"
 # Never inside the main run, even when asked for: DockerRestartIT runs alone, below.
 env -u ROBOCO_IT_DOCKER_RESTART mvn -B verify "${MAVEN_ARGS[@]}"
+
+# The JUnit example (examples/junit), an application's own build on roboco-sandbox-junit: against the
+# server with a CI job's client token, then against the local Docker host (scripts/lib/example.sh).
+if maven_skips_its "${MAVEN_ARGS[@]}"; then
+  step "JUnit example not run: the arguments skip the integration tests"
+else
+  example_install "$ROBOCO_REPO_ROOT/target/example-m2"
+  example_against_server "$ROBOCO_REPO_ROOT/target/example-m2"
+  example_local "$ROBOCO_REPO_ROOT/target/example-m2"
+fi
 
 case "$(docker_restart_plan)" in
   not-asked)

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.junit;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -201,10 +202,18 @@ public final class RoboCoSandboxExtension implements BeforeAllCallback, BeforeEa
         return out;
     }
 
+    /** The methods JUnit calls (and resolves parameters of): those carrying a JUnit Jupiter annotation. */
     private static List<Method> methods(Class<?> testClass) {
         List<Method> out = new ArrayList<>();
         for (Class<?> c = testClass; c != null && c != Object.class; c = c.getSuperclass()) {
-            out.addAll(List.of(c.getDeclaredMethods()));
+            for (Method m : c.getDeclaredMethods()) {
+                for (Annotation a : m.getAnnotations()) {
+                    if (a.annotationType().getName().startsWith("org.junit.jupiter.")) {
+                        out.add(m);
+                        break;
+                    }
+                }
+            }
         }
         return out;
     }

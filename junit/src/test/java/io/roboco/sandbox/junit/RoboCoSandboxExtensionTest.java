@@ -108,6 +108,11 @@ class RoboCoSandboxExtensionTest {
             SEEN.add(postgres.sandboxId());
             SEEN.add(same.sandboxId());
         }
+
+        /** Not a JUnit method: its parameter asks for no lease. */
+        static String helper(RedisSandbox redis) {
+            return redis.url();
+        }
     }
 
     @Test
