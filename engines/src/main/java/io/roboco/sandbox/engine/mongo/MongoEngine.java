@@ -1,5 +1,6 @@
 package io.roboco.sandbox.engine.mongo;
 
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
@@ -16,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.bson.Document;
 
@@ -41,6 +43,7 @@ import org.bson.Document;
 public final class MongoEngine implements Engine {
     static final String ADMIN_USER = "roboco_admin";
     static final String DATA_DIR = "/data/db";
+    private static final Checkpoints CHECKPOINTS = new MongoCheckpoints();
 
     @Override
     public String name() {
@@ -145,6 +148,12 @@ public final class MongoEngine implements Engine {
     /** mongodb-driver-sync {@code ping} after authenticating (SCRAM) with {@code login}'s credential. */
     static ReadinessProbe mongoPing(Login login) {
         return target -> MongoSessions.ping(target, login);
+    }
+
+    /** The agent's database copied collection by collection into one it has no role on ({@link MongoCheckpoints}). */
+    @Override
+    public Optional<Checkpoints> checkpoints() {
+        return Optional.of(CHECKPOINTS);
     }
 
     @Override

@@ -64,6 +64,11 @@ final class MongoSessions {
         };
     }
 
+    /** A client authenticated as {@code login}, for a caller that runs several commands; the caller closes it. */
+    static MongoClient open(ProbeTarget target, Login login) {
+        return client(target, login);
+    }
+
     private static String source(ProbeTarget target, Login login) {
         return login == Login.ADMIN ? "admin" : target.credentials().database();
     }

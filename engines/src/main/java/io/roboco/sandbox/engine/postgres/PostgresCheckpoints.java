@@ -28,6 +28,7 @@ import java.util.List;
 final class PostgresCheckpoints implements Checkpoints {
     private static final String SUFFIX = "__ck_";
     private static final String OLD_SUFFIX = "__rewound";
+    private static final String STAGING_SUFFIX = "__rw";
 
     /** Copies the agent's database as checkpoint {@code name} (replacing one of the same name). */
     @Override
@@ -51,43 +52,140 @@ final class PostgresCheckpoints implements Checkpoints {
         }
     }
 
+    /** A prepared rewind, committed and finished at once. */
+    @Override
+    public Result rewind(ProbeTarget target, String name) throws SQLException {
+        try (Prepared prepared = prepareRewind(target, name)) {
+            Result result = prepared.commit();
+            prepared.finish();
+            return result;
+        }
+    }
+
     /**
-     * Puts checkpoint {@code name}'s data back under the agent's database name: the current database is renamed aside,
-     * a copy of the checkpoint takes its name (owner: the agent), then the old one is dropped; on a failure before the
-     * copy exists the rename is undone. The checkpoint stays, for another rewind.
+     * Copies checkpoint {@code name} into a staging database ({@code <db>__rw}, owner: the agent) while the agent's
+     * database is untouched; {@link Prepared#commit} then swaps the names (the agent's database aside as
+     * {@code <db>__rewound}, the staging copy under the agent's name), {@link Prepared#undo} swaps them back, and
+     * {@link Prepared#finish} drops the one set aside.
      *
      * @throws UnknownNameException when there is no such checkpoint (the message lists the ones there are)
      */
     @Override
-    public Result rewind(ProbeTarget target, String name) throws SQLException {
+    public Prepared prepareRewind(ProbeTarget target, String name) throws SQLException {
         CheckpointName.of(name);
         long t0 = System.nanoTime();
         Credentials c = target.credentials();
         String db = c.database();
         String copy = db + SUFFIX + name;
-        String old = db + OLD_SUFFIX;
-        try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
-                Statement s = admin.createStatement()) {
+        Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+        try (Statement s = admin.createStatement()) {
             if (!exists(admin, copy)) {
                 throw new UnknownNameException(
                         "no checkpoint '" + name + "' in this sandbox; there are: " + names(list(admin, db)));
             }
-            s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(old));
+            s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(db + STAGING_SUFFIX) + " WITH (FORCE)");
+            s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(db + OLD_SUFFIX) + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + PostgresEngine.identifier(db + STAGING_SUFFIX) + " TEMPLATE "
+                    + PostgresEngine.identifier(copy) + " OWNER " + PostgresEngine.identifier(c.user())
+                    + " STRATEGY FILE_COPY ALLOW_CONNECTIONS false");
+            return new Prepared(admin, name, db, t0);
+        } catch (SQLException | RuntimeException e) {
+            admin.close();
+            throw e;
+        }
+    }
+
+    /** A Postgres rewind made ready: the checkpoint's copy waits as {@code <db>__rw}, on a held admin connection. */
+    static final class Prepared implements PreparedRewind {
+        private final Connection admin;
+        private final String name;
+        private final String db;
+        private final long t0;
+        private boolean committed;
+
+        private Prepared(Connection admin, String name, String db, long t0) {
+            this.admin = admin;
+            this.name = name;
+            this.db = db;
+            this.t0 = t0;
+        }
+
+        /** Closes the agent's sessions, sets its database aside and puts the staging copy under its name. */
+        @Override
+        public Result commit() throws SQLException {
             int closed = closeSessions(admin, db);
-            s.execute(
-                    "ALTER DATABASE " + PostgresEngine.identifier(db) + " RENAME TO " + PostgresEngine.identifier(old));
             try {
-                s.execute("CREATE DATABASE " + PostgresEngine.identifier(db) + " TEMPLATE "
-                        + PostgresEngine.identifier(copy) + " OWNER " + PostgresEngine.identifier(c.user())
-                        + " STRATEGY FILE_COPY");
+                rename(db, db + OLD_SUFFIX);
             } catch (SQLException e) {
-                s.execute("ALTER DATABASE " + PostgresEngine.identifier(old) + " RENAME TO "
-                        + PostgresEngine.identifier(db));
-                s.execute("ALTER DATABASE " + PostgresEngine.identifier(db) + " ALLOW_CONNECTIONS true");
+                allowConnections(db);
                 throw e;
             }
-            s.execute("DROP DATABASE " + PostgresEngine.identifier(old) + " WITH (FORCE)");
+            try {
+                rename(db + STAGING_SUFFIX, db);
+                allowConnections(db);
+            } catch (SQLException e) {
+                rename(db + OLD_SUFFIX, db);
+                allowConnections(db);
+                throw e;
+            }
+            committed = true;
             return new Result(name, size(admin, db), closed, (System.nanoTime() - t0) / 1_000_000);
+        }
+
+        /** Puts the database set aside by {@link #commit} back under the agent's name. */
+        @Override
+        public void undo() throws SQLException {
+            closeSessions(admin, db);
+            rename(db, db + STAGING_SUFFIX);
+            rename(db + OLD_SUFFIX, db);
+            allowConnections(db);
+            committed = false;
+        }
+
+        @Override
+        public void finish() throws SQLException {
+            try (Statement s = admin.createStatement()) {
+                s.execute("DROP DATABASE IF EXISTS " + PostgresEngine.identifier(db + OLD_SUFFIX) + " WITH (FORCE)");
+            }
+        }
+
+        @Override
+        public void close() {
+            try (admin;
+                    Statement s = admin.createStatement()) {
+                s.execute(
+                        "DROP DATABASE IF EXISTS " + PostgresEngine.identifier(db + STAGING_SUFFIX) + " WITH (FORCE)");
+                if (committed) {
+                    s.execute(
+                            "DROP DATABASE IF EXISTS " + PostgresEngine.identifier(db + OLD_SUFFIX) + " WITH (FORCE)");
+                }
+            } catch (SQLException e) {
+                // what stays is in the sandbox's own container, not reachable by the agent, and goes with it
+            }
+        }
+
+        private void rename(String from, String to) throws SQLException {
+            try (Statement s = admin.createStatement()) {
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(from) + " RENAME TO "
+                        + PostgresEngine.identifier(to));
+            }
+        }
+
+        private void allowConnections(String datname) throws SQLException {
+            try (Statement s = admin.createStatement()) {
+                s.execute("ALTER DATABASE " + PostgresEngine.identifier(datname) + " ALLOW_CONNECTIONS true");
+            }
+        }
+    }
+
+    /** Drops checkpoint {@code name}; nothing when there is none. */
+    @Override
+    public void delete(ProbeTarget target, String name) throws SQLException {
+        CheckpointName.of(name);
+        try (Connection admin = PostgresEngine.connect(target, Login.ADMIN, PostgresEngine.MAINTENANCE_DB);
+                Statement s = admin.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS "
+                    + PostgresEngine.identifier(target.credentials().database() + SUFFIX + name) + " WITH (FORCE)");
         }
     }
 

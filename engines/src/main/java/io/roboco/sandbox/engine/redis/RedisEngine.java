@@ -1,6 +1,7 @@
 package io.roboco.sandbox.engine.redis;
 
 import io.roboco.sandbox.engine.AllowedFeature;
+import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
@@ -53,6 +54,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 public final class RedisEngine implements Engine {
     static final String ADMIN_USER = "default";
+    private static final Checkpoints CHECKPOINTS = new RedisCheckpoints();
     static final String DATA_DIR = "/data";
     /** The server's unix socket, inside the container's tmpfs: the channel that reaches only the container's server. */
     static final String SOCKET = DATA_DIR + "/redis.sock";
@@ -150,6 +152,8 @@ public final class RedisEngine implements Engine {
      * {@code $REDIS_ADMIN_PASSWORD} unexpanded in the shell's, nothing in the server's). The image's entrypoint
      * still sees {@code redis-server} first, so it drops root for the {@code redis} user as usual and passes stdin
      * on. The server also listens on {@value #SOCKET} (mode 700), which the admin reaches through an exec.
+     * {@code --enable-debug-command local} lets the admin's {@code DEBUG RELOAD} load a checkpoint
+     * ({@link RedisCheckpoints}); the agent's ACL user is denied {@code DEBUG} whatever the connection.
      * {@code REDIS_PORT} tells {@code redis-cli} in an exec where the server listens.
      *
      * <p>With a container memory limit, {@code --maxmemory} is {@linkplain #maxmemory three quarters of it} and
@@ -164,7 +168,8 @@ public final class RedisEngine implements Engine {
         String script = "exec docker-entrypoint.sh redis-server -"
                 + " --bind " + shellWord(request.bindHost()) + " --port " + request.port()
                 + " --unixsocket " + SOCKET + " --unixsocketperm 700"
-                + " --enable-module-command local --save '' --appendonly no --protected-mode no";
+                + " --enable-module-command local --enable-debug-command local"
+                + " --save '' --appendonly no --protected-mode no";
         if (request.memoryBytes() > 0) {
             script += " --maxmemory " + maxmemory(request.memoryBytes()) + " --maxmemory-policy noeviction";
         }
@@ -354,6 +359,12 @@ public final class RedisEngine implements Engine {
             throw new IllegalStateException("redis: MODULE LOAD for '" + feature + "' in image '" + image
                     + "' failed with exit code " + load.exitCode() + ": " + load.output());
         }
+    }
+
+    /** The whole keyspace as an RDB file inside the container ({@link RedisCheckpoints}). */
+    @Override
+    public Optional<Checkpoints> checkpoints() {
+        return Optional.of(CHECKPOINTS);
     }
 
     @Override
