@@ -1,14 +1,13 @@
 package io.roboco.sandbox.data;
 
 import io.roboco.sandbox.engine.CheckpointName;
-import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.NameShape;
+import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SchemaDiff;
 import io.roboco.sandbox.engine.SchemaDigest;
 import io.roboco.sandbox.engine.SchemaSnapshots;
-import io.roboco.sandbox.engine.UnknownNameException;
 import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
@@ -181,8 +180,8 @@ public final class SandboxData {
             case SNAPSHOT_SCHEMA ->
                 on(services, verb, Engine::schemaSnapshots, schemas -> snapshot(key, name, schemas));
             case DIFF_SCHEMA -> on(services, verb, Engine::schemaSnapshots, schemas -> diff(key, name, schemas));
-            case CHECKPOINT -> on(services, verb, Engine::checkpoints, checkpoints -> checkpoint(name, checkpoints));
-            default -> on(services, verb, Engine::checkpoints, checkpoints -> rewind(name, checkpoints));
+            case CHECKPOINT -> wholeSandbox(services, verb, name);
+            default -> wholeSandbox(services, verb, name);
         };
     }
 
@@ -293,44 +292,49 @@ public final class SandboxData {
         return new DataOutcome.Done(evidence);
     }
 
-    private DataOutcome checkpoint(String name, Offered<Checkpoints> checkpoints) throws Exception {
-        Checkpoints.Result result;
-        try {
-            result = checkpoints.feature().checkpoint(checkpoints.target(), name);
-        } finally {
-            manager.provisioner().resetLiveSession(checkpoints.instance());
+    /**
+     * Checkpoint or rewind of every service of the sandbox whose engine offers checkpoints, under one name
+     * ({@link SandboxCheckpoints}); the live sessions the plugin holds are reopened after (a rewind may have closed them).
+     */
+    private DataOutcome wholeSandbox(Map<String, ServiceInstance> services, String verb, String name) {
+        SandboxCheckpoints all = SandboxCheckpoints.of(
+                registry(),
+                services,
+                instance -> new ProbeTarget(
+                        instance.endpoint(),
+                        instance.credentials(),
+                        () -> true,
+                        () -> "",
+                        manager.provisioner().execIn(instance)));
+        if (all.isEmpty()) {
+            return noService(verb, Engine::checkpoints);
         }
-        return new DataOutcome.Done(answer(result, "checkpoint"));
+        DataOutcome outcome;
+        try {
+            outcome = verb.equals(CHECKPOINT) ? all.checkpoint(name) : all.rewind(name);
+        } finally {
+            all.members().forEach(m -> manager.provisioner().resetLiveSession(m.instance()));
+        }
+        if (outcome instanceof DataOutcome.Done done) {
+            Map<String, Object> evidence = new LinkedHashMap<>(done.evidence());
+            evidence.put("note", note(verb, evidence));
+            return new DataOutcome.Done(evidence);
+        }
+        return outcome;
     }
 
-    private DataOutcome rewind(String name, Offered<Checkpoints> checkpoints) throws Exception {
-        Checkpoints.Result result;
-        try {
-            result = checkpoints.feature().rewind(checkpoints.target(), name);
-        } catch (UnknownNameException e) {
-            return new DataOutcome.Refused(e.getMessage());
-        } finally {
-            manager.provisioner().resetLiveSession(checkpoints.instance());
+    private static String note(String verb, Map<String, Object> evidence) {
+        String note = "one checkpoint covers every service of your sandbox (services); same URLs and credentials after";
+        if (((Number) evidence.get("sessions_closed")).intValue() > 0) {
+            note += "; " + SESSIONS_NOTE;
         }
-        return new DataOutcome.Done(answer(result, "rewound to"));
+        return note
+                + (verb.equals(CHECKPOINT)
+                        ? "; the checkpoint lives in the sandbox and counts against its data size limit"
+                        : "; keys and documents with an expiry keep their expiry times");
     }
 
     // --- helpers -----------------------------------------------------------------------------
-
-    private static Map<String, Object> answer(Checkpoints.Result result, String what) {
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("name", result.name());
-        evidence.put(what.equals("checkpoint") ? "checkpoint_bytes" : "database_bytes", result.sizeBytes());
-        evidence.put("sessions_closed", result.sessionsClosed());
-        evidence.put("millis", result.millis());
-        evidence.put(
-                "note",
-                SESSIONS_NOTE
-                        + (what.equals("checkpoint")
-                                ? "; the checkpoint lives in the sandbox and counts against its data size limit"
-                                : ""));
-        return evidence;
-    }
 
     private static List<Map<String, Object>> refs(List<SchemaDiff.ObjectRef> refs) {
         return refs.stream()
