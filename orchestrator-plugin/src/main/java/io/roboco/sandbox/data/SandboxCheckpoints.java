@@ -28,7 +28,7 @@ final class SandboxCheckpoints {
 
     private final List<Member> members;
 
-    private SandboxCheckpoints(List<Member> members) {
+    SandboxCheckpoints(List<Member> members) {
         this.members = members;
     }
 

@@ -325,10 +325,7 @@ public final class SandboxData {
 
     private static String note(String verb, Map<String, Object> evidence) {
         String note = "one checkpoint covers every service of your sandbox (services); same URLs and credentials after";
-        if (((Number) evidence.get("sessions_closed")).intValue() > 0) {
-            note += "; " + SESSIONS_NOTE;
-        }
-        return note
+        return note + "; " + SESSIONS_NOTE
                 + (verb.equals(CHECKPOINT)
                         ? "; the checkpoint lives in the sandbox and counts against its data size limit"
                         : "; keys and documents with an expiry keep their expiry times");

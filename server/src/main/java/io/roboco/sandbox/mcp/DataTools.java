@@ -87,9 +87,9 @@ final class DataTools {
                         AgentOperation.DIFF_SCHEMA),
                 new ToolSpec(
                         VerbNames.CHECKPOINT_SANDBOX,
-                        "Checkpoint your database",
-                        "Copy your Postgres database as a named checkpoint before something risky. Closes your open sessions on"
-                                + " it for the copy (reconnect with the same URL).",
+                        "Checkpoint your sandbox",
+                        "Copy the data of every service of your sandbox (Postgres, Redis, Mongo) as one named checkpoint before"
+                                + " something risky. Closes your open Postgres sessions for the copy (reconnect with the same URL).",
                         checkpointName,
                         false,
                         false,
@@ -127,9 +127,10 @@ final class DataTools {
                         AgentOperation.LIST_TEMPLATES),
                 new ToolSpec(
                         VerbNames.REWIND_SANDBOX,
-                        "Rewind your database to a checkpoint",
-                        "Put the named checkpoint's data back: the same host, port, database, user and password then hold the"
-                                + " data as it was. Everything since the checkpoint is lost; your open sessions are closed.",
+                        "Rewind your sandbox to a checkpoint",
+                        "Put the named checkpoint's data back in every service at once (or in none, the answer says so): the"
+                                + " same URLs and credentials then hold the data as it was. Everything since the checkpoint is lost;"
+                                + " your open Postgres sessions are closed.",
                         checkpointName,
                         false,
                         true,
