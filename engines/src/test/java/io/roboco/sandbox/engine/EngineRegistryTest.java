@@ -106,16 +106,16 @@ class EngineRegistryTest {
     }
 
     @Test
-    void theCoreAsksWhichEnginesOfferADataFeatureAndPostgresOffersThemAll() {
+    void theCoreAsksWhichEnginesOfferADataFeatureAndEveryEngineCheckpoints() {
         assertThat(registry.offering(Engine::seeds)).extracting(Engine::name).containsExactly("postgres");
         assertThat(registry.offering(Engine::dumps)).extracting(Engine::name).containsExactly("postgres");
         assertThat(registry.offering(Engine::checkpoints))
                 .extracting(Engine::name)
-                .containsExactly("postgres");
+                .containsExactly("postgres", "redis", "mongo");
         assertThat(registry.offering(Engine::schemaSnapshots))
                 .extracting(Engine::name)
                 .containsExactly("postgres");
-        assertThat(registry.namesOffering(Engine::checkpoints)).isEqualTo("postgres");
+        assertThat(registry.namesOffering(Engine::checkpoints)).isEqualTo("postgres or redis or mongo");
     }
 
     @Test
@@ -125,7 +125,7 @@ class EngineRegistryTest {
                 .contains("postgres");
         assertThat(registry.firstOffering(List.of("redis", "mongo"), Engine::dumps))
                 .isEmpty();
-        assertThat(EngineRegistry.of(List.of(new RedisEngine())).namesOffering(Engine::checkpoints))
+        assertThat(EngineRegistry.of(List.of(new RedisEngine())).namesOffering(Engine::schemaSnapshots))
                 .isEqualTo("none");
     }
 }
