@@ -31,10 +31,19 @@ class PackageCyclesTest {
             "engines", Set.of(),
             "sql-inspect", Set.of("engines"),
             "orchestrator-plugin", Set.of("engines"),
+            "store-jdbc", Set.of("orchestrator-plugin", "engines"),
             "agent-verbs", Set.of("orchestrator-plugin", "engines"),
             "janitor", Set.of("orchestrator-plugin", "engines"),
             "dashboard", Set.of("orchestrator-plugin", "engines"),
-            "server", Set.of("orchestrator-plugin", "engines", "sql-inspect", "agent-verbs", "janitor", "dashboard"));
+            "server",
+                    Set.of(
+                            "orchestrator-plugin",
+                            "engines",
+                            "sql-inspect",
+                            "store-jdbc",
+                            "agent-verbs",
+                            "janitor",
+                            "dashboard"));
 
     private static final Pattern MODULE = Pattern.compile("/([a-z-]+)/target/");
 
@@ -121,8 +130,9 @@ class PackageCyclesTest {
         noClasses()
                 .that(inAnyModule(List.of("engines", "orchestrator-plugin")))
                 .should()
-                .dependOnClassesThat(inAnyModule(List.of("server", "dashboard", "agent-verbs", "janitor")))
-                .because("the core is embeddable without the server, the pages or the verb layer")
+                .dependOnClassesThat(
+                        inAnyModule(List.of("server", "store-jdbc", "dashboard", "agent-verbs", "janitor")))
+                .because("the core is embeddable without the server, the JDBC store, the pages or the verb layer")
                 .check(classes);
     }
 
