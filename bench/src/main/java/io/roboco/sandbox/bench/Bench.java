@@ -9,7 +9,7 @@ import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

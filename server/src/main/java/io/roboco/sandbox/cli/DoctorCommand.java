@@ -1,7 +1,8 @@
 package io.roboco.sandbox.cli;
 
-import io.roboco.sandbox.server.Doctor;
-import io.roboco.sandbox.server.DoctorCheck;
+import io.roboco.sandbox.server.Production;
+import io.roboco.sandbox.server.health.Doctor;
+import io.roboco.sandbox.server.health.DoctorCheck;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ final class DoctorCommand implements Callable<Integer> {
             report = reply.map();
             source = "the server at " + server.base();
         } else {
-            List<DoctorCheck> checks = Doctor.checkMachine(server.env);
+            List<DoctorCheck> checks = Production.checkMachine(server.env);
             report = Doctor.toJson(checks);
             source = "this machine (no server answers at " + server.base() + ")";
         }

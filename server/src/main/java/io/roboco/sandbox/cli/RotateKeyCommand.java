@@ -1,8 +1,8 @@
 package io.roboco.sandbox.cli;
 
 import io.roboco.sandbox.readopt.KeyRotation;
-import io.roboco.sandbox.server.ConfigException;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ConfigException;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import java.io.IOException;

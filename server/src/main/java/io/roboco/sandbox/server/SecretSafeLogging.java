@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.server.config.ConfigException;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,7 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.server.config.ConfigException;
+import io.roboco.sandbox.server.config.ServerConfig;
 import java.io.PrintStream;
 
 /** The orchestrator and admin tokens: configured, or generated once into the state directory and shown at that start only. */

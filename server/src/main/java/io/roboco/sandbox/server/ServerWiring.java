@@ -7,6 +7,8 @@ import io.roboco.sandbox.plugin.SandboxPluginBuilder;
 import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.server.config.LifecycleConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import java.time.Clock;

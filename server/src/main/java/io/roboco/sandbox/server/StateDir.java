@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server;
 
+import io.roboco.sandbox.server.config.ConfigException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -12,7 +12,7 @@ import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;

@@ -6,7 +6,7 @@ import io.roboco.sandbox.it.RecordingRuntime;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.nio.file.Path;

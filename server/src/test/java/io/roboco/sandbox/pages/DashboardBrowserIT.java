@@ -9,7 +9,7 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.web.Cookies;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.FlagStore;
 import io.roboco.sandbox.settings.Project;

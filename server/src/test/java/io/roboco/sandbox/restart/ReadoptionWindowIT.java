@@ -10,7 +10,7 @@ import io.roboco.sandbox.it.GatedEngines;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.nio.file.Path;

@@ -8,7 +8,7 @@ import io.roboco.sandbox.it.LogCapture;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.server.RunningServer;
 import io.roboco.sandbox.server.SandboxServer;
-import io.roboco.sandbox.server.ServerConfig;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.store.TestPostgres;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.Seed;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
 import java.nio.file.Path;

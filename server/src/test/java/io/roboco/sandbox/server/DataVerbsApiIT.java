@@ -13,6 +13,7 @@ import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.net.URI;

@@ -2,6 +2,7 @@ package io.roboco.sandbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.nio.file.Path;

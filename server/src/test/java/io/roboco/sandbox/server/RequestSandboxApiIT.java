@@ -11,6 +11,7 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.LockWaiters;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.nio.file.Path;

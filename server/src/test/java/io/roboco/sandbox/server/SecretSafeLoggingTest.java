@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import io.roboco.sandbox.server.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 

@@ -2,6 +2,9 @@ package io.roboco.sandbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.server.config.ConfigException;
+import io.roboco.sandbox.server.config.RestartSettings;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;

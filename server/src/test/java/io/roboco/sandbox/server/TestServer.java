@@ -2,6 +2,7 @@ package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.settings.SettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
