@@ -190,8 +190,9 @@ final class ColdStart {
 
     private Started startAndAwait(Engine engine, String agent, Attempt attempt) throws ProvisionException, PortTaken {
         StartedContainer container;
+        boolean pods = settings.network() instanceof NetworkMode.Pods;
         try {
-            container = attempt.hostMode
+            container = attempt.hostMode || pods
                     ? runtime.start(attempt.request)
                     : containers.networks().start(attempt.request, attempt.owner);
         } catch (ContainerRuntimeException e) {
@@ -202,8 +203,11 @@ final class ColdStart {
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
         // Network mode: the plugin reaches the port published on the host's loopback (the back network); the agent, the
         // container's name and the service's own port on its owner's network.
-        Endpoint endpoint = new Endpoint("127.0.0.1", attempt.hostMode ? attempt.port : container.publishedPort());
-        Endpoint agentEndpoint = attempt.hostMode ? endpoint : new Endpoint(attempt.name, attempt.port);
+        // Kubernetes: both at the pod's address and the service's own port.
+        Endpoint endpoint = pods
+                ? new Endpoint(container.address() != null ? container.address() : container.name(), attempt.port)
+                : new Endpoint("127.0.0.1", attempt.hostMode ? attempt.port : container.publishedPort());
+        Endpoint agentEndpoint = attempt.hostMode || pods ? endpoint : new Endpoint(attempt.name, attempt.port);
         ProbeTarget target = containers.target(container.id(), endpoint, attempt.credentials);
         Started started = new Started(
                 container,

@@ -52,6 +52,11 @@ final class Containers {
         this.networks = networks;
     }
 
+    /** Lets {@code owner} reach a claimed pool container where the runtime enforces who may ({@link ContainerRuntime#admit}). */
+    void admit(String containerId, String owner) {
+        runtime.admit(containerId, owner);
+    }
+
     /** Network mode's networks (where a container starts, whom it joins); null in host mode. */
     OwnerNetworks networks() {
         return networks;

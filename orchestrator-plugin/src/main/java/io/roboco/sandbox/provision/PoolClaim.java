@@ -76,6 +76,8 @@ final class PoolClaim {
         try {
             if (containers.networks() != null) {
                 containers.networks().join(id, agent); // network mode: onto its new owner's network
+            } else {
+                containers.admit(id, agent); // Kubernetes: its NetworkPolicy admits its new owner
             }
             ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
             ClaimSession claim = session;

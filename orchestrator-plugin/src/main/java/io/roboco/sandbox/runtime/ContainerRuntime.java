@@ -105,6 +105,13 @@ public interface ContainerRuntime extends AutoCloseable {
         return Map.of();
     }
 
+    /**
+     * Lets {@code owner}'s agent reach the container from now on, where the runtime itself enforces who may (Kubernetes: the
+     * pod's NetworkPolicy admits the agent's pods); a warm-pool container claimed gets its owner so. A no-op here: on Docker
+     * the networks do it ({@link #connect}).
+     */
+    default void admit(String containerId, String owner) {}
+
     // --- networks (network mode) -------------------------------------------------------------------
 
     /**

@@ -54,11 +54,22 @@ public sealed interface NetworkMode {
         }
     }
 
+    /**
+     * Kubernetes: each sandbox in a pod of its own, its service on its own port on every address of the pod, reached by the
+     * plugin and the agent alike at the pod's address ({@link StartedContainer#address()}). Who may reach it is the pod's
+     * NetworkPolicy, which the runtime makes. Chosen with the runtime, never configured as a network mode.
+     */
+    record Pods() implements NetworkMode {}
+
     /** Where {@link Named#agentContainer()} puts an agent's slug. */
     String SLUG = "{slug}";
 
     static NetworkMode host() {
         return new Host();
+    }
+
+    static NetworkMode pods() {
+        return new Pods();
     }
 
     static NetworkMode named(String network) {

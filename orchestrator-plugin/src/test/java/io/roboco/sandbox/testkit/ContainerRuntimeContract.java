@@ -2,6 +2,7 @@ package io.roboco.sandbox.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
@@ -64,6 +65,20 @@ public abstract class ContainerRuntimeContract {
     /** Copies stdin to stdout, then says "done" on stderr. */
     protected static final List<String> CAT_COMMAND = List.of("sh", "-c", "cat; echo done >&2");
 
+    /**
+     * Whether the runtime manages networks (Docker's network mode). One that does not (Kubernetes, where the pod's
+     * NetworkPolicy is the isolation, proven in its own IT) skips the network tests below, saying so.
+     */
+    protected boolean managesNetworks() {
+        return true;
+    }
+
+    private void requireNetworks() {
+        assumeTrue(
+                managesNetworks(),
+                getClass().getSimpleName() + "'s runtime manages no networks (network mode is Docker's)");
+    }
+
     /** Hook: make {@link #CAT_COMMAND} answer what it was fed on stdout and "done\n" on stderr, exit 0. */
     protected void prepareCat() {}
 
@@ -89,7 +104,8 @@ public abstract class ContainerRuntimeContract {
             for (ContainerState s : runtime().list(Map.of(RUN_LABEL, runId))) {
                 runtime().remove(s.id());
             }
-            for (NetworkState n : runtime().networks(Map.of(RUN_LABEL, runId))) {
+            for (NetworkState n :
+                    managesNetworks() ? runtime().networks(Map.of(RUN_LABEL, runId)) : List.<NetworkState>of()) {
                 n.containers().forEach(c -> runtime().disconnect(n.name(), c));
                 runtime().removeNetwork(n.name());
             }
@@ -276,6 +292,7 @@ public abstract class ContainerRuntimeContract {
 
     @Test
     void aNetworkIsMadeOnceWithItsLabelsAndFoundByThem() {
+        requireNetworks();
         String name = uniqueNetwork("once");
         NetworkState first = runtime().ensureNetwork(network(name, true, false));
         NetworkState again = runtime().ensureNetwork(network(name, true, false));
@@ -294,6 +311,7 @@ public abstract class ContainerRuntimeContract {
 
     @Test
     void anIsolatedStartPublishesItsPortOnLoopbackAndJoinsBothNetworks() {
+        requireNetworks();
         String back = runtime()
                 .ensureNetwork(network(uniqueNetwork("back"), false, true))
                 .name();
@@ -314,6 +332,7 @@ public abstract class ContainerRuntimeContract {
 
     @Test
     void joiningAndLeavingANetworkAreIdempotentAndANetworkInUseIsNotRemoved() {
+        requireNetworks();
         String back = runtime()
                 .ensureNetwork(network(uniqueNetwork("back"), false, true))
                 .name();
@@ -337,6 +356,7 @@ public abstract class ContainerRuntimeContract {
 
     @Test
     void anIsolatedStartOnAMissingNetworkFailsSayingSoAndLeavesNoContainer() {
+        requireNetworks();
         String back = runtime()
                 .ensureNetwork(network(uniqueNetwork("back"), false, true))
                 .name();
