@@ -48,7 +48,10 @@ public final class KubernetesContainerRuntime implements ContainerRuntime {
     /** The User-Agent of this runtime's requests (the test cluster tells them from its kubelet's by it). */
     public static final String USER_AGENT = "roboco-sandbox-runtime";
 
-    /** Every (API group, resource, verb) this runtime calls; nodes are cluster-scoped and optional (capacity). */
+    /**
+     * Every {@code group/resource:verb} this runtime calls in its namespace: what the Role in deploy/kubernetes/rbac.yaml
+     * grants, no more (DeployManifestsTest; the test cluster's record of the calls made is checked against it).
+     */
     public static final List<String> API_CALLS = List.of(
             "/pods:create",
             "/pods:get",
@@ -60,10 +63,12 @@ public final class KubernetesContainerRuntime implements ContainerRuntime {
             "/pods/log:get",
             "networking.k8s.io/networkpolicies:create",
             "networking.k8s.io/networkpolicies:get",
-            "networking.k8s.io/networkpolicies:update",
+            "networking.k8s.io/networkpolicies:patch",
             "networking.k8s.io/networkpolicies:delete",
-            "/resourcequotas:list",
-            "/nodes:list (cluster-scoped, optional)");
+            "/resourcequotas:list");
+
+    /** The one cluster-scoped call, for capacity when the namespace has no ResourceQuota; optional (the ClusterRole). */
+    public static final List<String> CLUSTER_API_CALLS = List.of("/nodes:list");
 
     private static final Logger log = LoggerFactory.getLogger(KubernetesContainerRuntime.class);
 

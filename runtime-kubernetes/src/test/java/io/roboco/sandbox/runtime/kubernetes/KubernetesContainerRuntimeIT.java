@@ -18,7 +18,9 @@ import io.roboco.sandbox.testkit.kubernetes.TestCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -42,8 +44,19 @@ class KubernetesContainerRuntimeIT extends ContainerRuntimeContract {
 
     @AfterAll
     void stopTheCluster() {
-        look.close();
-        cluster.close();
+        try {
+            List<String> calls = cluster.callsBy(KubernetesContainerRuntime.USER_AGENT);
+            Set<String> rules = new TreeSet<>();
+            calls.stream().map(ApiCalls::rule).filter(Objects::nonNull).forEach(rules::add);
+            System.out.println("[figure] kubernetes runtime API calls in the contract run: " + calls.size()
+                    + ", needing " + rules);
+            assertThat(KubernetesContainerRuntime.API_CALLS)
+                    .as("every call the runtime made is one it declares (and deploy/kubernetes/rbac.yaml grants)")
+                    .containsAll(rules);
+        } finally {
+            look.close();
+            cluster.close();
+        }
     }
 
     @Override
