@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The production parts: the engine registry, the Docker runtime and the persistent settings store; and the doctor's
+ * The production parts: the engine registry, the container runtime (Docker or Kubernetes) and the persistent settings store; and the doctor's
  * machine mode over them (the CLI's {@code doctor} when no server answers).
  */
 public final class Production {
@@ -31,8 +31,7 @@ public final class Production {
                 : JdbcSettingsStore.embedded(config.stateDir());
         ContainerRuntime runtime;
         try {
-            runtime = DockerContainerRuntime.connect(
-                    null, DockerContainerRuntime.DEFAULT_EXEC_TIMEOUT, config.containerLogs());
+            runtime = Runtimes.connect(config);
         } catch (RuntimeException e) {
             store.close();
             throw e;

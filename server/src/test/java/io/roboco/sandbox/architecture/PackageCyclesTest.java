@@ -32,6 +32,7 @@ class PackageCyclesTest {
             "sql-inspect", Set.of("engines"),
             "orchestrator-plugin", Set.of("engines"),
             "store-jdbc", Set.of("orchestrator-plugin", "engines"),
+            "runtime-kubernetes", Set.of("orchestrator-plugin", "engines"),
             "agent-verbs", Set.of("orchestrator-plugin", "engines"),
             "janitor", Set.of("orchestrator-plugin", "engines"),
             "dashboard", Set.of("orchestrator-plugin", "engines"),
@@ -41,6 +42,7 @@ class PackageCyclesTest {
                             "engines",
                             "sql-inspect",
                             "store-jdbc",
+                            "runtime-kubernetes",
                             "agent-verbs",
                             "janitor",
                             "dashboard"));
@@ -130,9 +132,11 @@ class PackageCyclesTest {
         noClasses()
                 .that(inAnyModule(List.of("engines", "orchestrator-plugin")))
                 .should()
-                .dependOnClassesThat(
-                        inAnyModule(List.of("server", "store-jdbc", "dashboard", "agent-verbs", "janitor")))
-                .because("the core is embeddable without the server, the JDBC store, the pages or the verb layer")
+                .dependOnClassesThat(inAnyModule(
+                        List.of("server", "store-jdbc", "dashboard", "agent-verbs", "janitor", "runtime-kubernetes")))
+                .because(
+                        "the core is embeddable without the server, the JDBC store, the Kubernetes runtime, the pages or"
+                                + " the verb layer")
                 .check(classes);
     }
 

@@ -11,7 +11,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Vendor types stay behind our own interfaces: docker-java only in {@code runtime.docker}, Javalin
+ * Vendor types stay behind our own interfaces: docker-java only in {@code runtime.docker}, fabric8 only in
+ * {@code runtime.kubernetes} (module runtime-kubernetes, so an embedding without it has no fabric8), Javalin
  * (and the MCP SDK) only in the server and dashboard modules. Reads the main sources of every module (this module sits last in the
  * reactor, beside the others).
  */
@@ -46,8 +47,30 @@ class VendorConfinementTest {
                         .filter(p -> imports(p, "com.github.dockerjava"))
                         .filter(p -> !p.toString().contains("/io/roboco/sandbox/runtime/docker/"))
                         // The benchmark drives Testcontainers, whose container-command hook speaks docker-java.
-                        .filter(p -> !ROOT.relativize(p).startsWith("bench")))
-                .as("docker-java outside runtime.docker (and the benchmark)")
+                        .filter(p -> !ROOT.relativize(p).startsWith("bench"))
+                        .filter(p -> !testCluster(p)))
+                .as("docker-java outside runtime.docker (and the benchmark, and testkit's test cluster)")
+                .isEmpty();
+    }
+
+    /** testkit's test cluster (test scope only): the mock API server and the Docker-backed kubelet it drives. */
+    private static boolean testCluster(Path p) {
+        return ROOT.relativize(p).startsWith("testkit")
+                && p.toString().contains("/io/roboco/sandbox/testkit/kubernetes/");
+    }
+
+    @Test
+    void fabric8IsConfinedToTheKubernetesRuntimePackage() {
+        List<Path> sources = mainSources();
+        assertThat(sources)
+                .as("the Kubernetes runtime's sources are among them")
+                .anyMatch(p -> p.toString().endsWith("/runtime/kubernetes/KubernetesContainerRuntime.java"));
+        assertThat(sources.stream()
+                        .filter(p -> imports(p, "io.fabric8"))
+                        .filter(p -> !(ROOT.relativize(p).startsWith("runtime-kubernetes")
+                                && p.toString().contains("/io/roboco/sandbox/runtime/kubernetes/")))
+                        .filter(p -> !testCluster(p)))
+                .as("fabric8 outside runtime-kubernetes' package runtime.kubernetes (and testkit's test cluster)")
                 .isEmpty();
     }
 

@@ -41,6 +41,7 @@ import java.util.regex.Pattern;
  * @param edge             body limits, agent-token expiry and each agent token's fair share ({@link EdgeSettings})
  * @param data             what agents' data tools may keep in the state directory: templates per project (count, bytes each,
  *                         bytes in all)
+ * @param runtime          which container runtime runs sandboxes, Docker or Kubernetes ({@link RuntimeSettings})
  */
 public record ServerConfig(
         int port,
@@ -64,7 +65,8 @@ public record ServerConfig(
         RestartSettings restart,
         LogCap containerLogs,
         EdgeSettings edge,
-        DataSettings data) {
+        DataSettings data,
+        RuntimeSettings runtime) {
     public static final String PREFIX = "ROBOCO_SANDBOX_";
     public static final String IMAGE_PREFIX = PREFIX + "IMAGE_";
     public static final String POOL_PREFIX = PREFIX + "POOL_";
@@ -92,6 +94,12 @@ public record ServerConfig(
             }
         });
         Objects.requireNonNull(network, "network");
+        runtime = runtime == null ? RuntimeSettings.docker() : runtime;
+        if (runtime.kubernetes() != network instanceof NetworkMode.Pods) {
+            throw new ConfigException(
+                    "the Kubernetes runtime (ROBOCO_SANDBOX_RUNTIME=kubernetes) has its pods' own network"
+                            + " mode, and only it does; unset ROBOCO_SANDBOX_NETWORK");
+        }
         bind = bind == null || bind.isBlank() ? DEFAULT_BIND : bind.trim();
         if (!bind.matches("[0-9A-Za-z.:%\\-\\[\\]]{1,255}")) {
             throw new ConfigException("ROBOCO_SANDBOX_BIND='" + Names.printable(bind)
@@ -154,7 +162,8 @@ public record ServerConfig(
                 RestartSettings.defaults(),
                 LogCap.defaults(),
                 EdgeSettings.defaults(),
-                DataSettings.defaults());
+                DataSettings.defaults(),
+                RuntimeSettings.docker());
     }
 
     /** Reads and validates every {@code ROBOCO_SANDBOX_*} setting; throws {@link ConfigException} naming the first bad one. */
@@ -209,6 +218,16 @@ public record ServerConfig(
             network = named.withAgentContainer(agentContainer);
         }
 
+        RuntimeSettings runtime = RuntimeSettings.fromEnv(env);
+        if (runtime.kubernetes()) {
+            if (!(network instanceof NetworkMode.Host) || EnvValues.value(env, "ROBOCO_SANDBOX_NETWORK") != null) {
+                throw new ConfigException("ROBOCO_SANDBOX_NETWORK applies to the Docker runtime; with"
+                        + " ROBOCO_SANDBOX_RUNTIME=kubernetes each sandbox is a pod reached at its address, admitted by"
+                        + " its NetworkPolicy: unset ROBOCO_SANDBOX_NETWORK");
+            }
+            network = NetworkMode.pods();
+        }
+
         ServerConfig d = defaults(stateDir);
         return new ServerConfig(
                 port,
@@ -232,7 +251,8 @@ public record ServerConfig(
                 RestartSettings.fromEnv(env),
                 ContainerLogSettings.fromEnv(env),
                 EdgeSettings.fromEnv(env),
-                DataSettings.fromEnv(env));
+                DataSettings.fromEnv(env),
+                runtime);
     }
 
     /**
@@ -304,7 +324,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     public ServerConfig withLifecycle(LifecycleConfig next) {
@@ -330,7 +351,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     public ServerConfig withData(DataSettings next) {
@@ -356,7 +378,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                next);
+                next,
+                runtime);
     }
 
     public ServerConfig withRestart(RestartSettings next) {
@@ -382,7 +405,8 @@ public record ServerConfig(
                 next,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     /** The key file credentials are sealed under ({@code ROBOCO_SANDBOX_SECRET_KEY_FILE}, else in the state directory). */
@@ -413,7 +437,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     /** True when {@link #bind} is a loopback address (the default): nothing else on the network reaches the server. */
@@ -524,7 +549,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     public ServerConfig withFlag(Boolean enabled) {
@@ -550,7 +576,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     public ServerConfig withTokens(String api, String admin) {
@@ -576,7 +603,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     public ServerConfig withMcp(McpSettings settings) {
@@ -602,7 +630,8 @@ public record ServerConfig(
                 restart,
                 containerLogs,
                 edge,
-                data);
+                data,
+                runtime);
     }
 
     /** Never prints the state password or the tokens. */

@@ -63,6 +63,10 @@ class SettingsTableTest {
             Map.entry("ROBOCO_SANDBOX_STATE_USER", "only with a URL"),
             Map.entry("ROBOCO_SANDBOX_STATE_PASSWORD", "only with a URL"),
             Map.entry("ROBOCO_SANDBOX_AGENT_CONTAINER", "only in network mode; unset means: the orchestrator attaches"),
+            Map.entry("ROBOCO_SANDBOX_K8S_NAMESPACE", "only with the Kubernetes runtime, which requires it"),
+            Map.entry(
+                    "ROBOCO_SANDBOX_K8S_AGENT_NAMESPACE",
+                    "only with the Kubernetes runtime; unset means: its namespace"),
             Map.entry(
                     "ROBOCO_SANDBOX_IMAGE_POSTGRES_<MAJOR>",
                     "unset means: the default image when it runs that major, else the official one"),
