@@ -22,6 +22,7 @@ import io.roboco.sandbox.server.http.SandboxRoutes;
 import io.roboco.sandbox.server.http.TokenAuth;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.web.Dashboard;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ final class HttpApi implements PluginExtension {
     private final SandboxMetrics metrics;
     private final JanitorExtension janitor;
     private volatile int port = -1;
+    private volatile Javalin app;
 
     HttpApi(ServerConfig config, ServerTokens tokens, SandboxMetrics metrics, JanitorExtension janitor) {
         this.config = config;
@@ -104,6 +106,7 @@ final class HttpApi implements PluginExtension {
             throw e;
         }
         port = app.port();
+        this.app = app;
         agentRoutes.listeningOn(port);
         return () -> {
             try {
@@ -112,6 +115,12 @@ final class HttpApi implements PluginExtension {
                 app.stop();
             }
         };
+    }
+
+    /** {@code "METHOD /path"} of every API route it serves (OpenApi.routes); empty before it started. */
+    Set<String> routes() {
+        Javalin a = app;
+        return a == null ? Set.of() : OpenApi.routes(a);
     }
 
     /** The port it listens on; -1 before it started. */

@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -162,7 +163,12 @@ public final class SandboxServer {
                         .orElse("unset"),
                 config.dbEnabledOverride() == null ? "unset" : config.dbEnabledOverride());
         tokens.announce(console);
-        return new Running(plugin, http.port(), janitor, runtime, store, state.instanceId());
+        return new Running(plugin, http, janitor, runtime, store, state.instanceId());
+    }
+
+    /** {@code "METHOD /path"} of every API route a server started here serves (the OpenAPI contract test's view). */
+    static Set<String> routesOf(RunningServer server) {
+        return ((Running) server).http.routes();
     }
 
     /** The jar's version (its manifest), or {@code dev} when run from classes. */
@@ -194,6 +200,7 @@ public final class SandboxServer {
     /** A started server: the plugin (whose close ends its extensions), and the runtime and store it was given. */
     private static final class Running implements RunningServer {
         private final SandboxPlugin plugin;
+        private final HttpApi http;
         private final int port;
         private final JanitorExtension janitor;
         private final ContainerRuntime runtime;
@@ -203,13 +210,14 @@ public final class SandboxServer {
 
         Running(
                 SandboxPlugin plugin,
-                int port,
+                HttpApi http,
                 JanitorExtension janitor,
                 ContainerRuntime runtime,
                 SettingsStore store,
                 String instanceId) {
             this.plugin = plugin;
-            this.port = port;
+            this.http = http;
+            this.port = http.port();
             this.janitor = janitor;
             this.runtime = runtime;
             this.store = store;

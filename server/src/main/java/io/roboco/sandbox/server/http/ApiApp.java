@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiApp {
     private static final Logger log = LoggerFactory.getLogger(ApiApp.class);
     private static final String ANSWERED = "roboco.answered";
+    static final String OPENAPI_PATH = "/api/openapi.json";
 
     private ApiApp() {}
 
@@ -61,7 +62,14 @@ public final class ApiApp {
                         200,
                         Map.of("status", "ok", "state", lifecycle.state().name().toLowerCase())),
                 Access.ANYONE);
+        app.get(
+                OPENAPI_PATH,
+                ctx -> ctx.status(200).contentType("application/json").result(OpenApi.json()),
+                Access.ANYONE);
         app.before("/api/*", ctx -> {
+            if (ctx.path().equals(OPENAPI_PATH)) {
+                return; // the schema, no secret: a client generator reads it without a token
+            }
             String client = auth.check(ctx.method().name(), ctx.path(), ctx.header("Authorization"));
             if (client != null) {
                 ClientScope.mark(ctx, client);
