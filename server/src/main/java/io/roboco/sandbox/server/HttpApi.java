@@ -17,6 +17,7 @@ import io.roboco.sandbox.server.http.AgentRoutes;
 import io.roboco.sandbox.server.http.ApiApp;
 import io.roboco.sandbox.server.http.ClientRoutes;
 import io.roboco.sandbox.server.http.ClientTokens;
+import io.roboco.sandbox.server.http.OpenApi;
 import io.roboco.sandbox.server.http.OpsRoutes;
 import io.roboco.sandbox.server.http.SandboxRoutes;
 import io.roboco.sandbox.server.http.TokenAuth;

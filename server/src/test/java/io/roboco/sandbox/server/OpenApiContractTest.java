@@ -11,6 +11,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
+import io.roboco.sandbox.server.http.OpenApi;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.roboco.sandbox.server;
+package io.roboco.sandbox.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,10 +20,10 @@ import java.util.TreeSet;
  * entry, or an entry without a route, is drift. The API is {@code /healthz}, {@code /metrics}, {@code /api/**} and the
  * MCP servlet at {@code /mcp}; the dashboard's pages are not part of it.
  */
-final class OpenApi {
-    static final String RESOURCE = "openapi.yaml";
+public final class OpenApi {
+    public static final String RESOURCE = "openapi.yaml";
     /** What runs beside Javalin as a servlet (no Javalin route): the MCP endpoint. */
-    static final Set<String> SERVLET_OPERATIONS = Set.of("GET /mcp", "POST /mcp", "DELETE /mcp");
+    public static final Set<String> SERVLET_OPERATIONS = Set.of("GET /mcp", "POST /mcp", "DELETE /mcp");
 
     private static final Set<HandlerType> METHODS =
             Set.of(HandlerType.GET, HandlerType.POST, HandlerType.PUT, HandlerType.DELETE, HandlerType.PATCH);
@@ -34,7 +34,7 @@ final class OpenApi {
     private OpenApi() {}
 
     /** The document as parsed YAML. */
-    static JsonNode document() {
+    public static JsonNode document() {
         try (InputStream in = OpenApi.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException(RESOURCE + " is missing beside " + OpenApi.class.getName()
@@ -47,7 +47,7 @@ final class OpenApi {
     }
 
     /** The document as JSON text, read once. */
-    static String json() {
+    public static String json() {
         String j = json;
         if (j == null) {
             try {
@@ -61,7 +61,7 @@ final class OpenApi {
     }
 
     /** {@code "METHOD /path"} of every operation in {@code doc}. */
-    static Set<String> operations(JsonNode doc) {
+    public static Set<String> operations(JsonNode doc) {
         Set<String> out = new TreeSet<>();
         Iterator<String> paths = doc.path("paths").fieldNames();
         while (paths.hasNext()) {
@@ -76,7 +76,7 @@ final class OpenApi {
     }
 
     /** {@code "METHOD /path"} of every API route {@code app} has (its dashboard pages left out), and the servlet's. */
-    static Set<String> routes(Javalin app) {
+    public static Set<String> routes(Javalin app) {
         Set<String> out = new TreeSet<>(SERVLET_OPERATIONS);
         for (ParsedEndpoint e : app.unsafeConfig().pvt.internalRouter.allHttpHandlers()) {
             String path = e.getEndpoint().getPath();
@@ -87,13 +87,13 @@ final class OpenApi {
         return out;
     }
 
-    static boolean inApi(String path) {
+    public static boolean inApi(String path) {
         return path.equals("/healthz") || path.equals("/metrics") || path.startsWith("/api/") || path.equals("/mcp");
     }
 
     /** Routes without an entry, entries without a route. */
-    record Drift(Set<String> undocumented, Set<String> unrouted) {
-        boolean none() {
+    public record Drift(Set<String> undocumented, Set<String> unrouted) {
+        public boolean none() {
             return undocumented.isEmpty() && unrouted.isEmpty();
         }
 
@@ -104,7 +104,7 @@ final class OpenApi {
         }
     }
 
-    static Drift drift(Set<String> routes, JsonNode doc) {
+    public static Drift drift(Set<String> routes, JsonNode doc) {
         Set<String> documented = operations(doc);
         Set<String> undocumented = new TreeSet<>(routes);
         undocumented.removeAll(documented);
