@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebDriverException;
@@ -27,7 +28,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 final class Browser implements AutoCloseable {
     static final String CHROMIUM = "/usr/bin/chromium";
     static final String CHROMEDRIVER = "/usr/bin/chromedriver";
-    static final Path SCREENSHOTS = Path.of("target", "screenshots");
+    /** The dashboard module's {@code target/screenshots/} when run from the reactor, else this module's. */
+    static final Path SCREENSHOTS = screenshotDir();
 
     private final Path profile;
     final WebDriver driver;
@@ -63,6 +65,13 @@ final class Browser implements AutoCloseable {
         driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         Files.createDirectories(SCREENSHOTS);
+    }
+
+    private static Path screenshotDir() {
+        Path dashboard = Path.of("").toAbsolutePath().resolveSibling("dashboard");
+        Path base =
+                Files.isDirectory(dashboard.resolve("src/main/jte")) ? dashboard.resolve("target") : Path.of("target");
+        return base.resolve("screenshots");
     }
 
     void base(int port) {
@@ -104,6 +113,26 @@ final class Browser implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Makes the page's viewport exactly {@code width} x {@code height} CSS pixels (DevTools device metrics, scale 1),
+     * as a desktop browser window of that size shows it, and checks that the page sees that width.
+     */
+    void viewport(int width, int height) {
+        ((ChromeDriver) driver)
+                .executeCdpCommand(
+                        "Emulation.setDeviceMetricsOverride",
+                        Map.of("width", width, "height", height, "deviceScaleFactor", 1, "mobile", false));
+        Object inner = script("return window.innerWidth;");
+        if (((Number) inner).intValue() != width) {
+            throw new AssertionError("asked for a " + width + " px viewport, the page sees " + inner);
+        }
+    }
+
+    /** Runs {@code js} in the page (WebDriver's script call, which the page's CSP does not govern). */
+    Object script(String js, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(js, args);
     }
 
     boolean has(String css) {

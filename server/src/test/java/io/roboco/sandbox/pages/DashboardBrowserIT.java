@@ -182,8 +182,35 @@ class DashboardBrowserIT {
         browser.screenshot("03-projects");
     }
 
+    /**
+     * The Sandbox card at the widths operators' screens have (1280, 1366, 1920 px): a screenshot of each under
+     * {@code target/screenshots/}, and the geometry of every service box read from the page: no two intersect, each
+     * stays inside the card, no child (version select, limit fields, extension checkboxes) leaves its box, and no
+     * select is narrower than its text.
+     */
     @Test
     @Order(4)
+    void theSandboxCardsServiceBoxesFitAtCommonWidths() {
+        browser.open("/projects/shop");
+        assertThat(BoxLayout.count(browser, "#sandbox-card", "fieldset.engine"))
+                .as("one box per registered engine: PostgreSQL, Redis, MongoDB")
+                .isEqualTo(3);
+        try {
+            for (int width : List.of(1280, 1366, 1920)) {
+                browser.viewport(width, 900);
+                browser.screenshot("04b-sandbox-card-" + width);
+                assertThat(BoxLayout.problems(browser, "#sandbox-card", "fieldset.engine"))
+                        .as("the Sandbox card's service boxes at %d px", width)
+                        .isEmpty();
+            }
+        } finally {
+            browser.viewport(1366, 900);
+        }
+        browser.open("/projects"); // where the next step starts
+    }
+
+    @Test
+    @Order(5)
     void anExtensionWithoutItsServiceIsRefusedAndNothingSaved() {
         browser.clickAndWait("a[href='/projects/shop']");
         browser.check("svc-postgres", false); // pg_trgm stays checked
@@ -198,7 +225,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void afterARestartTheFlagIsEffectiveAndTheSessionIsGone() {
         server.close();
         server = null;
@@ -216,7 +243,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aSandboxRequestedThroughTheApiIsOnTheLivePage() {
         String seed = "create table orders (id int primary key);";
         WebClient.Reply seeded = api.json(
@@ -273,7 +300,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void releasingFromThePageTearsTheSandboxDown() {
         browser.clickAndWait("#release-dev-1");
         assertThat(browser.text("#flash")).contains("Released dev-1").contains("2 container(s) removed");
@@ -282,7 +309,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void theAuditShowsTheCallsNewestFirstAndFilters() {
         browser.clickAndWait("nav a[href='/audit']");
         String table = browser.text("#audit");
@@ -302,7 +329,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void signingOutEndsTheSession() {
         browser.clickAndWait("#sign-out");
         assertThat(browser.path()).isEqualTo("/login");
