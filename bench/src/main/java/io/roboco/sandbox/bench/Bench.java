@@ -69,7 +69,9 @@ public final class Bench {
         Path state = Files.createTempDirectory("roboco-bench-");
         PortAllocator ports = new PortAllocator();
         try (ContainerRuntime docker = DockerContainerRuntime.connect();
-                Servers servers = Servers.start(state, images, registry)) {
+                Servers servers = Servers.start(state, images, registry);
+                KubernetesContender kubernetes =
+                        new KubernetesContender(state.resolve("kubernetes"), images, registry)) {
             docker.ping();
             List<String> required = new ArrayList<>(images.values());
             required.add(OFFICIAL_LIKE_IMAGE);
@@ -79,6 +81,7 @@ public final class Bench {
                     new RawContender(docker, images, labels, ports),
                     new TestcontainersContender(images.get("postgres"), 1, labels, ports),
                     new TestcontainersContender(OFFICIAL_LIKE_IMAGE, 2, labels, ports),
+                    kubernetes,
                     registry,
                     options);
             try {
@@ -88,6 +91,7 @@ public final class Bench {
                     runner.memory(docker);
                 }
             } finally {
+                kubernetes.close();
                 servers.close();
                 removeLabelled(docker, labels);
                 servers.instances().forEach(instance -> removeLabelled(docker, SandboxLabels.ofInstance(instance)));

@@ -150,6 +150,12 @@ final class Report {
                 ratio(
                         all.get("seeded_pool_claim_postgres").median(),
                         all.get("pool_claim_postgres").median()));
+        // The Kubernetes path's overhead over the Docker one (docs/performance.md): same project, same images.
+        json.put(
+                "cold_postgres_k8s_vs_cold_postgres",
+                ratio(
+                        all.get(KubernetesContender.NAME).median(),
+                        all.get("cold_postgres").median()));
         Map<String, Object> met = new LinkedHashMap<>();
         targets.values().forEach(t -> met.put(t.key(), Map.of("limit", t.limit(), "met", t.met())));
         json.put("targets", met);

@@ -31,6 +31,7 @@ final class Runner {
     private final RawContender raw;
     private final TestcontainersContender testcontainers;
     private final TestcontainersContender testcontainersOfficialLike;
+    private final KubernetesContender kubernetes;
     private final EngineRegistry registry;
     private final Bench.Options options;
     private final AtomicInteger agents = new AtomicInteger();
@@ -41,12 +42,14 @@ final class Runner {
             RawContender raw,
             TestcontainersContender testcontainers,
             TestcontainersContender testcontainersOfficialLike,
+            KubernetesContender kubernetes,
             EngineRegistry registry,
             Bench.Options options) {
         this.servers = servers;
         this.raw = raw;
         this.testcontainers = testcontainers;
         this.testcontainersOfficialLike = testcontainersOfficialLike;
+        this.kubernetes = kubernetes;
         this.registry = registry;
         this.options = options;
         for (String name : List.of(
@@ -60,6 +63,7 @@ final class Runner {
                 "cold_redis",
                 "cold_mongo",
                 "cold_full_set",
+                KubernetesContender.NAME,
                 "cache_hit_postgres",
                 "cache_hit_postgres_mcp",
                 "cache_hit_full_set",
@@ -88,6 +92,9 @@ final class Runner {
                         record("testcontainers_postgres_official_like", counted, testcontainersOfficialLike.once())));
         contenders.add(
                 new Contender("cold_postgres", counted -> cold("pg", "cold_postgres", "cache_hit_postgres", counted)));
+        contenders.add(new Contender(
+                KubernetesContender.NAME,
+                counted -> cold(kubernetes.api(), "pg", KubernetesContender.NAME, null, counted)));
         contenders.add(new Contender("cold_redis", counted -> cold("redis", "cold_redis", null, counted)));
         contenders.add(new Contender("cold_mongo", counted -> cold("mongo", "cold_mongo", null, counted)));
         contenders.add(new Contender(
@@ -147,7 +154,11 @@ final class Runner {
 
     /** A fresh agent's first request_sandbox over HTTP, then cache hits for the same agent, then release (not timed). */
     private void cold(String project, String coldName, String hitName, boolean counted) throws Exception {
-        Api api = servers.coldApi;
+        cold(servers.coldApi, project, coldName, hitName, counted);
+    }
+
+    /** {@link #cold(String, String, String, boolean)} on the server behind {@code api}. */
+    private void cold(Api api, String project, String coldName, String hitName, boolean counted) throws Exception {
         String agent = "bench-" + project + "-" + agents.incrementAndGet();
         api.working(agent, project);
         try {

@@ -31,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +51,11 @@ public final class TestCluster implements AutoCloseable {
     public static final String LABEL = "roboco.sandbox.test.kubelet";
     /** On a pod's container: the pod's name. */
     public static final String POD_LABEL = "roboco.sandbox.test.kubelet.pod";
+    /**
+     * fabric8's mock server logs every request at INFO through java.util.logging (a line per API call, hundreds per
+     * test); its warnings still show. Held here because java.util.logging keeps loggers only weakly.
+     */
+    private static final Logger MOCK_SERVER_LOG = quiet(Logger.getLogger("io.fabric8.mockwebserver"));
     /** The User-Agent of the kubelet's own API calls. */
     public static final String KUBELET_AGENT = "roboco-test-kubelet";
 
@@ -84,6 +91,11 @@ public final class TestCluster implements AutoCloseable {
         kubelet = new DockerKubelet(kubeletClient, docker, namespace, network, id);
         dispatcher.attach(kubelet);
         kubelet.start();
+    }
+
+    private static Logger quiet(Logger logger) {
+        logger.setLevel(Level.WARNING);
+        return logger;
     }
 
     /** Starts a test cluster whose sandboxes go in {@code namespace}. Needs the Docker daemon. */
