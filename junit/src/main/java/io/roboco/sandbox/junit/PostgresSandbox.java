@@ -6,55 +6,15 @@ import java.util.Map;
  * A leased Postgres database: its own database, owned by its own role (not a superuser). Besides its own accessors
  * it has the getters of Testcontainers' {@code JdbcDatabaseContainer} ({@link #getJdbcUrl()}, {@link #getUsername()},
  * …), so a suite that used a {@code PostgreSQLContainer} field switches by changing the field's type.
+ * {@link #url()} is {@code postgresql://user:password@host:port/database}.
  */
-public final class PostgresSandbox implements ServiceSandbox {
-    private final String sandboxId;
-    private final Map<String, String> env;
-
+public final class PostgresSandbox extends LeasedService {
     PostgresSandbox(String sandboxId, Map<String, String> env) {
-        this.sandboxId = sandboxId;
-        this.env = Map.copyOf(env);
-        Env.require(env, "postgres", "ROBOCO_TEST_DB_", "HOST", "PORT", "NAME", "USER", "PASSWORD", "URL");
-    }
-
-    @Override
-    public String sandboxId() {
-        return sandboxId;
-    }
-
-    @Override
-    public String service() {
-        return "postgres";
-    }
-
-    @Override
-    public String host() {
-        return env.get("ROBOCO_TEST_DB_HOST");
-    }
-
-    @Override
-    public int port() {
-        return Integer.parseInt(env.get("ROBOCO_TEST_DB_PORT"));
+        super(sandboxId, "postgres", "ROBOCO_TEST_DB_", env, "NAME");
     }
 
     public String database() {
-        return env.get("ROBOCO_TEST_DB_NAME");
-    }
-
-    @Override
-    public String user() {
-        return env.get("ROBOCO_TEST_DB_USER");
-    }
-
-    @Override
-    public String password() {
-        return env.get("ROBOCO_TEST_DB_PASSWORD");
-    }
-
-    /** {@code postgresql://user:password@host:port/database}. */
-    @Override
-    public String url() {
-        return env.get("ROBOCO_TEST_DB_URL");
+        return value("NAME");
     }
 
     /** {@code jdbc:postgresql://host:port/database} (user and password apart, as JDBC takes them). */
@@ -63,8 +23,8 @@ public final class PostgresSandbox implements ServiceSandbox {
     }
 
     @Override
-    public Map<String, String> env() {
-        return env;
+    String where() {
+        return super.where() + "/" + database();
     }
 
     // --- the Testcontainers face (JdbcDatabaseContainer's getters) -----------------------------------------------
@@ -85,26 +45,7 @@ public final class PostgresSandbox implements ServiceSandbox {
         return database();
     }
 
-    public String getHost() {
-        return host();
-    }
-
-    public Integer getFirstMappedPort() {
-        return port();
-    }
-
-    /** The sandbox's port, whatever the container port asked for (a sandbox has one). */
-    public Integer getMappedPort(int originalPort) {
-        return port();
-    }
-
     public String getDriverClassName() {
         return "org.postgresql.Driver";
-    }
-
-    @Override
-    public String toString() {
-        return "PostgresSandbox[" + sandboxId + ", " + host() + ":" + port() + "/" + database() + ", user=" + user()
-                + ", password=<redacted>]";
     }
 }

@@ -3,7 +3,7 @@ package io.roboco.sandbox.junit;
 import java.util.Map;
 
 /** One service of a leased sandbox: where it listens and the credentials of its own (non-superuser) account. */
-public sealed interface ServiceSandbox permits PostgresSandbox, RedisSandbox, MongoSandbox {
+public sealed interface ServiceSandbox permits LeasedService {
     /** The sandbox record's id ({@code sbx_…}) on the server; in local mode the embedded plugin's. */
     String sandboxId();
 
