@@ -2,7 +2,8 @@
 // (McpTypeScriptClientIT). It connects over one transport and then answers one JSON line on stdout for
 // every JSON line of commands on stdin:
 //   {"op":"connect"}                          -> {"ok":true,"serverInfo":{...},"protocolVersion":"..."}
-//   {"op":"listTools"}                        -> {"ok":true,"tools":[...]}
+//   {"op":"listTools"}                        -> {"ok":true,"tools":[...],"bytes":N} (N: the tools/list result as
+//                                               JSON, UTF-8 bytes: what a model's context receives)
 //   {"op":"call","name":"…","arguments":{…}}  -> {"ok":true,"result":{content,structuredContent,isError}}
 //   {"op":"timeCalls","name":"…","arguments":{…},"count":N} -> {"ok":true,"millis":[...]} (each call's wall time)
 //   {"op":"burst","name":"…","arguments":{…},"count":N} -> {"ok":true,"results":[...]} (N calls at once; each
@@ -44,8 +45,10 @@ async function handle(command) {
       await client.connect(transport);
       return { ok: true, serverInfo: client.getServerVersion(), latest: LATEST_PROTOCOL_VERSION,
                protocolVersion: transport.protocolVersion ?? null, instructions: client.getInstructions() ?? null };
-    case 'listTools':
-      return { ok: true, tools: (await client.listTools()).tools };
+    case 'listTools': {
+      const listed = await client.listTools();
+      return { ok: true, tools: listed.tools, bytes: Buffer.byteLength(JSON.stringify(listed), 'utf8') };
+    }
     case 'call':
       return { ok: true, result: await client.callTool({ name: command.name, arguments: command.arguments ?? {} }) };
     case 'timeCalls': {

@@ -328,6 +328,18 @@ public abstract class SettingsStoreContract {
     }
 
     @Test
+    void tokenKeepsTheToolsetsItWasMintedFor() {
+        store.saveToken(new AgentToken("dev-1", "aa11", "e1", T0, T0.plusSeconds(3600), List.of("core", "inspect")));
+        store.saveToken(token("dev-2", "bb22", "e2"));
+        assertThat(store.findToken("aa11"))
+                .hasValueSatisfying(t -> assertThat(t.toolsets()).containsExactly("core", "inspect"));
+        assertThat(store.findToken("bb22"))
+                .hasValueSatisfying(t -> assertThat(t.toolsets())
+                        .as("a token of the default toolsets")
+                        .isEmpty());
+    }
+
+    @Test
     void revokedTokenFindsNoAgent() {
         store.saveToken(token("dev-1", "aa11", "e1"));
         assertThat(store.deleteToken("dev-1")).isTrue();

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Agent-bound MCP tokens: 256 random bits, shown once when minted and kept only as a SHA-256 digest
@@ -43,16 +44,27 @@ public final class AgentTokens {
         this.clock = clock;
     }
 
-    /** A minted token, shown once, and when it stops working. */
-    public record Minted(String token, Instant expires) {
+    /** A minted token, shown once, when it stops working, and the toolsets it opens. */
+    public record Minted(String token, Instant expires, Set<Toolset> toolsets) {
         @Override
         public String toString() {
-            return "Minted[token=<redacted>, expires=" + expires + "]";
+            return "Minted[token=<redacted>, expires=" + expires + ", toolsets=" + toolsets + "]";
         }
     }
 
-    /** A fresh token for {@code slug}'s current engagement; any earlier token of that agent stops working. */
+    /** A fresh token of the default toolsets ({@link Toolset#defaults()}) for {@code slug}'s current engagement. */
     public Minted mint(String slug) {
+        return mint(slug, Toolset.defaults());
+    }
+
+    /**
+     * A fresh token for {@code slug}'s current engagement, opening {@code toolsets}; any earlier token of that agent
+     * stops working.
+     */
+    public Minted mint(String slug, Set<Toolset> toolsets) {
+        if (toolsets.isEmpty()) {
+            throw new IllegalArgumentException("a token opens at least one toolset");
+        }
         AgentSlug.parse(slug);
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
@@ -66,12 +78,17 @@ public final class AgentTokens {
         });
         Instant now = clock.instant();
         Instant expires = now.plus(ttl);
-        store.saveToken(new AgentToken(slug, digest(token), engagement, now, expires));
-        return new Minted(token, expires);
+        store.saveToken(new AgentToken(slug, digest(token), engagement, now, expires, Toolset.ids(toolsets)));
+        return new Minted(token, expires, toolsets);
     }
 
     /** The agent a presented token belongs to, if it is current: not expired, and minted for the agent's engagement. */
     public Optional<String> agentFor(String token) {
+        return callerFor(token).map(Caller.Agent::slug);
+    }
+
+    /** The agent a presented current token belongs to, with the toolsets the token opens. */
+    public Optional<Caller.Agent> callerFor(String token) {
         if (token == null || !token.startsWith(PREFIX)) {
             return Optional.empty();
         }
@@ -81,7 +98,9 @@ public final class AgentTokens {
         }
         AgentToken t = found.get();
         String current = store.engagement(t.agent()).orElse(null);
-        return current != null && t.validAt(clock.instant(), current) ? Optional.of(t.agent()) : Optional.empty();
+        return current != null && t.validAt(clock.instant(), current)
+                ? Optional.of(new Caller.Agent(t.agent(), Toolset.stored(t.toolsets())))
+                : Optional.empty();
     }
 
     /** True when the agent had a token. */

@@ -13,6 +13,7 @@ import io.roboco.sandbox.settings.AgentStore;
 import io.roboco.sandbox.settings.AuditTrail;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * <p>"Tool errors are results, protocol errors are errors": an unknown tool or malformed arguments
  * throw {@link McpError} (JSON-RPC {@code -32602}); a refusal or {@code invalid_state} is a result with
  * {@code isError: true} and the reason, so the agent can correct itself.
+ *
+ * <p>Toolsets: an agent sees and may call only the tools of its token's {@link Toolset}s; a call to another agent
+ * tool is a tool error naming the toolset that has it (before anything else runs), never a silent "unknown tool".
  *
  * <p>Guards: an agent's call first passes the plugin's {@link GuardChain} for the tool's operation (role, and for what
  * reaches a sandbox the flag, an active task and the project's opt-in), the same chain the HTTP verbs pass; a refusal
@@ -101,6 +105,7 @@ public final class Gate {
                         "tool " + spec.name() + " has an invalid input schema: " + schema.errorMessage());
             }
         }
+        Toolset.check(tools);
         this.validator = validator;
         this.audit = audit;
         this.agents = agents;
@@ -132,10 +137,54 @@ public final class Gate {
                 System.nanoTime());
     }
 
-    /** Whether {@code caller} sees the tool in {@code tools/list}. */
+    /**
+     * Whether {@code caller} sees the tool in {@code tools/list}: the operator its tools; an agent the tools of its
+     * token's toolsets that its role may call (a reviewer's token lists no sandbox tool, whatever its toolsets).
+     */
     public boolean visible(Caller caller, String tool) {
         ToolSpec spec = tools.get(tool);
-        return spec != null && spec.audience().admits(caller);
+        if (spec == null || !spec.audience().admits(caller)) {
+            return false;
+        }
+        if (!(caller instanceof Caller.Agent agent)) {
+            return true;
+        }
+        if (!opens(agent, tool)) {
+            return false;
+        }
+        try {
+            return agents.findAgent(agent.slug())
+                    .map(a -> guards.roles().carries(a.role(), spec.operation().verb()))
+                    .orElse(true);
+        } catch (RuntimeException e) {
+            return true; // the call itself passes the guard chain, which answers the outage
+        }
+    }
+
+    private static boolean opens(Caller.Agent agent, String tool) {
+        return Toolset.of(tool).map(agent.toolsets()::contains).orElse(false);
+    }
+
+    /** The refusal of a call to a tool outside the token's toolsets: which toolset has it, and how to get it. */
+    private McpSchema.CallToolResult outsideToolsets(
+            Caller.Agent agent, String name, Map<String, Object> args, long start) {
+        Toolset home = Toolset.of(name).orElseThrow();
+        List<String> has = Toolset.ids(agent.toolsets());
+        List<String> wanted = new ArrayList<>(has);
+        wanted.add(home.id());
+        String reason = name + " is in the MCP toolset '" + home.id() + "', which this token was not minted for (it"
+                + " opens: " + String.join(", ", has) + "); the orchestrator mints a token with it: POST /api/agents/"
+                + agent.slug() + "/token {\"toolsets\":["
+                + String.join(",", wanted.stream().map(id -> "\"" + id + "\"").toList())
+                + "]}";
+        record(agent, "mcp:" + name, "denied", reason, args, List.of(), start);
+        Map<String, Object> body = failure("refused", reason, false);
+        body.put("toolset", home.id());
+        return McpSchema.CallToolResult.builder()
+                .addTextContent("refused: " + reason)
+                .structuredContent(body)
+                .isError(true)
+                .build();
     }
 
     /** One call, start to audit. Throws {@link McpError} for protocol errors (after auditing them). */
@@ -186,6 +235,9 @@ public final class Gate {
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS)
                     .message("Unknown tool: " + printable)
                     .build();
+        }
+        if (caller instanceof Caller.Agent agent && !opens(agent, name)) {
+            return outsideToolsets(agent, name, args, start);
         }
         JsonSchemaValidator.ValidationResponse valid = validator.validate(spec.inputSchema(), args);
         if (!valid.valid()) {

@@ -141,7 +141,7 @@ final class McpAuthFilter implements Filter {
         if (MessageDigest.isEqual(AgentTokens.sha256(token), adminDigest)) {
             return new Caller.Operator();
         }
-        return tokens.agentFor(token).<Caller>map(Caller.Agent::new).orElse(null);
+        return tokens.callerFor(token).<Caller>map(agent -> agent).orElse(null);
     }
 
     private static String bearer(String header) {

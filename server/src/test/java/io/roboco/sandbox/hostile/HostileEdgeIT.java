@@ -98,7 +98,8 @@ class HostileEdgeIT {
     }
 
     private static String mint(String slug) {
-        ApiClient.Reply r = api().orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        ApiClient.Reply r = api().orchestrator(
+                        "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
         assertThat(r.status()).as("%s", r).isEqualTo(200);
         return (String) r.json().get("token");
     }

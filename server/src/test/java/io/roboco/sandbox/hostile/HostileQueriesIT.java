@@ -82,7 +82,8 @@ class HostileQueriesIT {
         Bystander bystander = Bystander.standing(api, "hq-bystander");
         String attacker = "hq-attacker";
         api.working(attacker, "hq-attack", "[\"postgres\"]");
-        ApiClient.Reply minted = api.orchestrator("POST", "/api/agents/" + attacker + "/token", null);
+        ApiClient.Reply minted = api.orchestrator(
+                "POST", "/api/agents/" + attacker + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
         assertThat(minted.status()).as("%s", minted).isEqualTo(200);
         String token = (String) minted.json().get("token");
 

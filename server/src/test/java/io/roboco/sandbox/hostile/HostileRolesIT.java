@@ -82,11 +82,19 @@ class HostileRolesIT {
         List<String> wrong = new ArrayList<>();
         Map<String, Integer> refusedBy = new TreeMap<>();
         try (LogCapture logs = new LogCapture()) {
-            // MCP: every tool an agent sees, with the reviewer's token and with the ended developer's.
+            // MCP: every tool an agent can see (a developer's token of every toolset lists them), with the reviewer's
+            // token and with the ended developer's. The reviewer's lists none of them, yet is refused calling each.
+            Set<String> tools = new TreeSet<>();
+            try (TypeScriptMcpClient client = client(endedToken)) {
+                client.listTools().forEach(t -> tools.add((String) t.get("name")));
+            }
             for (String caller : List.of(REVIEWER, ENDED)) {
                 try (TypeScriptMcpClient client = client(caller.equals(REVIEWER) ? reviewerToken : endedToken)) {
-                    Set<String> tools = new TreeSet<>();
-                    client.listTools().forEach(t -> tools.add((String) t.get("name")));
+                    if (caller.equals(REVIEWER)) {
+                        assertThat(client.listTools())
+                                .as("a reviewer's token lists no tool")
+                                .isEmpty();
+                    }
                     Map<String, List<Map<String, Object>>> calls = agentCalls(namedId);
                     assertThat(calls.keySet())
                             .as("every tool an agent sees is walked (add a new tool's calls here)")
@@ -260,7 +268,8 @@ class HostileRolesIT {
     }
 
     private static String token(ApiClient api, String slug) {
-        ApiClient.Reply minted = api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        ApiClient.Reply minted = api.orchestrator(
+                "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
         assertThat(minted.status()).as("%s", minted).isEqualTo(200);
         return (String) minted.json().get("token");
     }

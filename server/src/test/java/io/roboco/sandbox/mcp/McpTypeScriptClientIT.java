@@ -57,7 +57,8 @@ class McpTypeScriptClientIT {
     }
 
     private static String mint(ApiClient api, String slug) {
-        ApiClient.Reply r = api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        ApiClient.Reply r = api.orchestrator(
+                "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
         assertThat(r.status()).as("%s", r).isEqualTo(200);
         return (String) r.json().get("token");
     }

@@ -129,11 +129,20 @@ public final class TypeScriptMcpClient implements AutoCloseable {
     }
 
     public List<Map<String, Object>> listTools() {
+        return listToolsSized().tools();
+    }
+
+    /** A {@code tools/list} answer: the tools, and the result's size as JSON in UTF-8 bytes (what a model receives). */
+    public record ToolList(List<Map<String, Object>> tools, int bytes) {}
+
+    public ToolList listToolsSized() {
         Answer a = send(Map.of("op", "listTools"));
         if (!a.ok()) {
             throw new AssertionError("tools/list failed: " + a.error());
         }
-        return (List<Map<String, Object>>) a.json().get("tools");
+        return new ToolList(
+                (List<Map<String, Object>>) a.json().get("tools"),
+                ((Number) a.json().get("bytes")).intValue());
     }
 
     public Answer call(String tool, Map<String, Object> arguments) {

@@ -144,7 +144,8 @@ class CanaryLeakIT {
             envelopes.add(again.body());
 
             // The MCP path: the same sandbox as a tool result, inspection, refusals and protocol errors.
-            ApiClient.Reply minted = api.orchestrator("POST", "/api/agents/canary-a/token", null);
+            ApiClient.Reply minted = api.orchestrator(
+                    "POST", "/api/agents/canary-a/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
             McpWire mcp = new McpWire(server.port(), (String) minted.json().get("token"));
             elsewhere.put("MCP initialize", mcp.initialize());
             String granted = mcp.call("request_sandbox", Map.of());

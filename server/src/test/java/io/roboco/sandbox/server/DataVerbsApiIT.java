@@ -249,7 +249,9 @@ class DataVerbsApiIT {
         assertThat((Map<String, Object>) snapshot.json().get("counts")).containsEntry("table", 1);
 
         String token = (String)
-                api.orchestrator("POST", "/api/agents/dev-1/token", null).json().get("token");
+                api.orchestrator("POST", "/api/agents/dev-1/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}")
+                        .json()
+                        .get("token");
         try (McpSyncClient mcp = mcp(token);
                 McpSyncClient other = mcpAs("dev-2")) {
             McpSchema.CallToolResult tables =
@@ -326,7 +328,8 @@ class DataVerbsApiIT {
         assertThat(api.verb(slug, "give_me_work", "{\"project\":\"shop\",\"task\":\"T-" + slug + "\"}")
                         .ok())
                 .isTrue();
-        return mcp((String) api.orchestrator("POST", "/api/agents/" + slug + "/token", null)
+        return mcp((String) api.orchestrator(
+                        "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}")
                 .json()
                 .get("token"));
     }
@@ -409,7 +412,9 @@ class DataVerbsApiIT {
                 .as("a re-adopted named sandbox's snapshot, on its re-opened credentials")
                 .containsEntry("empty", true);
         try (McpSyncClient mcp = mcp((String)
-                api.orchestrator("POST", "/api/agents/dev-1/token", null).json().get("token"))) {
+                api.orchestrator("POST", "/api/agents/dev-1/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}")
+                        .json()
+                        .get("token"))) {
             McpSchema.CallToolResult again =
                     mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of("name", "side")));
             assertThat(again.isError())

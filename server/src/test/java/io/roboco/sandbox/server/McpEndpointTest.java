@@ -49,8 +49,10 @@ class McpEndpointTest {
         }
     }
 
+    /** A token of every toolset: these tests walk every tool (McpToolsetsTest has the toolsets themselves). */
     private String mint(String slug) {
-        ApiClient.Reply r = t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        ApiClient.Reply r = t.api.orchestrator(
+                "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}");
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         return (String) r.json().get("token");
     }

@@ -82,7 +82,8 @@ class McpStdioBridgeTest {
     }
 
     private String mint(String slug) {
-        return (String) t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null)
+        return (String) t.api.orchestrator(
+                        "POST", "/api/agents/" + slug + "/token", "{\"toolsets\":[\"core\",\"inspect\",\"data\"]}")
                 .json()
                 .get("token");
     }

@@ -276,12 +276,14 @@ public final class JdbcSettingsStore implements SettingsStore {
             update(c, "DELETE FROM agent_tokens WHERE agent = ?", token.agent());
             return update(
                     c,
-                    "INSERT INTO agent_tokens (agent, digest, created, engagement, expires) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO agent_tokens (agent, digest, created, engagement, expires, toolsets)"
+                            + " VALUES (?, ?, ?, ?, ?, ?)",
                     token.agent(),
                     token.digest(),
                     timestamp(token.created()),
                     token.engagement(),
-                    timestamp(token.expires()));
+                    timestamp(token.expires()),
+                    String.join(",", token.toolsets()));
         });
     }
 
@@ -292,14 +294,20 @@ public final class JdbcSettingsStore implements SettingsStore {
                 "look up an MCP token",
                 c -> one(
                         c,
-                        "SELECT agent, digest, engagement, created, expires FROM agent_tokens WHERE digest = ? AND expires IS NOT NULL",
+                        "SELECT agent, digest, engagement, created, expires, toolsets FROM agent_tokens"
+                                + " WHERE digest = ? AND expires IS NOT NULL",
                         rs -> new AgentToken(
                                 rs.getString(1),
                                 rs.getString(2),
                                 rs.getString(3),
                                 rs.getObject(4, OffsetDateTime.class).toInstant(),
-                                rs.getObject(5, OffsetDateTime.class).toInstant()),
+                                rs.getObject(5, OffsetDateTime.class).toInstant(),
+                                toolsets(rs.getString(6))),
                         digest));
+    }
+
+    private static List<String> toolsets(String csv) {
+        return csv == null || csv.isBlank() ? List.of() : List.of(csv.split(","));
     }
 
     @Override

@@ -79,7 +79,9 @@ final class Schema {
             // 8: client tokens (clients issue): one per operator-side owner (a CI job), as SHA-256 digests only.
             List.of(
                     "CREATE TABLE IF NOT EXISTS client_tokens (owner VARCHAR PRIMARY KEY, digest VARCHAR NOT NULL UNIQUE,"
-                            + " created TIMESTAMP WITH TIME ZONE NOT NULL)"));
+                            + " created TIMESTAMP WITH TIME ZONE NOT NULL)"),
+            // 9: the MCP toolsets an agent token opens (clients issue), comma-separated; '' the default ones.
+            List.of("ALTER TABLE agent_tokens ADD COLUMN IF NOT EXISTS toolsets VARCHAR NOT NULL DEFAULT ''"));
 
     static final int CURRENT = MIGRATIONS.size();
 

@@ -3,6 +3,7 @@ package io.roboco.sandbox.server.http;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.mcp.AgentTokens;
+import io.roboco.sandbox.mcp.Toolset;
 import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.verbs.AgentVerbs;
@@ -69,14 +70,20 @@ public final class AgentRoutes {
 
     /**
      * A fresh MCP token bound to this agent (replacing its earlier one) and the client configuration that
-     * uses it. Shown once; only its digest is kept.
+     * uses it. Shown once; only its digest is kept. An optional body names the MCP toolsets it opens
+     * ({@code {"toolsets":["core","inspect"]}}); without one, the default ones ({@link Toolset#defaults()}).
      */
     private void mintToken(Context ctx) {
         String slug = AgentSlug.parse(ctx.pathParam("slug")).value();
-        if (!ctx.body().isBlank() && !Json.body(ctx).isEmpty()) {
-            throw ApiError.badRequest("the token route takes no body");
+        Map<String, Object> args = ctx.body().isBlank() ? Map.of() : Json.body(ctx);
+        for (String key : args.keySet()) {
+            if (!key.equals("toolsets")) {
+                throw ApiError.badRequest("the token route takes only 'toolsets' (e.g. {\"toolsets\":[\"core\","
+                        + "\"inspect\"]}); unknown field '" + Names.printable(key) + "'");
+            }
         }
-        AgentTokens.Minted minted = tokens.mint(slug);
+        Set<Toolset> toolsets = Toolset.parseAll(args.get("toolsets"));
+        AgentTokens.Minted minted = tokens.mint(slug, toolsets);
         String url = mcpUrl.apply(port);
         Map<String, Object> mcp = new LinkedHashMap<>();
         mcp.put("url", url);
@@ -84,6 +91,7 @@ public final class AgentRoutes {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("token", minted.token());
         body.put("expires", minted.expires().toString());
+        body.put("toolsets", Toolset.ids(minted.toolsets()));
         body.put("mcp", mcp);
         ctx.header("Cache-Control", "no-store");
         Json.write(ctx, 200, body);
