@@ -3,6 +3,7 @@ package io.roboco.sandbox.web;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.engine.Printable;
+import io.roboco.sandbox.plugin.ActivityHistory;
 import io.roboco.sandbox.plugin.OperatorConsole;
 import java.time.Clock;
 import java.util.Map;
@@ -31,11 +32,18 @@ public final class Dashboard {
     /**
      * Adds the pages to {@code app}.
      *
+     * @param activity        the server's last hour, a point per minute (the Sandboxes page's chart), or
+     *                        {@link ActivityHistory#NONE}
      * @param flagEnvOverride {@code ROBOCO_SANDBOX_DB_ENABLED} from the environment, or null
      * @param adminToken      the token that signs an operator in
      */
     public static void register(
-            Javalin app, OperatorConsole console, Boolean flagEnvOverride, String adminToken, Clock clock) {
+            Javalin app,
+            OperatorConsole console,
+            ActivityHistory activity,
+            Boolean flagEnvOverride,
+            String adminToken,
+            Clock clock) {
         Sessions sessions = new Sessions(clock);
         Templates templates = new Templates();
         WebGate gate = new WebGate(sessions);
@@ -45,7 +53,7 @@ public final class Dashboard {
         StaticAssets assets = new StaticAssets();
         app.get("/static/{file}", assets::serve, Access.ANYONE);
         new SignInPages(sessions, templates, adminToken).register(app);
-        new SandboxPages(console, templates, clock).register(app);
+        new SandboxPages(console, activity, templates, clock).register(app);
         new ProjectPages(console, templates).register(app);
         new AuditPages(console, templates).register(app);
         new FlagPages(console, flagEnvOverride, templates).register(app);

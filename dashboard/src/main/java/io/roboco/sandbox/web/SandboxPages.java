@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.plugin.ActivityHistory;
 import io.roboco.sandbox.plugin.OperatorConsole;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
@@ -34,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Sandboxes: every record (an agent's verb set and named ones) with owner, name, labels and expiry,
  * filters, the capacity gauge, and a cleanup preview of what has expired. Loading the page never contacts
  * a sandbox; a verb set's state is re-verified live on demand ("Verify", "Verify all": the same check the
- * verb runs). "Release" tears an agent's verb set down (audited {@value #RELEASE_VERB}); "Extend" and
+ * verb runs), and a chart of the last hour (live sandboxes, request latency) from the server's own metrics.
+ * "Release" tears an agent's verb set down (audited {@value #RELEASE_VERB}); "Extend" and
  * "Delete" act on one record; "Clean up now" removes exactly the expired ones the preview lists.
  */
 final class SandboxPages {
@@ -44,6 +46,7 @@ final class SandboxPages {
     static final List<String> STATES = List.of("live", "expired", "all");
 
     private final OperatorConsole console;
+    private final ActivityHistory activity;
     private final Templates templates;
     private final Clock clock;
     /** Last on-demand verification per agent, valid only for the sandbox set it checked. */
@@ -51,8 +54,9 @@ final class SandboxPages {
 
     private record Verification(Instant sandboxCreated, Instant at, Map<String, Boolean> live) {}
 
-    SandboxPages(OperatorConsole console, Templates templates, Clock clock) {
+    SandboxPages(OperatorConsole console, ActivityHistory activity, Templates templates, Clock clock) {
         this.console = console;
+        this.activity = activity;
         this.templates = templates;
         this.clock = clock;
     }
@@ -113,6 +117,7 @@ final class SandboxPages {
         params.put("state", state);
         params.put("states", STATES);
         params.put("gauge", CapacityGauge.of(limits));
+        params.put("chart", ActivityChart.of(activity));
         params.put("ttlDefault", DurationText.format(limits.ttlDefault()));
         templates.render(ctx, status, "sandboxes.jte", params);
     }

@@ -144,7 +144,7 @@ public final class SandboxServer {
                     "container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
                     e.getMessage());
         }
-        SandboxMetrics metrics = new SandboxMetrics();
+        SandboxMetrics metrics = new SandboxMetrics(clock);
         JanitorExtension janitor = JanitorExtension.every(
                 config.janitorTick(), config.janitorGrace(), config.lifecycle().auditRetention());
         HttpApi http = new HttpApi(config, tokens, metrics, janitor);

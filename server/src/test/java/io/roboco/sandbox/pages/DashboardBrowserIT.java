@@ -299,8 +299,43 @@ class DashboardBrowserIT {
         }
     }
 
+    /**
+     * After a few requests (the grant above and two cache hits) the Sandboxes page's chart of the last hour shows
+     * them: three granted requests, one live sandbox, a latency dot drawn inside its chart, the two charts side by side
+     * without overlapping. The chart is inline SVG from the server (the page runs no script and fetches nothing else).
+     */
     @Test
     @Order(8)
+    void theSandboxesPageChartsTheLastHourAfterAFewRequests() {
+        for (int i = 0; i < 2; i++) {
+            WebClient.Reply hit =
+                    api.json("POST", "/api/agents/dev-1/verbs/request_sandbox", API, "{\"services\":[\"postgres\"]}");
+            assertThat(hit.body()).as(redact(hit.body())).contains("\"ok\":true");
+        }
+        browser.open("/sandboxes");
+        assertThat(browser.find("#activity").isDisplayed()).isTrue();
+        assertThat(browser.find("#activity").getAttribute("data-requests")).isEqualTo("3");
+        assertThat(browser.find("#activity").getAttribute("data-live")).isEqualTo("1");
+        assertThat(browser.text("#activity-latency figcaption")).contains("3 granted requests, mean ");
+        assertThat(browser.text("#activity-live figcaption")).contains("1 now, peak 1");
+        Object drawn = browser.script("""
+                const svg = document.querySelector('#activity-latency svg').getBoundingClientRect();
+                const dots = [...document.querySelectorAll('#activity-latency circle.chart-dot')];
+                const live = document.querySelector('#activity-live path.chart-series').getBoundingClientRect();
+                return dots.length > 0 && live.width > 0 && svg.width > 0 && dots.every(d => {
+                  const r = d.getBoundingClientRect();
+                  return r.width > 0 && r.left >= svg.left && r.right <= svg.right && r.top >= svg.top && r.bottom <= svg.bottom;
+                });
+                """);
+        assertThat(drawn)
+                .as("latency dots drawn inside their chart, the live line drawn")
+                .isEqualTo(true);
+        assertThat(BoxLayout.problems(browser, "#activity", "figure.chart")).isEmpty();
+        browser.screenshot("06b-sandboxes-last-hour");
+    }
+
+    @Test
+    @Order(9)
     void releasingFromThePageTearsTheSandboxDown() {
         browser.clickAndWait("#release-dev-1");
         assertThat(browser.text("#flash")).contains("Released dev-1").contains("2 container(s) removed");
@@ -309,7 +344,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void theAuditShowsTheCallsNewestFirstAndFilters() {
         browser.clickAndWait("nav a[href='/audit']");
         String table = browser.text("#audit");
@@ -329,7 +364,7 @@ class DashboardBrowserIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void signingOutEndsTheSession() {
         browser.clickAndWait("#sign-out");
         assertThat(browser.path()).isEqualTo("/login");

@@ -641,6 +641,33 @@ class DashboardPagesTest {
     }
 
     @Test
+    void theSandboxesPageChartsTheLastHourFromTheServersOwnMetrics() {
+        WebClient web = signedIn(true);
+        String before = web.get("/sandboxes").body();
+        assertThat(before)
+                .contains("id=\"activity\" data-requests=\"0\" data-live=\"0\"")
+                .contains("no granted requests in the last hour");
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
+        grantSandbox(web, "dev-1");
+        grantSandbox(web, "dev-2");
+        web.json("POST", "/api/agents/dev-1/verbs/request_sandbox", API, "{}"); // a cache hit, granted too
+
+        String page = web.get("/sandboxes").body();
+        assertThat(page)
+                .contains("id=\"activity\" data-requests=\"3\" data-live=\"2\"")
+                .contains("3 granted requests, mean ")
+                .contains("2 now, peak 2")
+                .contains("<svg viewBox=\"0 0 560 130\"")
+                // the latency's dots, and the live count at its peak (the top, y 12.0) in the current minute (x 550.0),
+                // whether or not a minute has turned since the server started
+                .containsPattern(
+                        "id=\"activity-latency\"[\\s\\S]*<circle class=\"chart-dot\" cx=\"[0-9.]+\" cy=\"[0-9.]+\"")
+                .containsPattern(
+                        "id=\"activity-live\"[\\s\\S]*<path class=\"chart-series\" d=\"M[^\"]*12\\.0 H550\\.0\"")
+                .doesNotContain("<script");
+    }
+
+    @Test
     void userTextIsEscaped() {
         WebClient web = signedIn(null);
         store.saveProject(new Project("shop", "<script>alert(1)</script>", List.of(), Map.of()));

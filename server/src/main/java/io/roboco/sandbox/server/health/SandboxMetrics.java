@@ -12,10 +12,12 @@ import io.roboco.sandbox.lifecycle.Capacity;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.plugin.ActivityHistory;
 import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxEvents;
 import io.roboco.sandbox.pool.WarmPool;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,15 +41,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * roboco_sandbox_pool_seeded_idle_containers                ready seeded warm-pool containers, all seeded projects
  * roboco_sandbox_capacity_used_containers / _max_containers the capacity gauge (pool included)
  * </pre>
+ *
+ * <p>It also keeps the last hour, a point per minute ({@link ActivityHistory}, a ring of 60 minutes): the live
+ * sandboxes (sampled at each grant, each scrape and each read of the history) and the granted requests' count, mean and
+ * slowest time to credentials. The dashboard's Sandboxes page draws it.
  */
-public final class SandboxMetrics implements SandboxEvents, PluginExtension {
+public final class SandboxMetrics implements SandboxEvents, PluginExtension, ActivityHistory {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, Timer> requests = new ConcurrentHashMap<>();
     /** The multi-gauges' refreshes; none until the plugin's gauges are bound ({@link #start}). */
     private volatile List<Runnable> refreshers = List.of();
 
-    /** The event counters and timers; the gauges follow when the built plugin starts this extension. */
-    public SandboxMetrics() {
+    private final MinuteSeries lastHour;
+    /** The live sandboxes now (agents' sets and named ones); zero until the plugin's gauges are bound. */
+    private volatile LiveCount liveCount = () -> 0;
+
+    private interface LiveCount {
+        int now();
+    }
+
+    /**
+     * The event counters and timers; the gauges follow when the built plugin starts this extension.
+     *
+     * @param clock the server's clock, which the per-minute history reads
+     */
+    public SandboxMetrics(Clock clock) {
+        this.lastHour = new MinuteSeries(clock);
         for (String path : List.of("hit", "pool", "cold")) {
             timer(path);
         }
@@ -99,6 +118,7 @@ public final class SandboxMetrics implements SandboxEvents, PluginExtension {
         this.refreshers = List.of(
                 () -> containers.register(rows(engines, containersByEngine(manager, book)), true),
                 () -> pool.register(rows(engines, poolIdle(manager)), true));
+        this.liveCount = () -> manager.live().size() + book.namedSandboxCount();
         refresh();
     }
 
@@ -111,6 +131,15 @@ public final class SandboxMetrics implements SandboxEvents, PluginExtension {
     @Override
     public void granted(String path, Duration took) {
         timer(path).record(took);
+        lastHour.request(took);
+        lastHour.live(liveCount.now());
+    }
+
+    /** The last hour, a point per minute, the live count sampled now. */
+    @Override
+    public List<MinutePoint> lastHour() {
+        lastHour.live(liveCount.now());
+        return lastHour.lastHour();
     }
 
     @Override
@@ -155,6 +184,7 @@ public final class SandboxMetrics implements SandboxEvents, PluginExtension {
 
     private void refresh() {
         refreshers.forEach(Runnable::run);
+        lastHour.live(liveCount.now());
     }
 
     private static Map<String, Integer> containersByEngine(SandboxManager manager, SandboxBook book) {
