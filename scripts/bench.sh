@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 #
-# bench.sh [--quick] [--rounds N] [--out FILE]
+# bench.sh [--quick] [--rounds N] [--out FILE] [--only contender,... | --only templates]
 #
 # Time to working credentials, side by side on this machine, in one run (docs/performance.md):
 #   raw (DockerContainerRuntime + readiness + prepareAgent: the floor), testcontainers
 #   (GenericContainer, same image and flags), cold request_sandbox over HTTP (per engine and the
 #   full set), cache hits, warm-pool claims, a seeded project from the seeded pool next to its seed
-#   at request time (on a claim, on a cold start); then 20 agents at once and idle memory per engine.
+#   at request time (on a claim, on a cold start); then 20 agents at once and idle memory per engine;
+#   then a sandbox seeded from a 50 MB and a 500 MB template, physical copy vs dump, cold and from the
+#   seeded pool (bench TemplateBench; --only templates runs just those, about 15 minutes here).
 # Sets up like test.sh (packages, dockerd, Java/Maven, local images), builds the bench jar, runs it.
 # Writes target/bench/summary.json at the repository root (override with --out).
 # --quick: 1 warm-up + 4 counted rounds (about 2-3 minutes); default: 2 + 12 rounds.

@@ -95,6 +95,22 @@ final class Api {
         send("DELETE", "/api/agents/" + agent, apiToken, null);
     }
 
+    /** An admin route with a JSON body (null: none); throws unless HTTP 200. */
+    Map<String, Object> admin(String method, String path, Object body) throws IOException, InterruptedException {
+        return send(method, path, adminToken, body == null ? null : JSON.writeValueAsString(body));
+    }
+
+    /** An agent verb with a JSON body; returns the envelope, throws unless ok. */
+    Map<String, Object> verb(String agent, String verb, Object body) throws IOException, InterruptedException {
+        Map<String, Object> envelope =
+                send("POST", "/api/agents/" + agent + "/verbs/" + verb, apiToken, JSON.writeValueAsString(body));
+        if (!Boolean.TRUE.equals(envelope.get("ok"))) {
+            throw new IllegalStateException(
+                    verb + " for " + agent + " not ok: " + envelope.get("error") + " " + envelope.get("reason"));
+        }
+        return envelope;
+    }
+
     @SuppressWarnings("unchecked")
     private Map<String, Object> send(String method, String path, String token, String body)
             throws IOException, InterruptedException {

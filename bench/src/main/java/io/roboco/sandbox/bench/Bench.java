@@ -1,5 +1,7 @@
 package io.roboco.sandbox.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.PortAllocator;
@@ -30,6 +32,9 @@ import java.util.concurrent.Callable;
  */
 public final class Bench {
     static final String API = "bench-api-token-0123456789abcdef";
+    /** {@code --only templates}: only the template scenarios ({@link TemplateBench}). */
+    static final String TEMPLATES = "templates";
+
     static final String ADMIN = "bench-admin-token-0123456789abcdef";
     static final Map<String, String> LOCAL_IMAGES = Map.of(
             "postgres", "roboco-sandbox/postgres:15",
@@ -67,6 +72,10 @@ public final class Bench {
 
         EngineRegistry registry = EngineRegistry.defaults();
         Path state = Files.createTempDirectory("roboco-bench-");
+        if (options.only().equals(Set.of(TEMPLATES))) {
+            templatesOnly(options, runId, started, images, state);
+            System.exit(0);
+        }
         PortAllocator ports = new PortAllocator();
         try (ContainerRuntime docker = DockerContainerRuntime.connect();
                 Servers servers = Servers.start(state, images, registry);
@@ -84,6 +93,9 @@ public final class Bench {
                     kubernetes,
                     registry,
                     options);
+            TemplateBench templates = options.only().isEmpty() || options.only().contains(TEMPLATES)
+                    ? new TemplateBench(images, options)
+                    : null;
             try {
                 runner.rounds();
                 if (options.scale()) {
@@ -96,7 +108,14 @@ public final class Bench {
                 removeLabelled(docker, labels);
                 servers.instances().forEach(instance -> removeLabelled(docker, SandboxLabels.ofInstance(instance)));
             }
+            if (templates != null) {
+                templates.run(state, docker); // its own server, after the others are closed
+                templates.print();
+            }
             Report report = new Report(runner, options, runId, started, Machine.loadAverage());
+            if (templates != null) {
+                report.extra(templates.summary());
+            }
             report.print(System.out);
             Path out = options.out();
             report.write(out);
@@ -107,6 +126,33 @@ public final class Bench {
         // The MCP SDK's transport (2.1.0) leaves a non-daemon session-sweeper thread per server after the server is
         // closed, which kept the JVM (and bench.sh) waiting forever after the report was written.
         System.exit(0);
+    }
+
+    /** {@code --only templates}: the template scenarios alone ({@link TemplateBench}), their own summary.json. */
+    private static void templatesOnly(
+            Options options, String runId, Instant started, Map<String, String> images, Path state) throws Exception {
+        try (ContainerRuntime docker = DockerContainerRuntime.connect()) {
+            docker.ping();
+            Machine.requireImages(List.copyOf(images.values()));
+            TemplateBench templates = new TemplateBench(images, options);
+            templates.run(state, docker);
+            templates.print();
+            Map<String, Object> json = new LinkedHashMap<>(templates.summary());
+            Map<String, Object> run = new LinkedHashMap<>();
+            run.put("id", runId);
+            run.put("only", List.of(TEMPLATES));
+            run.put("started", started.toString());
+            run.put("finished", Instant.now().toString());
+            run.put("load_average_at_end", Machine.loadAverage());
+            json.put("run", run);
+            Files.createDirectories(options.out().toAbsolutePath().getParent());
+            new ObjectMapper()
+                    .enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValue(options.out().toFile(), json);
+            System.out.println("==> wrote " + options.out().toAbsolutePath());
+        } finally {
+            Machine.deleteTree(state);
+        }
     }
 
     private static Map<String, String> images() {
@@ -147,7 +193,8 @@ public final class Bench {
                     case "--only" -> only = Set.of(args[++i].split(","));
                     default ->
                         throw new IllegalArgumentException("unknown option " + args[i]
-                                + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender");
+                                + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender (or"
+                                + " --only templates: the template scenarios alone)");
                 }
             }
             return quick

@@ -24,6 +24,8 @@ final class Report {
     private final Instant started;
     private final String loadAtEnd;
     private final Map<String, Target> targets = new LinkedHashMap<>();
+    /** Keys other benches add to summary.json as they are ({@link TemplateBench#summary}). */
+    private final Map<String, Object> extra = new LinkedHashMap<>();
 
     Report(Runner runner, Bench.Options options, String runId, Instant started, String loadAtEnd) {
         this.runner = runner;
@@ -58,6 +60,11 @@ final class Report {
         add("mcp_cache_hit_p50_ms", s.get("cache_hit_postgres_mcp").median(), 15, "ms");
         add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
         add("seeded_pool_claim_p50_ms", s.get("seeded_pool_claim_postgres").median(), 60, "ms");
+    }
+
+    /** Adds {@code more} to summary.json beside this report's keys. */
+    void extra(Map<String, Object> more) {
+        extra.putAll(more);
     }
 
     private void add(String key, double value, double limit, String unit) {
@@ -164,6 +171,7 @@ final class Report {
         json.put("contenders", contenders);
         json.put("scale", runner.scale);
         json.put("idle_memory_mib", runner.memoryMib);
+        json.putAll(extra);
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("id", runId);
         run.put("started", started.toString());

@@ -11,7 +11,7 @@ import java.util.Set;
  *
  * <p>Adding an engine is one implementation of this interface plus one line in
  * {@link EngineRegistry#defaults()}. What an engine can do beyond the basics is an optional capability it returns
- * ({@link #poolSeeding}, and the data features {@link #seeds}, {@link #dumps}, {@link #checkpoints},
+ * ({@link #poolSeeding}, and the data features {@link #seeds}, {@link #dumps}, {@link #physicalCopies}, {@link #checkpoints},
  * {@link #schemaSnapshots}); the core asks which engines offer one ({@link EngineRegistry#offering}) and names none. Implementations are stateless and thread-safe.
  */
 public interface Engine {
@@ -150,6 +150,14 @@ public interface Engine {
 
     /** How a sandbox's database is dumped and restored (templates); empty when it cannot. */
     default Optional<Dumps> dumps() {
+        return Optional.empty();
+    }
+
+    /**
+     * Templates as copies of a stopped server's data directory, restored before a new sandbox's server starts (bound to
+     * the major and image that wrote them); empty when the engine keeps dumps only.
+     */
+    default Optional<PhysicalCopies> physicalCopies() {
         return Optional.empty();
     }
 

@@ -1,8 +1,10 @@
 package io.roboco.sandbox.data;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.Dumps;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SchemaDigest;
 import io.roboco.sandbox.engine.SchemaObject;
@@ -10,9 +12,11 @@ import io.roboco.sandbox.engine.SchemaSnapshots;
 import io.roboco.sandbox.engine.SeedException;
 import io.roboco.sandbox.guard.Verbs;
 import io.roboco.sandbox.manager.SandboxManager;
+import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
+import io.roboco.sandbox.template.PhysicalCopy;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.sql.SQLException;
@@ -21,7 +25,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Saves one of our own sandboxes' database as a named template, from the service whose engine offers {@link Dumps}
@@ -32,6 +41,7 @@ import java.util.function.Function;
  */
 public final class TemplateSaving {
     public static final String SAVE_TEMPLATE = Verbs.SAVE_TEMPLATE;
+    private static final Logger log = LoggerFactory.getLogger(TemplateSaving.class);
 
     private final SandboxManager manager;
     private final Clock clock;
@@ -47,8 +57,9 @@ public final class TemplateSaving {
             return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
         }
         TemplateStore store = manager.provisioner().templates();
+        AtomicReference<Saved> saved = new AtomicReference<>();
         try {
-            return manager.withAgent(owner, found -> {
+            return withPhysicalCopy(saved, manager.withAgent(owner, found -> {
                 Optional<Offered<Dumps>> offered = found.flatMap(s -> dumps(s.services()));
                 if (offered.isEmpty()) {
                     return new DataOutcome.Refused(
@@ -60,8 +71,8 @@ public final class TemplateSaving {
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
-                return save(store, found.get().id(), offered.get(), project, name, replace);
-            });
+                return save(store, found.get().id(), offered.get(), project, name, replace, saved);
+            }));
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
@@ -84,8 +95,9 @@ public final class TemplateSaving {
             return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
         }
         TemplateStore store = manager.provisioner().templates();
+        AtomicReference<Saved> saved = new AtomicReference<>();
         try {
-            return manager.withAgent(SandboxData.lockKey(id), ignored -> {
+            return withPhysicalCopy(saved, manager.withAgent(SandboxData.lockKey(id), ignored -> {
                 Optional<Offered<Dumps>> offered = held.apply(id).flatMap(this::dumps);
                 if (offered.isEmpty()) {
                     return new DataOutcome.Refused(
@@ -98,8 +110,8 @@ public final class TemplateSaving {
                 if (!replace && store.find(project, name).isPresent()) {
                     return new DataOutcome.Refused(new TemplateStore.NameTaken(project, name).getMessage());
                 }
-                return save(store, id, offered.get(), project, name, replace);
-            });
+                return save(store, id, offered.get(), project, name, replace, saved);
+            }));
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
@@ -139,7 +151,13 @@ public final class TemplateSaving {
     }
 
     private DataOutcome save(
-            TemplateStore store, String sandboxId, Offered<Dumps> dumps, String project, String name, boolean replace)
+            TemplateStore store,
+            String sandboxId,
+            Offered<Dumps> dumps,
+            String project,
+            String name,
+            boolean replace,
+            AtomicReference<Saved> made)
             throws Exception {
         ServiceInstance service = dumps.instance();
         ProbeTarget target = dumps.target();
@@ -163,6 +181,7 @@ public final class TemplateSaving {
                 extensions);
         TemplateInfo saved = store.save(
                 info, out -> dumps.feature().dump(manager.provisioner().execIn(service), target, out), replace);
+        made.set(new Saved(service, saved));
         Map<String, Object> evidence = new LinkedHashMap<>(DirectoryTemplateStore.toJson(saved));
         evidence.put(
                 "templates",
@@ -181,6 +200,76 @@ public final class TemplateSaving {
                 "a template is a dump of the database as it was now (schema and rows, no owners or grants); a new"
                         + " sandbox from it (request_sandbox(template=\"" + name
                         + "\")) gets it as its own, on PostgreSQL " + major + " or newer");
+        return new DataOutcome.Done(evidence);
+    }
+
+    /** The template just saved (its dump) and the service it was dumped from. */
+    private record Saved(ServiceInstance service, TemplateInfo template) {}
+
+    /**
+     * After the dump is saved, and outside the owner's lock (the source sandbox is not needed any more): the template's
+     * physical copy, when the store keeps them and the service's engine makes them ({@link Engine#physicalCopies}),
+     * made in a throwaway container of the source's image from the dump just saved
+     * ({@link io.roboco.sandbox.provision.ServiceProvisioner#capturePhysical}). A copy that cannot be made leaves the
+     * template as its dump, and the answer says why.
+     */
+    private DataOutcome withPhysicalCopy(AtomicReference<Saved> made, DataOutcome outcome) throws InterruptedException {
+        Saved saved = made.get();
+        if (!(outcome instanceof DataOutcome.Done done) || saved == null) {
+            return outcome;
+        }
+        TemplateStore store = manager.provisioner().templates();
+        Engine engine = registry().require(saved.service().service());
+        TemplateInfo t = saved.template();
+        if (!store.keepsPhysicalCopyOf(t) || engine.physicalCopies().isEmpty()) {
+            return outcome;
+        }
+        ServiceInstance source = saved.service();
+        Set<AllowedFeature> features = new TreeSet<>();
+        t.extensions().forEach(e -> Features.allow(engine, e).ifPresent(features::add));
+        Seed.Template seed = new Seed.Template(t.name()).resolved(t.project(), t.created() + " " + t.schemaDigest());
+        Map<String, Object> evidence = new LinkedHashMap<>(done.evidence());
+        long t0 = System.nanoTime();
+        try {
+            TemplateInfo withCopy = store.savePhysical(
+                    t.project(),
+                    t.name(),
+                    t.created(),
+                    out -> PhysicalCopy.of(
+                            source.image(),
+                            manager.provisioner().capturePhysical(engine, source, seed, features, t.project(), out),
+                            0));
+            PhysicalCopy copy = withCopy.physical();
+            Map<String, Object> brief = new LinkedHashMap<>();
+            brief.put("image", copy.image());
+            brief.put("major", copy.major());
+            brief.put("size_bytes", copy.sizeBytes());
+            evidence.put("physical_copy", brief);
+            evidence.put(
+                    "note",
+                    "a template is a dump of the database as it was now (schema and rows, no owners or grants), and a"
+                            + " copy of it as a stopped server's data directory; a new sandbox from it"
+                            + " (request_sandbox(template=\"" + t.name() + "\")) gets it as its own: by copying the"
+                            + " directory on image " + copy.image() + ", by restoring the dump on PostgreSQL "
+                            + t.major() + " or newer");
+            log.info(
+                    "template '{}' of project {}: physical copy of {} bytes made in {} ms",
+                    t.name(),
+                    t.project(),
+                    copy.sizeBytes(),
+                    (System.nanoTime() - t0) / 1_000_000);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                throw (InterruptedException) e;
+            }
+            String why = Offered.redact(String.valueOf(e.getMessage()), source);
+            log.warn(
+                    "template '{}' of project {}: no physical copy ({}); it is kept as its dump",
+                    t.name(),
+                    t.project(),
+                    why);
+            evidence.put("physical_copy", "not made (" + why + "); new sandboxes from it restore its dump");
+        }
         return new DataOutcome.Done(evidence);
     }
 

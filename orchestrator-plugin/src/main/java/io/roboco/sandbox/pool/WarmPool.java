@@ -8,6 +8,7 @@ import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.runtime.Limits;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -162,9 +163,11 @@ public final class WarmPool implements AutoCloseable {
      */
     public Optional<ServiceInstance> claim(ServicePlan plan, String agent, String project) throws ProvisionException {
         Engine engine = plan.engine();
-        if (!plan.limitsOr(provisioner.settings().limits())
-                .equals(provisioner.settings().limits())) {
-            return Optional.empty(); // pool containers run the default caps; a project with its own limits starts cold
+        Limits caps = plan.limitsOr(provisioner.settings().limits());
+        boolean ownLimits = !caps.equals(provisioner.settings().limits());
+        if (ownLimits && (plan.seed() == null || project == null || sizes.seeded() == 0)) {
+            return Optional
+                    .empty(); // unseeded pool containers run the default caps; a project with its own starts cold
         }
         if (closed.get()) {
             return Optional.empty();
@@ -182,7 +185,14 @@ public final class WarmPool implements AutoCloseable {
                             ? seededKey
                             : SeedRecipe.of(project, plan).key()); // a pool made just now begins to fill
         }
-        if (taken == null) {
+        if (taken != null && !taken.instance().limits().equals(caps)) {
+            // made before the project's limits changed (the seed's digest does not cover them): not this project's caps
+            journal.left(taken.instance().containerId());
+            provisioner.removeQuietly(taken.instance().containerId());
+            refill(key);
+            return Optional.empty();
+        }
+        if (taken == null && !ownLimits) {
             key = plan.image().poolKey();
             taken = shelves.take(key, plan.featureNames());
         }
@@ -215,14 +225,10 @@ public final class WarmPool implements AutoCloseable {
      * Starts filling the seeded pool a seeded {@code plan} of {@code project} claims from, before any claim (the project
      * was saved, or the server started): made now, or replaced when the seed changed, or given its recipe when it was
      * re-adopted. Returns false when no seeded pool serves such a plan (no seed, none kept, an engine that cannot seed
-     * ahead, a project with its own limits).
+     * ahead). A project's seeded pool runs the project's caps ({@code sandbox_limits}), so a large seed fits.
      */
     public boolean prime(ServicePlan plan, String project) {
-        if (closed.get()
-                || plan.seed() == null
-                || sizes.seeded() == 0
-                || !plan.limitsOr(provisioner.settings().limits())
-                        .equals(provisioner.settings().limits())) {
+        if (closed.get() || plan.seed() == null || sizes.seeded() == 0) {
             return false;
         }
         String key = seeded.keyFor(plan, project);

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,6 +112,31 @@ final class ColdStart {
             boolean pool,
             Map<String, String> moreLabels)
             throws ProvisionException {
+        return startReady(engine, choice, limits, agent, project, pool, moreLabels, UnaryOperator.identity(), null);
+    }
+
+    /** What runs once the runtime has started the container and before readiness is awaited (a data directory written in). */
+    @FunctionalInterface
+    interface BeforeReady {
+        void run(Started started) throws Exception;
+    }
+
+    /**
+     * {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean, Map)} with the engine's container spec
+     * changed by {@code specOf} (a server held back, or supervised) and {@code beforeReady} (null: nothing) run between
+     * the start and readiness; a failure of it is diagnosed as a failed start and the container removed.
+     */
+    Started startReady(
+            Engine engine,
+            ImageChoice choice,
+            Limits limits,
+            String agent,
+            String project,
+            boolean pool,
+            Map<String, String> moreLabels,
+            UnaryOperator<ContainerSpec> specOf,
+            BeforeReady beforeReady)
+            throws ProvisionException {
         try {
             starts.acquire();
         } catch (InterruptedException e) {
@@ -120,9 +146,9 @@ final class ColdStart {
         }
         try {
             for (int attempt = 1; ; attempt++) {
-                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels);
+                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf);
                 try {
-                    return startAndAwait(engine, agent, next);
+                    return startAndAwait(engine, agent, next, beforeReady);
                 } catch (PortTaken taken) {
                     if (attempt == PORT_ATTEMPTS) {
                         ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
@@ -165,14 +191,15 @@ final class ColdStart {
             String agent,
             String project,
             boolean pool,
-            Map<String, String> moreLabels) {
+            Map<String, String> moreLabels,
+            UnaryOperator<ContainerSpec> specOf) {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
         int port = hostMode ? ports.getAsInt() : engine.defaultPort();
         String name = containerName(pool ? "pool" : agent, engine.name());
-        ContainerSpec spec = engine.containerSpec(
-                new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port, limits.memoryBytes()));
+        ContainerSpec spec = specOf.apply(engine.containerSpec(
+                new SpecRequest(image, credentials, hostMode ? "127.0.0.1" : "0.0.0.0", port, limits.memoryBytes())));
         Instant created = clock.instant();
         Map<String, String> labels = new LinkedHashMap<>(SandboxLabels.forService(
                 settings.instanceId(), agent, project, engine.name(), created.getEpochSecond()));
@@ -188,7 +215,8 @@ final class ColdStart {
         return new Attempt(request, image, credentials, name, port, created, hostMode, pool ? null : agent);
     }
 
-    private Started startAndAwait(Engine engine, String agent, Attempt attempt) throws ProvisionException, PortTaken {
+    private Started startAndAwait(Engine engine, String agent, Attempt attempt, BeforeReady beforeReady)
+            throws ProvisionException, PortTaken {
         StartedContainer container;
         boolean pods = settings.network() instanceof NetworkMode.Pods;
         try {
@@ -219,6 +247,9 @@ final class ColdStart {
                 startedAt,
                 agentEndpoint);
         try {
+            if (beforeReady != null) {
+                beforeReady.run(started);
+            }
             Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
             return started;
         } catch (Readiness.NotReadyException e) {

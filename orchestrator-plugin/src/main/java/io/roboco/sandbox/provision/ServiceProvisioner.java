@@ -1,11 +1,13 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
+import io.roboco.sandbox.engine.PhysicalCopies;
 import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
@@ -14,9 +16,12 @@ import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.template.TemplateStore;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +40,8 @@ public final class ServiceProvisioner {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
     /** Agent and project label value of a warm-pool container: owned by no agent. */
     public static final String POOL_OWNER = "-";
+    /** Agent label value of the container a template's physical copy is made in. */
+    public static final String COPY_MAKER = "template-copy";
 
     private final ContainerRuntime runtime;
     private final ProvisionSettings settings;
@@ -46,6 +53,7 @@ public final class ServiceProvisioner {
     private final Activation activation;
     private final PoolClaim poolClaim;
     private final Seeding seeding;
+    private final PhysicalStart physicalStart;
     private final SecretSource secrets;
     /** How a seeded pool container gets its seed: the plan's, applied as the seeder ({@link Activation#seed}). */
     private final PoolSeedStep poolSeedStep;
@@ -158,6 +166,7 @@ public final class ServiceProvisioner {
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.seeding = new Seeding(environment, templates);
+        this.physicalStart = new PhysicalStart(templates, containers);
         this.activation = new Activation(containers, seeding);
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
         this.poolSeedStep = poolSeedStep != null ? poolSeedStep : activation::seed;
@@ -189,13 +198,31 @@ public final class ServiceProvisioner {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();
         Limits limits = plan.limitsOr(settings.limits());
-        ColdStart.Started s = coldStart.startReady(engine, plan.image(), limits, agent, project, false);
+        Optional<PhysicalStart.Source> copy = physicalStart.usable(plan);
+        ColdStart.Started s = copy.isEmpty()
+                ? coldStart.startReady(engine, plan.image(), limits, agent, project, false)
+                : coldStart.startReady(
+                        engine,
+                        plan.image(),
+                        limits,
+                        agent,
+                        project,
+                        false,
+                        Map.of(),
+                        copy.get().copies()::held,
+                        started -> physicalStart.restore(copy.get(), started, started.credentials()));
         long ready = System.nanoTime();
         try {
-            engine.prepareAgent(s.target());
+            if (copy.isEmpty()) {
+                engine.prepareAgent(s.target());
+            } else {
+                engine.liveness().check(s.target()); // the agent's role and database came with the copy, renamed
+            }
             long prepared = System.nanoTime();
             activation.all(engine, s.container().id(), s.credentials(), s.image(), plan.features());
-            activation.seed(plan, s.target(), s.container().id());
+            if (copy.isEmpty()) {
+                activation.seed(plan, s.target(), s.container().id());
+            }
             ServiceInstance instance = new ServiceInstance(
                     engine.name(),
                     s.image(),
@@ -210,7 +237,17 @@ public final class ServiceProvisioner {
                     false,
                     s.agentEndpoint());
             liveness.openLater(engine, instance);
-            if (log.isDebugEnabled()) {
+            if (copy.isPresent()) {
+                log.debug(
+                        "{} for agent {}: started from template '{}''s physical copy ({} bytes): copied in and ready {} ms,"
+                                + " total {} ms",
+                        engine.name(),
+                        agent,
+                        copy.get().template().name(),
+                        copy.get().copy().sizeBytes(),
+                        ms(s.startedAt(), ready),
+                        ms(t0, System.nanoTime()));
+            } else if (log.isDebugEnabled()) {
                 log.debug(
                         "{} for agent {}: start {} ms, ready {} ms, prepareAgent {} ms, activate {} ms, total {} ms",
                         engine.name(),
@@ -263,7 +300,8 @@ public final class ServiceProvisioner {
     /**
      * Starts one ready warm-pool container already seeded with {@code plan}'s seed ({@link Engine#poolSeeding}): the
      * plan's features activated, then the seed applied as a seeder role into a database of its own, then the seeder's
-     * login taken away. Labelled {@link SandboxLabels#POOL} and {@link SandboxLabels#POOL_SEED} {@code seedLabel};
+     * login taken away; with the plan's caps (the project's {@code sandbox_limits}, so a large seed fits). Labelled
+     * {@link SandboxLabels#POOL} and {@link SandboxLabels#POOL_SEED} {@code seedLabel};
      * its credentials are the seeder's (never an agent's). A failure (the seed's included) removes the container. In
      * the ledger as in flight until its owner moves it.
      */
@@ -273,30 +311,60 @@ public final class ServiceProvisioner {
                 .orElseThrow(
                         () -> new ProvisionException(engine.name() + " cannot seed warm-pool containers", false, null));
         long t0 = System.nanoTime();
-        ColdStart.Started s = coldStart.startReady(
-                engine,
-                plan.image(),
-                settings.limits(),
-                POOL_OWNER,
-                POOL_OWNER,
-                true,
-                Map.of(SandboxLabels.POOL_SEED, seedLabel));
+        Optional<PhysicalStart.Source> copy = physicalStart.usable(plan);
+        AtomicReference<Credentials> seederOfCopy = new AtomicReference<>();
+        ColdStart.Started s = copy.isEmpty()
+                ? coldStart.startReady(
+                        engine,
+                        plan.image(),
+                        plan.limitsOr(settings.limits()),
+                        POOL_OWNER,
+                        POOL_OWNER,
+                        true,
+                        Map.of(SandboxLabels.POOL_SEED, seedLabel))
+                : coldStart.startReady(
+                        engine,
+                        plan.image(),
+                        plan.limitsOr(settings.limits()),
+                        POOL_OWNER,
+                        POOL_OWNER,
+                        true,
+                        Map.of(SandboxLabels.POOL_SEED, seedLabel),
+                        copy.get().copies()::held,
+                        started -> {
+                            // the copy's role becomes the seeder's, handed over at claim as a seed's is; its database
+                            // is the one the container was started with, which readiness logs in to
+                            Credentials role = seeding.seeder(started.credentials(), secrets);
+                            Credentials made = new Credentials(
+                                    role.adminUser(),
+                                    role.adminPassword(),
+                                    role.user(),
+                                    role.password(),
+                                    started.credentials().database());
+                            seederOfCopy.set(made);
+                            physicalStart.restore(copy.get(), started, made);
+                        });
         String id = s.container().id();
-        Credentials seeder = seeding.seeder(s.credentials(), secrets);
+        Credentials seeder = copy.isEmpty() ? seeding.seeder(s.credentials(), secrets) : seederOfCopy.get();
         ProbeTarget target = containers.target(id, s.endpoint(), seeder);
         try {
-            seeding.prepareSeeder(target);
+            if (copy.isEmpty()) {
+                seeding.prepareSeeder(target);
+            }
             activation.all(engine, id, seeder, s.image(), plan.features());
-            poolSeedStep.seed(plan, target, id);
+            if (copy.isEmpty()) {
+                poolSeedStep.seed(plan, target, id);
+            }
             seeding.retireSeeder(target);
         } catch (Exception | Error e) {
             throw diagnosis.failed(engine, POOL_OWNER, s, e);
         }
         log.debug(
-                "{} seeded pool container {} ready in {} ms",
+                "{} seeded pool container {} ready in {} ms{}",
                 engine.name(),
                 s.container().name(),
-                ms(t0, System.nanoTime()));
+                ms(t0, System.nanoTime()),
+                copy.isPresent() ? " (from template '" + copy.get().template().name() + "''s physical copy)" : "");
         return new ServiceInstance(
                 engine.name(),
                 s.image(),
@@ -307,9 +375,52 @@ public final class ServiceProvisioner {
                 plan.featureNames(),
                 s.created(),
                 plan.image().major(),
-                settings.limits(),
+                plan.limitsOr(settings.limits()),
                 false,
                 s.agentEndpoint());
+    }
+
+    /**
+     * Makes the physical copy of template {@code seed} (its dump, saved already) and writes it to {@code out}: a
+     * throwaway container of {@code source}'s image and caps, {@linkplain PhysicalCopies#supervised supervised}, gets an
+     * agent, the template's {@code features} and the dump restored as any seeded sandbox does, then its server is stopped
+     * cleanly and its data directory archived ({@link PhysicalCopies#capture}). The container is removed whatever
+     * happens; it is in the ledger as in flight while it runs.
+     */
+    public PhysicalCopies.Origin capturePhysical(
+            Engine engine,
+            ServiceInstance source,
+            Seed.Template seed,
+            Set<AllowedFeature> features,
+            String project,
+            OutputStream out)
+            throws ProvisionException {
+        PhysicalCopies copies = engine.physicalCopies()
+                .orElseThrow(() -> new ProvisionException(engine.name() + " keeps no physical copies", false, null));
+        ImageChoice image = new ImageChoice(
+                engine.name(), "", source.major(), source.image(), engine.imageFeatures(source.image()));
+        ServicePlan plan = new ServicePlan(engine, image, features, seed, source.limits());
+        ColdStart.Started s = coldStart.startReady(
+                engine,
+                image,
+                plan.limitsOr(settings.limits()),
+                COPY_MAKER,
+                project,
+                false,
+                Map.of(),
+                copies::supervised,
+                null);
+        String id = s.container().id();
+        try {
+            engine.prepareAgent(s.target());
+            activation.all(engine, id, s.credentials(), s.image(), features);
+            activation.seed(plan, s.target(), id);
+            return copies.capture(containers.exec(id), s.target(), out);
+        } catch (Exception | Error e) {
+            throw diagnosis.failed(engine, COPY_MAKER, s, e);
+        } finally {
+            containers.removeQuietly(id);
+        }
     }
 
     /**

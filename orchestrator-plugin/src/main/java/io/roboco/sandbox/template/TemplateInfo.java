@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * What is known about a saved template, never its content: where it came from (project, sandbox), the Postgres major
  * and version it was dumped on, the dump's size in bytes, when it was saved, the schema digest of the source at that
- * moment ({@code SchemaDigest}, so a restore can be checked against it) and the extensions its schema uses.
+ * moment ({@code SchemaDigest}, so a restore can be checked against it), the extensions its schema uses, and its
+ * physical copy when one was made ({@link PhysicalCopy}; null: the dump only).
  */
 public record TemplateInfo(
         String name,
@@ -19,7 +20,8 @@ public record TemplateInfo(
         long sizeBytes,
         Instant created,
         String schemaDigest,
-        List<String> extensions) {
+        List<String> extensions,
+        PhysicalCopy physical) {
     public TemplateInfo {
         Objects.requireNonNull(name, "name");
         project = project == null ? "" : project;
@@ -31,9 +33,39 @@ public record TemplateInfo(
         extensions = extensions == null ? List.of() : List.copyOf(extensions);
     }
 
+    /** A template of its dump only (no physical copy). */
+    public TemplateInfo(
+            String name,
+            String project,
+            String sandbox,
+            String major,
+            String postgresVersion,
+            long sizeBytes,
+            Instant created,
+            String schemaDigest,
+            List<String> extensions) {
+        this(name, project, sandbox, major, postgresVersion, sizeBytes, created, schemaDigest, extensions, null);
+    }
+
     public TemplateInfo withSize(long bytes) {
         return new TemplateInfo(
-                name, project, sandbox, major, postgresVersion, bytes, created, schemaDigest, extensions);
+                name, project, sandbox, major, postgresVersion, bytes, created, schemaDigest, extensions, physical);
+    }
+
+    /** This template with {@code copy} as its physical copy (null: none). */
+    public TemplateInfo withPhysical(PhysicalCopy copy) {
+        return new TemplateInfo(
+                name, project, sandbox, major, postgresVersion, sizeBytes, created, schemaDigest, extensions, copy);
+    }
+
+    /** Its physical copy, when it has one. */
+    public Optional<PhysicalCopy> physicalCopy() {
+        return Optional.ofNullable(physical);
+    }
+
+    /** The bytes it keeps in the store: its dump and its physical copy. */
+    public long storedBytes() {
+        return sizeBytes + (physical == null ? 0 : physical.sizeBytes());
     }
 
     /**

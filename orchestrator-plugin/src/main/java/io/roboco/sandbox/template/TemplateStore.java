@@ -4,6 +4,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -21,6 +22,12 @@ public interface TemplateStore {
     @FunctionalInterface
     interface Dump {
         void writeTo(OutputStream out) throws Exception;
+    }
+
+    /** Writes a template's physical copy (an archive of a stopped server's data directory) and says what it is. */
+    @FunctionalInterface
+    interface PhysicalArchive {
+        PhysicalCopy writeTo(OutputStream out) throws Exception;
     }
 
     /** The templates of {@code project}, by name; metadata only. */
@@ -48,6 +55,37 @@ public interface TemplateStore {
 
     /** The template's dump, to read to its end and close; {@link FileNotFoundException} when there is none. */
     InputStream open(String project, String name) throws IOException;
+
+    /**
+     * Whether saves here keep a physical copy beside each dump ({@link PhysicalCopy}, for an engine that offers them):
+     * a template a new sandbox starts from by copying files rather than replaying statements. False by default.
+     */
+    default boolean keepsPhysicalCopies() {
+        return false;
+    }
+
+    /**
+     * Whether {@code saved} (its dump just written) gets a physical copy: the store keeps them, and its dump is large
+     * enough that copying a whole data directory (a fixed cost of a few tens of MB) beats replaying it.
+     */
+    default boolean keepsPhysicalCopyOf(TemplateInfo saved) {
+        return keepsPhysicalCopies();
+    }
+
+    /**
+     * Adds the physical copy {@code archive} writes (and describes) to template {@code name} of {@code project}, provided it is still
+     * the save made at {@code created} (a template replaced or deleted meanwhile keeps no copy of an older save). All
+     * or nothing, under the project's caps with the dump; over them it is refused ({@link OverCap}) and the dump stays.
+     */
+    default TemplateInfo savePhysical(String project, String name, Instant created, PhysicalArchive archive)
+            throws Exception {
+        throw new UnsupportedOperationException("this template store keeps no physical copies");
+    }
+
+    /** The template's physical copy (a tar stream), to read to its end and close; {@link FileNotFoundException} when none. */
+    default InputStream openPhysical(String project, String name) throws IOException {
+        throw new FileNotFoundException("template '" + name + "' has no physical copy");
+    }
 
     /** Deletes the project's template; false when there was none. */
     boolean delete(String project, String name) throws IOException;

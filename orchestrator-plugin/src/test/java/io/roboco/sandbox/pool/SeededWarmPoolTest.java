@@ -18,6 +18,7 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.StubEngine;
 import java.time.Clock;
@@ -110,6 +111,31 @@ class SeededWarmPoolTest {
                 .as("nothing idle outlives a graceful stop")
                 .doesNotContain(seededId);
         assertThat(left).contains(seededId);
+    }
+
+    @Test
+    void aProjectWithItsOwnLimitsGetsASeededPoolOfThoseCapsButNoUnseededContainer() throws Exception {
+        Limits big = new Limits(1536L << 20, 1_000_000_000L, 512, 1L << 30);
+        ServicePlan plan = new ServicePlan(
+                postgres,
+                provisioner.settings().choose(postgres, null),
+                Set.of(),
+                new Seed.Sql("create table big (id int)"),
+                big);
+        pool(1);
+
+        assertThat(pool.claim(plan, "dev-1", SHOP))
+                .as("nothing is ready yet, and an unseeded container (default caps) is not handed out instead")
+                .isEmpty();
+        eventually("the seeded pool filled", () -> pool.idleSeeded(SHOP) == 1);
+        String id = seededContainers("create table big (id int)").get(0).id();
+        assertThat(runtime.request(id).orElseThrow().limits())
+                .as("the pool container runs the project's caps")
+                .isEqualTo(big);
+
+        ServiceInstance claimed = pool.claim(plan, "dev-2", SHOP).orElseThrow();
+        assertThat(claimed.containerId()).isEqualTo(id);
+        assertThat(claimed.limits()).isEqualTo(big);
     }
 
     private ScheduledThreadPoolExecutor refiller() {

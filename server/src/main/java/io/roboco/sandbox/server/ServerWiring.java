@@ -37,9 +37,14 @@ final class ServerWiring {
         provisioning(builder, config);
         lifecycle(builder, config.lifecycle());
         builder.warmPool(new PoolSizes(config.poolKeys(), config.seededPoolSize()))
-                // Saved templates: <state>/templates/<project>/<name>.sql + <name>.json, capped per project.
+                // Saved templates: <state>/templates/<project>/<name>.sql + <name>.json (+ <name>.datadir.tar, the
+                // physical
+                // copy), capped per project.
                 .templates(new DirectoryTemplateStore(
-                        state.path().resolve("templates"), config.data().templates()));
+                        state.path().resolve("templates"),
+                        config.data().templates(),
+                        config.data().physicalCopies(),
+                        config.data().physicalMinDump()));
         if (config.restart().readopt()) {
             builder.readoption(config.secretKeyFile());
         }

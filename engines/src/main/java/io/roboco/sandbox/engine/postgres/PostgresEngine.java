@@ -14,6 +14,7 @@ import io.roboco.sandbox.engine.FeatureUnavailableException;
 import io.roboco.sandbox.engine.Features;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
+import io.roboco.sandbox.engine.PhysicalCopies;
 import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.Probes;
@@ -56,6 +57,7 @@ public final class PostgresEngine implements Engine {
     private static final PoolSeeding SEEDING = new PostgresPoolSeeding();
     private static final Seeds SEEDS = new PostgresSeeds();
     private static final Dumps DUMPS = new PostgresDumps();
+    private static final PhysicalCopies PHYSICAL_COPIES = new PostgresPhysicalCopies();
     private static final Checkpoints CHECKPOINTS = new PostgresCheckpoints();
     private static final SchemaSnapshots SCHEMA_SNAPSHOTS = new PostgresSchemaSnapshots();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
@@ -291,6 +293,12 @@ public final class PostgresEngine implements Engine {
     @Override
     public Optional<Dumps> dumps() {
         return Optional.of(DUMPS);
+    }
+
+    /** Physical templates: the stopped server's data directory as a tar stream, written in before a new server starts. */
+    @Override
+    public Optional<PhysicalCopies> physicalCopies() {
+        return Optional.of(PHYSICAL_COPIES);
     }
 
     /** Checkpoints: copies of the agent's database inside its own sandbox ({@code CREATE DATABASE … TEMPLATE}). */

@@ -16,6 +16,7 @@ import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.KnownLengthInput;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -362,6 +363,15 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         if (stdin == null) {
             return run(containerId, user, command, env, null, new FrameCollector(stdout));
         }
+        if (stdin instanceof KnownLengthInput known) { // a file of known length: no spool needed to learn it
+            try (known) {
+                return run(containerId, user, bounded(known.length(), command), env, known, new FrameCollector(stdout));
+            } catch (IOException e) {
+                log.debug("closing the input of exec {}: {}", command, e.getMessage());
+                throw new ContainerRuntimeException(
+                        "exec " + command + " in container " + containerId + ": its input could not be closed", e);
+            }
+        }
         Path spool = null;
         try {
             spool = Files.createTempFile("roboco-exec-stdin", ".spool");
@@ -370,10 +380,8 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     OutputStream file = Files.newOutputStream(spool)) {
                 length = stdin.transferTo(file);
             }
-            List<String> bounded = new ArrayList<>(List.of("sh", "-c", "head -c " + length + " | \"$@\"", "sh"));
-            bounded.addAll(command);
             try (InputStream input = Files.newInputStream(spool)) {
-                return run(containerId, user, bounded, env, input, new FrameCollector(stdout));
+                return run(containerId, user, bounded(length, command), env, input, new FrameCollector(stdout));
             }
         } catch (IOException e) {
             throw new ContainerRuntimeException(
@@ -389,6 +397,13 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                 }
             }
         }
+    }
+
+    /** {@code command} behind {@code head -c length}, which ends its input there. */
+    private static List<String> bounded(long length, List<String> command) {
+        List<String> bounded = new ArrayList<>(List.of("sh", "-c", "head -c " + length + " | \"$@\"", "sh"));
+        bounded.addAll(command);
+        return bounded;
     }
 
     private ExecResult run(
