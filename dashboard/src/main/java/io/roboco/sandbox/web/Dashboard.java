@@ -4,6 +4,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.roboco.sandbox.engine.Printable;
 import io.roboco.sandbox.plugin.ActivityHistory;
+import io.roboco.sandbox.plugin.ClientTokenIssuer;
 import io.roboco.sandbox.plugin.OperatorConsole;
 import java.time.Clock;
 import java.util.Map;
@@ -17,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * <p>Who may use what (routes under {@code /api/} take bearer tokens instead, see TokenAuth):
  * <pre>
  *   anyone       GET /healthz, GET|POST /login, GET /static/{file}
- *   admin        GET /, /sandboxes, /projects, /projects/{id}, /audit, /flags
+ *   admin        GET /, /sandboxes, /projects, /projects/{id}, /audit, /flags, /clients
  *   admin + CSRF POST /logout, /projects, /projects/{id}, /flags/ROBOCO_SANDBOX_DB_ENABLED,
- *                /sandboxes/verify, /sandboxes/{agent}/verify, /sandboxes/{agent}/release
+ *                /sandboxes/verify, /sandboxes/{agent}/verify, /sandboxes/{agent}/release,
+ *                /clients/token, /clients/token/revoke
  * </pre>
  */
 public final class Dashboard {
@@ -34,6 +36,7 @@ public final class Dashboard {
      *
      * @param activity        the server's last hour, a point per minute (the Sandboxes page's chart), or
      *                        {@link ActivityHistory#NONE}
+     * @param clientTokens    what mints and revokes CI jobs' client tokens (the same as the API's routes)
      * @param flagEnvOverride {@code ROBOCO_SANDBOX_DB_ENABLED} from the environment, or null
      * @param adminToken      the token that signs an operator in
      */
@@ -41,6 +44,7 @@ public final class Dashboard {
             Javalin app,
             OperatorConsole console,
             ActivityHistory activity,
+            ClientTokenIssuer clientTokens,
             Boolean flagEnvOverride,
             String adminToken,
             Clock clock) {
@@ -57,6 +61,7 @@ public final class Dashboard {
         new ProjectPages(console, templates).register(app);
         new AuditPages(console, templates).register(app);
         new FlagPages(console, flagEnvOverride, templates).register(app);
+        new ClientPages(clientTokens, templates).register(app);
         // A browser that mistypes a page address gets a page; /api/ paths and other clients keep the JSON 404.
         app.error(404, "html", ctx -> {
             if (!ctx.path().startsWith("/api/")) {

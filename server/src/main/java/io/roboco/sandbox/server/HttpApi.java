@@ -93,7 +93,14 @@ final class HttpApi implements PluginExtension {
                 new ClientRoutes(clientTokens),
                 new OpsRoutes(doctor, metrics),
                 mcp::mount);
-        Dashboard.register(app, plugin.console(), metrics, config.dbEnabledOverride(), tokens.admin(), context.clock());
+        Dashboard.register(
+                app,
+                plugin.console(),
+                metrics,
+                clientTokens,
+                config.dbEnabledOverride(),
+                tokens.admin(),
+                context.clock());
         if (!config.loopbackOnly()) {
             log.warn(
                     "ROBOCO_SANDBOX_BIND={}: the API and dashboard listen beyond this machine over plain HTTP (no TLS); tokens and "

@@ -7,7 +7,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Libraries that log whole requests at DEBUG, and what those requests carry: docker-java and its HTTP client log
  * every exec request with its environment (a clone seed's {@code PGPASSWORD}, the admin credential an activation
- * runs with) and every wire byte; the MCP SDK quotes whole messages (tool results carry credentials). Our own code
+ * runs with) and every wire byte; the MCP SDK quotes whole messages (tool results carry credentials); Jetty's
+ * request parser and its channel log every request header, a caller's {@code Authorization: Bearer} token and the
+ * dashboard's session cookie included. Our own code
  * never logs a secret at any level, but these would. A server whose logging turns any of them to DEBUG would write
  * secrets to its log, so it does not start, and says which logger and what to set.
  */
@@ -17,7 +19,9 @@ public final class SecretSafeLogging {
             "com.github.dockerjava",
             "org.apache.hc.client5.http.wire",
             "org.apache.hc.client5.http.headers",
-            "io.modelcontextprotocol");
+            "io.modelcontextprotocol",
+            "org.eclipse.jetty.http.HttpParser",
+            "org.eclipse.jetty.server.HttpChannel");
 
     private SecretSafeLogging() {}
 

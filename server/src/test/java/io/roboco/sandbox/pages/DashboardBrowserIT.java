@@ -363,8 +363,47 @@ class DashboardBrowserIT {
         }
     }
 
+    /**
+     * An operator mints a CI job's client token on the Clients page: shown once in its field, it works on the API
+     * (its owner's sandboxes, 403 on flags), a reload no longer shows it, a bad owner is refused in the API's words,
+     * and the Revoke button stops it. The screenshot is taken with the field masked, so no token is in a file.
+     */
     @Test
     @Order(11)
+    void aClientTokenMintedOnTheClientsPageIsShownOnceAndRevocable() {
+        browser.clickAndWait("nav a[href='/clients']");
+        browser.find("#client-owner").sendKeys("dev-1");
+        browser.clickAndWait("#mint-token");
+        assertThat(browser.text("#flash"))
+                .contains("No token minted")
+                .contains("a client token is for an operator-side owner");
+        assertThat(browser.has("#minted-token")).isFalse();
+        browser.screenshot("09a-clients-refused-owner");
+
+        browser.find("#client-owner").clear();
+        browser.find("#client-owner").sendKeys("job:browser-ci");
+        browser.clickAndWait("#mint-token");
+        String token = browser.find("#minted-token").getAttribute("value");
+        assertThat(token).startsWith("rbxc_");
+        assertThat(browser.text("#copy-hint")).contains("Copy it now").contains("shown only this once");
+        assertThat(api.json("GET", "/api/sandboxes", token, null).status()).isEqualTo(200);
+        assertThat(api.json("GET", "/api/flags", token, null).status()).isEqualTo(403);
+        browser.script("document.getElementById('minted-token').value = 'rbxc_' + '\u2022'.repeat(43);");
+        browser.screenshot("09b-clients-minted-masked");
+
+        browser.open("/clients");
+        assertThat(browser.driver.getPageSource()).doesNotContain(token);
+        assertThat(browser.text("#clients")).contains("job:browser-ci");
+        browser.clickAndWait("#revoke-job-browser-ci");
+        assertThat(browser.text("#flash")).contains("Revoked the client token of job:browser-ci");
+        assertThat(browser.has("#clients")).isFalse();
+        browser.screenshot("09c-clients-revoked");
+        assertThat(api.json("GET", "/api/sandboxes", token, null).status()).isIn(401, 403);
+        assertThat(api.json("GET", "/api/audit", ADMIN, null).body()).doesNotContain(token);
+    }
+
+    @Test
+    @Order(12)
     void signingOutEndsTheSession() {
         browser.clickAndWait("#sign-out");
         assertThat(browser.path()).isEqualTo("/login");

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 class DashboardPagesTest {
     static final String API = ApiClient.API_TOKEN;
     static final String ADMIN = ApiClient.ADMIN_TOKEN;
-    static final List<String> PAGES = List.of("/", "/sandboxes", "/projects", "/projects/shop", "/audit", "/flags");
+    static final List<String> PAGES =
+            List.of("/", "/sandboxes", "/projects", "/projects/shop", "/audit", "/flags", "/clients");
 
     @TempDir
     Path dir;

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.server.http;
 
+import io.roboco.sandbox.plugin.ClientTokenIssuer;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.Owner;
 import io.roboco.sandbox.settings.ClientToken;
@@ -10,15 +11,19 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * Client tokens: one per operator-side owner (a CI job, {@code job:<name>}), 256 random bits, shown once when minted
  * and kept only as a SHA-256 digest. A client token reaches only its owner's sandboxes ({@link ClientScope}). Minting
- * again replaces the owner's token; revoking deletes it; either way the old one stops at once.
+ * again replaces the owner's token; revoking deletes it; either way the old one stops at once. The API's routes
+ * ({@link ClientRoutes}), the CLI (through them) and the dashboard's Clients page (as its {@link ClientTokenIssuer})
+ * all mint and revoke here.
  */
-public final class ClientTokens {
+public final class ClientTokens implements ClientTokenIssuer {
     /** Every client token starts so, which lets secret scanners find leaked ones. */
     static final String PREFIX = "rbxc_";
 
@@ -33,7 +38,8 @@ public final class ClientTokens {
     }
 
     /** A fresh token for {@code owner}; its earlier one stops working. */
-    String mint(Owner owner) {
+    @Override
+    public String mint(Owner owner) {
         requireJob(owner);
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
@@ -51,9 +57,17 @@ public final class ClientTokens {
     }
 
     /** True when the owner had a token. */
-    boolean revoke(Owner owner) {
+    @Override
+    public boolean revoke(Owner owner) {
         requireJob(owner);
         return store.deleteClientToken(owner.value());
+    }
+
+    @Override
+    public List<ClientToken> issued() {
+        return store.clientTokens().stream()
+                .sorted(Comparator.comparing(ClientToken::owner))
+                .toList();
     }
 
     private static void requireJob(Owner owner) {
