@@ -30,6 +30,7 @@ import io.roboco.sandbox.runtime.StartedContainer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -365,11 +367,21 @@ public final class DockerContainerRuntime implements ContainerRuntime {
         }
         if (stdin instanceof KnownLengthInput known) { // a file of known length: no spool needed to learn it
             try (known) {
-                return run(containerId, user, bounded(known.length(), command), env, known, new FrameCollector(stdout));
+                Path socket = unixSocket();
+                return socket != null
+                        ? runOnSocket(socket, containerId, user, command, env, known, stdout)
+                        : run(
+                                containerId,
+                                user,
+                                bounded(known.length(), command),
+                                env,
+                                known,
+                                new FrameCollector(stdout));
             } catch (IOException e) {
-                log.debug("closing the input of exec {}: {}", command, e.getMessage());
                 throw new ContainerRuntimeException(
-                        "exec " + command + " in container " + containerId + ": its input could not be closed", e);
+                        "exec " + command + " in container " + containerId + ": its input could not be read or closed ("
+                                + e.getMessage() + ")",
+                        e);
             }
         }
         Path spool = null;
@@ -396,6 +408,65 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     log.debug("could not delete {}: {}", spool, e.getMessage());
                 }
             }
+        }
+    }
+
+    /** The daemon's Unix socket, when it is reached through one; null otherwise (tcp). */
+    private Path unixSocket() {
+        String host = dockerHost == null ? "" : dockerHost;
+        return host.startsWith("unix://") ? Path.of(URI.create(host).getPath()) : null;
+    }
+
+    /**
+     * A large input of known length fed on the daemon's socket directly ({@link SocketExecInput}: 256 KB writes and a
+     * half-close that ends the command's input, where docker-java writes 1 KB at a time), stdout streamed to
+     * {@code stdout}; the exec is created and its exit code read through docker-java.
+     */
+    private ExecResult runOnSocket(
+            Path socket,
+            String containerId,
+            String user,
+            List<String> command,
+            Map<String, String> env,
+            InputStream stdin,
+            OutputStream stdout) {
+        String what = "exec " + command + " in container " + containerId + (user == null ? "" : " as " + user);
+        try {
+            List<String> envList = new ArrayList<>();
+            env.forEach((k, v) -> envList.add(k + "=" + v));
+            var create = client.execCreateCmd(containerId)
+                    .withCmd(command.toArray(String[]::new))
+                    .withEnv(envList)
+                    .withAttachStdin(true)
+                    .withAttachStdout(true)
+                    .withAttachStderr(true);
+            String execId =
+                    (user == null ? create : create.withUser(user)).exec().getId();
+            String stderr = SocketExecInput.run(socket, execId, stdin, stdout, execTimeout);
+            for (int i = 0;
+                    ;
+                    i++) { // the stream ends as the command exits; the daemon may record its code a moment later
+                Long exitCode = client.inspectExecCmd(execId).exec().getExitCodeLong();
+                if (exitCode != null) {
+                    return new ExecResult(exitCode.intValue(), "", stderr);
+                }
+                if (i == 100) {
+                    throw new ContainerRuntimeException(what + " finished but Docker reported no exit code");
+                }
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ContainerRuntimeException(what + " interrupted", e);
+        } catch (TimeoutException e) {
+            throw new ContainerRuntimeException(what + " did not finish within " + execTimeout.toSeconds() + " s", e);
+        } catch (IOException e) {
+            throw new ContainerRuntimeException(
+                    what + " failed on the daemon's socket " + socket + ": " + e.getMessage(), e);
+        } catch (NotFoundException | ConflictException e) {
+            throw new ContainerRuntimeException(what + " failed: " + DockerFailures.daemonMessage(e), e);
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, what, e);
         }
     }
 
