@@ -9,6 +9,8 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.HostConfig;
 import io.roboco.sandbox.engine.ContainerSpec;
+import io.roboco.sandbox.engine.ExecResult;
+import io.roboco.sandbox.engine.KnownLengthInput;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -17,6 +19,8 @@ import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
 import io.roboco.sandbox.testkit.ContainerRuntimeContract;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,10 +29,13 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -206,6 +213,31 @@ class DockerContainerRuntimeIT extends ContainerRuntimeContract {
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
             impatient.remove(started.id());
         }
+    }
+
+    @Test
+    void anInputOfKnownLengthReachesTheCommandWholeWithItsOutputAndExitCode() throws Exception {
+        StartedContainer started = docker.start(longRunningRequest(uniqueName("knownlength"), labels()));
+        byte[] input = new byte[3 * 1024 * 1024 + 17]; // over many 256 KB writes, not a multiple of them
+        new Random(23).nextBytes(input);
+        String expected =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(input));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        ExecResult result = docker.execAs(
+                started.id(),
+                "65534:65534",
+                List.of("sh", "-c", "sha256sum | cut -d' ' -f1; echo done >&2; exit 7"),
+                Map.of(),
+                new KnownLengthInput(new ByteArrayInputStream(input), input.length),
+                out);
+
+        assertThat(result.exitCode()).isEqualTo(7);
+        assertThat(result.stderr().strip()).isEqualTo("done");
+        assertThat(out.toString(StandardCharsets.UTF_8).strip())
+                .as("the command read the whole input, once")
+                .isEqualTo(expected);
+        docker.remove(started.id());
     }
 
     @Test
