@@ -83,6 +83,11 @@ final class Api {
                 send("POST", "/api/agents/" + agent + "/token", apiToken, null).get("token");
     }
 
+    /** {@code GET /healthz} (no token needed): the network floor of a request on this client. */
+    Map<String, Object> healthz() throws IOException, InterruptedException {
+        return send("GET", "/healthz", null, null);
+    }
+
     int port() {
         return port;
     }
@@ -116,10 +121,12 @@ final class Api {
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofMinutes(10))
-                .header("Authorization", "Bearer " + token)
                 .method(
                         method,
                         body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
         if (body != null) {
             b.header("Content-Type", "application/json");
         }

@@ -25,6 +25,33 @@ final class Machine {
         }
     }
 
+    /** The host's CPU time so far, all cores ({@code /proc/stat}'s first line), busy and in all. */
+    record CpuTimes(long busy, long total) {
+        /** Share of the host's CPU time spent busy since {@code before} (0-1; NaN when unknown). */
+        double busyShareSince(CpuTimes before) {
+            long total = this.total - before.total;
+            return total <= 0 ? Double.NaN : (double) (busy - before.busy) / total;
+        }
+    }
+
+    static CpuTimes cpuTimes() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < f.length && i <= 8; i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]); // idle + iowait
+            return new CpuTimes(total - idle, total);
+        } catch (IOException | RuntimeException e) {
+            return new CpuTimes(0, 0);
+        }
+    }
+
+    static int cores() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
     static void requireImages(Collection<String> images) {
         for (String image : images) {
             if (!run(List.of("docker", "image", "inspect", "-f", "{{.Id}}", image))

@@ -19,6 +19,7 @@ final class Report {
     }
 
     private final Runner runner;
+    private final Burst burst;
     private final Bench.Options options;
     private final String runId;
     private final Instant started;
@@ -27,8 +28,9 @@ final class Report {
     /** Keys other benches add to summary.json as they are ({@link TemplateBench#summary}). */
     private final Map<String, Object> extra = new LinkedHashMap<>();
 
-    Report(Runner runner, Bench.Options options, String runId, Instant started, String loadAtEnd) {
+    Report(Runner runner, Burst burst, Bench.Options options, String runId, Instant started, String loadAtEnd) {
         this.runner = runner;
+        this.burst = burst;
         this.options = options;
         this.runId = runId;
         this.started = started;
@@ -60,6 +62,39 @@ final class Report {
         add("mcp_cache_hit_p50_ms", s.get("cache_hit_postgres_mcp").median(), 15, "ms");
         add("pool_claim_p50_ms", s.get("pool_claim_postgres").median(), 100, "ms");
         add("seeded_pool_claim_p50_ms", s.get("seeded_pool_claim_postgres").median(), 60, "ms");
+        densityTargets(s, slowestRaw);
+    }
+
+    /** Issue 21's ratios: bursts against their floor, claims against a raw start, hits against the network floor. */
+    private void densityTargets(Map<String, Samples> s, double slowestRaw) {
+        double rawPostgres = s.get("raw_postgres").median();
+        double rawSum =
+                rawPostgres + s.get("raw_redis").median() + s.get("raw_mongo").median();
+        double httpFloor = s.get("http_floor").median();
+        Burst.Figures b100 = burst.bursts.get("postgres_100");
+        add(
+                "burst_postgres_100_wall_vs_floor",
+                b100 == null ? Double.NaN : b100.wallMs() / (100 * rawPostgres / Machine.cores()),
+                1.3,
+                "x");
+        add("burst_postgres_100_p50_vs_wall", b100 == null ? Double.NaN : b100.p50Ms() / b100.wallMs(), 0.6, "x");
+        Burst.Figures pool20 = burst.bursts.get("postgres_20_pool");
+        add(
+                "burst_postgres_20_pool_p50_vs_pool_claim",
+                pool20 == null
+                        ? Double.NaN
+                        : pool20.p50Ms() / s.get("pool_claim_postgres").median(),
+                3,
+                "x");
+        add(
+                "full_set_vs_floor",
+                s.get("cold_full_set").median() / Math.max(slowestRaw, rawSum / Machine.cores()),
+                1.25,
+                "x");
+        add("pool_claim_vs_raw", s.get("pool_claim_postgres").median() / rawPostgres, 0.05, "x");
+        add("seeded_pool_claim_vs_raw", s.get("seeded_pool_claim_postgres").median() / rawPostgres, 0.07, "x");
+        add("cache_hit_vs_http_floor", s.get("cache_hit_postgres").median() / httpFloor, 3, "x");
+        add("mcp_cache_hit_vs_http_floor", s.get("cache_hit_postgres_mcp").median() / httpFloor, 6, "x");
     }
 
     /** Adds {@code more} to summary.json beside this report's keys. */
@@ -68,7 +103,10 @@ final class Report {
     }
 
     private void add(String key, double value, double limit, String unit) {
-        targets.put(key, new Target(key, Math.round(value * 1000) / 1000.0, limit, unit));
+        // NaN (a contender this run did not measure, e.g. with --only) stays NaN: it is MISSED, never a 0 that is MET.
+        targets.put(
+                key,
+                new Target(key, Double.isNaN(value) ? Double.NaN : Math.round(value * 1000) / 1000.0, limit, unit));
     }
 
     void print(PrintStream out) {
@@ -109,6 +147,22 @@ final class Report {
                 f.get("p95_ms"),
                 f.get("max_ms"),
                 f.get("wall_ms")));
+        burst.bursts
+                .values()
+                .forEach(f -> out.printf(
+                        "burst %-18s %s/%s served; p50 %s ms, p95 %s ms, max %s ms, wall %s ms, floor %s ms (%s x), queue peak %s,"
+                                + " CPU busy %s%n",
+                        f.key(),
+                        f.json().get("served"),
+                        f.json().get("agents"),
+                        f.json().get("median_ms"),
+                        f.json().get("p95_ms"),
+                        f.json().get("max_ms"),
+                        f.json().get("wall_ms"),
+                        f.json().get("floor_ms"),
+                        f.json().get("wall_vs_floor"),
+                        f.json().get("start_queue_peak"),
+                        f.json().get("cpu_busy_share")));
         out.println("idle sandbox memory (MiB, docker stats): " + runner.memoryMib);
         out.println("load average at end: " + loadAtEnd);
     }
@@ -170,6 +224,11 @@ final class Report {
         runner.samples.forEach((name, s) -> contenders.put(name, s.asJson()));
         json.put("contenders", contenders);
         json.put("scale", runner.scale);
+        Map<String, Object> bursts = new LinkedHashMap<>();
+        burst.bursts.forEach((key, f) -> bursts.put(key, f.json()));
+        json.put("burst", bursts);
+        json.put("http_floor_p50_ms", Samples.round(all.get("http_floor").median()));
+        json.put("cores", Machine.cores());
         json.put("idle_memory_mib", runner.memoryMib);
         json.putAll(extra);
         Map<String, Object> run = new LinkedHashMap<>();
@@ -180,6 +239,7 @@ final class Report {
         run.put("counted_rounds", options.rounds());
         run.put("cache_hits_per_round", options.hits());
         run.put("load_average_at_end", loadAtEnd);
+        run.put("only", options.only());
         json.put("run", run);
         Files.createDirectories(file.toAbsolutePath().getParent());
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), json);

@@ -70,7 +70,8 @@ final class Runner {
                 "pool_claim_postgres",
                 "seeded_pool_claim_postgres",
                 "seed_at_claim_postgres",
-                "seed_at_cold_start_postgres")) {
+                "seed_at_cold_start_postgres",
+                "http_floor")) {
             samples.put(name, new Samples(name));
         }
         for (String engine : List.of("postgres", "redis", "mongo")) {
@@ -105,6 +106,7 @@ final class Runner {
         contenders.add(new Contender(
                 "seed_at_cold_start_postgres",
                 counted -> cold("seeded", "seed_at_cold_start_postgres", null, counted)));
+        contenders.add(new Contender("http_floor", this::httpFloor));
         if (!options.only().isEmpty()) {
             contenders.removeIf(c -> !options.only().contains(c.name()));
         }
@@ -195,6 +197,22 @@ final class Runner {
                 }
             }
         }
+    }
+
+    /**
+     * The network floor (issue 21): {@code GET /healthz} on the server the cache hits are measured on, over the same
+     * client, as many times a round as there are cache hits; the last one is what the round line shows.
+     */
+    private void httpFloor(boolean counted) throws Exception {
+        Api api = servers.coldApi;
+        double ms = Double.NaN;
+        for (int i = 0; i < options.hits(); i++) {
+            ms = Bench.time(api::healthz);
+            if (counted) {
+                samples.get("http_floor").add(ms);
+            }
+        }
+        last.set(ms);
     }
 
     /** A fresh agent's request_sandbox on the pooled server, a claim when a ready container waits; then refill (not timed). */

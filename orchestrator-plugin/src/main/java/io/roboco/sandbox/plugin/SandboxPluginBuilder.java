@@ -72,6 +72,9 @@ public final class SandboxPluginBuilder {
     private final Map<String, String> images = new TreeMap<>();
     private NetworkMode network = NetworkMode.host();
     private Duration readyTimeout;
+    private Integer concurrentStarts;
+    private Integer startQueuePerOwner;
+    private Duration startQueueWait;
     private Boolean featureFlag;
     private OrchestratorHandle handle = OrchestratorHandle.running();
     private Clock clock = Clock.systemUTC();
@@ -148,6 +151,25 @@ public final class SandboxPluginBuilder {
     /** Bound on waiting for one service to become ready (default 30 s). */
     public SandboxPluginBuilder readyTimeout(Duration timeout) {
         this.readyTimeout = Objects.requireNonNull(timeout, "readyTimeout");
+        return this;
+    }
+
+    /**
+     * Containers starting and becoming ready at once (default twice the host's cores, at least 4); more wait their turn
+     * in a queue, first come first served ({@link io.roboco.sandbox.provision.StartQueue}).
+     */
+    public SandboxPluginBuilder concurrentStarts(int starts) {
+        this.concurrentStarts = starts;
+        return this;
+    }
+
+    /**
+     * The start queue's bounds: starts one owner may have waiting (default 8), and how long a start may wait for its
+     * turn (default 120 s) before it fails retryably with its position and an estimate.
+     */
+    public SandboxPluginBuilder startQueue(int perOwner, Duration wait) {
+        this.startQueuePerOwner = perOwner;
+        this.startQueueWait = Objects.requireNonNull(wait, "wait");
         return this;
     }
 
@@ -387,6 +409,12 @@ public final class SandboxPluginBuilder {
                 .withNetwork(network);
         if (maxLimits != null) {
             settings = settings.withMaxLimits(maxLimits);
+        }
+        if (concurrentStarts != null) {
+            settings = settings.withConcurrentStarts(concurrentStarts);
+        }
+        if (startQueueWait != null) {
+            settings = settings.withStartQueue(startQueuePerOwner, startQueueWait);
         }
         return readyTimeout == null ? settings : settings.withReadyTimeout(readyTimeout);
     }

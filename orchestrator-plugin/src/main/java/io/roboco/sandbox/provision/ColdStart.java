@@ -20,7 +20,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
 import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -61,8 +60,11 @@ final class ColdStart {
     private static final Logger log = LoggerFactory.getLogger(ColdStart.class);
 
     private final IntSupplier ports;
-    /** Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served. */
-    private final Semaphore starts;
+    /**
+     * Admission to start + readiness ({@link ProvisionSettings#concurrentStarts}), first come first served across
+     * owners, bounded per owner and in time ({@link StartQueue}).
+     */
+    private final StartQueue starts;
 
     ColdStart(
             ContainerRuntime runtime,
@@ -93,7 +95,8 @@ final class ColdStart {
         this.ledger = ledger;
         this.containers = containers;
         this.diagnosis = diagnosis;
-        this.starts = new Semaphore(settings.concurrentStarts(), true);
+        this.starts =
+                new StartQueue(settings.concurrentStarts(), settings.startQueuePerOwner(), settings.startQueueWait());
     }
 
     /** Starts {@code engine} on {@code choice}'s image with {@code limits} for {@code agent} (or the pool) and waits until it is ready. */
@@ -137,8 +140,9 @@ final class ColdStart {
             UnaryOperator<ContainerSpec> specOf,
             BeforeReady beforeReady)
             throws ProvisionException {
+        StartQueue.Turn turn;
         try {
-            starts.acquire();
+            turn = starts.await(agent, StartDiagnosis.what(engine, agent));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProvisionException(
@@ -169,8 +173,13 @@ final class ColdStart {
                 }
             }
         } finally {
-            starts.release();
+            turn.close();
         }
+    }
+
+    /** The start admission's queue. */
+    StartQueue queue() {
+        return starts;
     }
 
     /** One try at starting a container: its credentials, port, name and run request. */

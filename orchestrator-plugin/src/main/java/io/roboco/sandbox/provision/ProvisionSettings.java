@@ -31,6 +31,10 @@ import java.util.TreeMap;
  *                    (default twice the cores, at least 4). On a 2-core machine 20 Postgres containers started
  *                    together all share the CPU and all finish last; admitted a few at a time, the first are
  *                    ready in a second and the storm of readiness probes does not starve the daemon.
+ * @param startQueuePerOwner starts one owner (agent, named sandbox's owner, the warm pool) may have waiting for a turn
+ *                    (default 8); one more is a retryable failure at once, so one owner cannot fill the queue
+ * @param startQueueWait how long a start may wait for its turn (default 120 s); then a retryable failure naming its
+ *                    position in the queue and an estimate of the wait left ({@link StartQueue})
  */
 public record ProvisionSettings(
         String instanceId,
@@ -41,7 +45,9 @@ public record ProvisionSettings(
         Limits maxLimits,
         Duration readyTimeout,
         Duration pollGap,
-        int concurrentStarts) {
+        int concurrentStarts,
+        int startQueuePerOwner,
+        Duration startQueueWait) {
     public ProvisionSettings {
         Objects.requireNonNull(instanceId, "instanceId");
         if (!ProjectId.SHAPE.matches(instanceId)) { // an instance id is written like a project id
@@ -67,6 +73,14 @@ public record ProvisionSettings(
         if (concurrentStarts < 1) {
             throw new IllegalArgumentException("concurrent starts must be at least 1, was " + concurrentStarts);
         }
+        if (startQueuePerOwner < 1) {
+            throw new IllegalArgumentException(
+                    "starts waiting per owner must be at least 1, was " + startQueuePerOwner);
+        }
+        Objects.requireNonNull(startQueueWait, "startQueueWait");
+        if (startQueueWait.isNegative() || startQueueWait.isZero()) {
+            throw new IllegalArgumentException("the start queue's wait must be positive, was " + startQueueWait);
+        }
     }
 
     public static ProvisionSettings defaults(String instanceId) {
@@ -79,7 +93,19 @@ public record ProvisionSettings(
                 Limits.operatorMaximums(),
                 Duration.ofSeconds(30),
                 Duration.ofMillis(25),
-                Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+                defaultConcurrentStarts(),
+                DEFAULT_START_QUEUE_PER_OWNER,
+                DEFAULT_START_QUEUE_WAIT);
+    }
+
+    /** Starts one owner may have waiting by default. */
+    public static final int DEFAULT_START_QUEUE_PER_OWNER = 8;
+    /** How long a start waits for its turn by default. */
+    public static final Duration DEFAULT_START_QUEUE_WAIT = Duration.ofSeconds(120);
+
+    /** Twice this host's cores, at least 4. */
+    public static int defaultConcurrentStarts() {
+        return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     }
 
     /** The server's configured default image of {@code engine}. */
@@ -133,7 +159,9 @@ public record ProvisionSettings(
                 maxLimits,
                 readyTimeout,
                 pollGap,
-                concurrentStarts);
+                concurrentStarts,
+                startQueuePerOwner,
+                startQueueWait);
     }
 
     /** Images per engine and major, e.g. {@code {postgres={17=roboco-sandbox/postgres:17}}}. */
@@ -147,7 +175,9 @@ public record ProvisionSettings(
                 maxLimits,
                 readyTimeout,
                 pollGap,
-                concurrentStarts);
+                concurrentStarts,
+                startQueuePerOwner,
+                startQueueWait);
     }
 
     public ProvisionSettings withNetwork(NetworkMode newNetwork) {
@@ -160,22 +190,70 @@ public record ProvisionSettings(
                 maxLimits,
                 readyTimeout,
                 pollGap,
-                concurrentStarts);
+                concurrentStarts,
+                startQueuePerOwner,
+                startQueueWait);
     }
 
     public ProvisionSettings withConcurrentStarts(int starts) {
         return new ProvisionSettings(
-                instanceId, images, majorImages, network, limits, maxLimits, readyTimeout, pollGap, starts);
+                instanceId,
+                images,
+                majorImages,
+                network,
+                limits,
+                maxLimits,
+                readyTimeout,
+                pollGap,
+                starts,
+                startQueuePerOwner,
+                startQueueWait);
     }
 
     /** The operator's maximums a project's {@code sandbox_limits} may reach (default {@link Limits#operatorMaximums()}). */
     public ProvisionSettings withMaxLimits(Limits maximums) {
         return new ProvisionSettings(
-                instanceId, images, majorImages, network, limits, maximums, readyTimeout, pollGap, concurrentStarts);
+                instanceId,
+                images,
+                majorImages,
+                network,
+                limits,
+                maximums,
+                readyTimeout,
+                pollGap,
+                concurrentStarts,
+                startQueuePerOwner,
+                startQueueWait);
     }
 
     public ProvisionSettings withReadyTimeout(Duration timeout) {
         return new ProvisionSettings(
-                instanceId, images, majorImages, network, limits, maxLimits, timeout, pollGap, concurrentStarts);
+                instanceId,
+                images,
+                majorImages,
+                network,
+                limits,
+                maxLimits,
+                timeout,
+                pollGap,
+                concurrentStarts,
+                startQueuePerOwner,
+                startQueueWait);
+    }
+
+    /** The start queue's bounds: starts one owner may have waiting, and how long one may wait ({@link StartQueue}). */
+    public ProvisionSettings withStartQueue(int perOwner, Duration wait) {
+        return new ProvisionSettings(
+                instanceId,
+                images,
+                majorImages,
+                network,
+                limits,
+                maxLimits,
+                readyTimeout,
+                pollGap,
+                concurrentStarts,
+                perOwner,
+                wait);
     }
 }

@@ -181,6 +181,11 @@ public final class ServiceProvisioner {
         return settings;
     }
 
+    /** The start admission every cold start and pool refill passes ({@link StartQueue}): its numbers for metrics. */
+    public StartQueue startQueue() {
+        return coldStart.queue();
+    }
+
     public ContainerRuntime runtime() {
         return runtime;
     }

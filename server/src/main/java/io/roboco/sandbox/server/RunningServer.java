@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server;
 
 import io.roboco.sandbox.janitor.SweepReport;
+import io.roboco.sandbox.provision.StartQueue;
 import java.util.Map;
 
 /** A started server: where it listens, and how to stop it (idempotent; tears down live sandboxes). */
@@ -16,6 +17,9 @@ public interface RunningServer extends AutoCloseable {
      * project's pool (when {@code ROBOCO_SANDBOX_POOL_SEEDED} is set); empty when no pool is configured.
      */
     Map<String, Integer> poolIdle();
+
+    /** The container-start admission every cold start and pool refill passes: in flight, waiting, peak, timed out. */
+    StartQueue startQueue();
 
     /**
      * Runs one janitor sweep now, exactly as a tick does (logged; audited when it is the startup sweep or

@@ -7,6 +7,7 @@ import io.roboco.sandbox.janitor.SweepReport;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.mcp.McpBridge;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.provision.StartQueue;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.server.config.BridgeSettings;
 import io.roboco.sandbox.server.config.ConfigException;
@@ -237,6 +238,11 @@ public final class SandboxServer {
         @Override
         public Map<String, Integer> poolIdle() {
             return SandboxServer.poolIdle(plugin.manager());
+        }
+
+        @Override
+        public StartQueue startQueue() {
+            return plugin.manager().provisioner().startQueue();
         }
 
         @Override

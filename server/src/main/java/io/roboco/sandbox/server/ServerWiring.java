@@ -69,11 +69,17 @@ final class ServerWiring {
                 .withMajorImages(config.majorImages())
                 .withNetwork(config.network())
                 .withReadyTimeout(config.readyTimeout())
-                .withMaxLimits(config.maxLimits());
+                .withMaxLimits(config.maxLimits())
+                .withConcurrentStarts(config.lifecycle().starts().effectiveConcurrentStarts())
+                .withStartQueue(
+                        config.lifecycle().starts().perOwner(),
+                        config.lifecycle().starts().maxWait());
     }
 
     private static void lifecycle(SandboxPluginBuilder builder, LifecycleConfig limits) {
         builder.lifetimes(limits.ttlDefault(), limits.ttlMax()).maxSandboxesPerOwner(limits.maxPerOwner());
+        builder.concurrentStarts(limits.starts().effectiveConcurrentStarts())
+                .startQueue(limits.starts().perOwner(), limits.starts().maxWait());
         if (limits.maxContainers() != null) {
             builder.maxContainers(limits.maxContainers());
         }

@@ -14,12 +14,19 @@ import java.util.Map;
  *                       null to derive it from the Docker host's memory at start
  * @param auditRetention {@code ROBOCO_SANDBOX_AUDIT_RETENTION} (30d): audit records (and deleted sandbox records)
  *                       older than this are pruned by the janitor
+ * @param starts         admission at the container-start seam under a burst ({@link StartQueueSettings})
  */
 public record LifecycleConfig(
-        Duration ttlDefault, Duration ttlMax, int maxPerOwner, Integer maxContainers, Duration auditRetention) {
+        Duration ttlDefault,
+        Duration ttlMax,
+        int maxPerOwner,
+        Integer maxContainers,
+        Duration auditRetention,
+        StartQueueSettings starts) {
     public static final int DEFAULT_MAX_PER_OWNER = 3;
 
     public LifecycleConfig {
+        starts = starts == null ? StartQueueSettings.defaults() : starts;
         if (ttlDefault.compareTo(ttlMax) > 0) {
             throw new ConfigException("ROBOCO_SANDBOX_TTL_DEFAULT (" + DurationText.format(ttlDefault)
                     + ") must not exceed ROBOCO_SANDBOX_TTL_MAX ("
@@ -37,7 +44,7 @@ public record LifecycleConfig(
 
     public static LifecycleConfig defaults() {
         return new LifecycleConfig(
-                Duration.ofHours(4), Duration.ofHours(24), DEFAULT_MAX_PER_OWNER, null, Duration.ofDays(30));
+                Duration.ofHours(4), Duration.ofHours(24), DEFAULT_MAX_PER_OWNER, null, Duration.ofDays(30), null);
     }
 
     static LifecycleConfig fromEnv(Map<String, String> env) {
@@ -50,22 +57,27 @@ public record LifecycleConfig(
                                 || env.get("ROBOCO_SANDBOX_MAX_CONTAINERS").isBlank()
                         ? null
                         : EnvValues.number(env, "ROBOCO_SANDBOX_MAX_CONTAINERS", 0),
-                EnvValues.duration(env, "ROBOCO_SANDBOX_AUDIT_RETENTION", d.auditRetention()));
+                EnvValues.duration(env, "ROBOCO_SANDBOX_AUDIT_RETENTION", d.auditRetention()),
+                StartQueueSettings.fromEnv(env));
     }
 
     public LifecycleConfig withTtls(Duration newDefault, Duration newMax) {
-        return new LifecycleConfig(newDefault, newMax, maxPerOwner, maxContainers, auditRetention);
+        return new LifecycleConfig(newDefault, newMax, maxPerOwner, maxContainers, auditRetention, starts);
     }
 
     public LifecycleConfig withMaxPerOwner(int max) {
-        return new LifecycleConfig(ttlDefault, ttlMax, max, maxContainers, auditRetention);
+        return new LifecycleConfig(ttlDefault, ttlMax, max, maxContainers, auditRetention, starts);
     }
 
     public LifecycleConfig withMaxContainers(Integer max) {
-        return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, max, auditRetention);
+        return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, max, auditRetention, starts);
     }
 
     public LifecycleConfig withAuditRetention(Duration retention) {
-        return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, maxContainers, retention);
+        return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, maxContainers, retention, starts);
+    }
+
+    public LifecycleConfig withStarts(StartQueueSettings newStarts) {
+        return new LifecycleConfig(ttlDefault, ttlMax, maxPerOwner, maxContainers, auditRetention, newStarts);
     }
 }

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server.health;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -17,6 +18,7 @@ import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxEvents;
 import io.roboco.sandbox.pool.WarmPool;
+import io.roboco.sandbox.provision.StartQueue;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,6 +42,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * roboco_sandbox_pool_idle_containers{engine=…}             ready warm-pool containers
  * roboco_sandbox_pool_seeded_idle_containers                ready seeded warm-pool containers, all seeded projects
  * roboco_sandbox_capacity_used_containers / _max_containers the capacity gauge (pool included)
+ * roboco_sandbox_starts_in_flight / _start_queue_waiting   container starts holding a turn / waiting for one
+ * roboco_sandbox_start_queue_peak_waiting                  most starts waiting at once (since start or a bench's reset)
+ * roboco_sandbox_start_queue_timed_out_total / _refused_total starts that waited too long / whose owner had too many waiting
  * </pre>
  *
  * <p>It also keeps the last hour, a point per minute ({@link ActivityHistory}, a ring of 60 minutes): the live
@@ -114,6 +119,37 @@ public final class SandboxMetrics implements SandboxEvents, PluginExtension, Act
                 .register(registry);
         Gauge.builder("roboco.sandbox.capacity.max.containers", capacity, c -> c.limited() ? c.max() : Double.NaN)
                 .description("ROBOCO_SANDBOX_MAX_CONTAINERS (derived from the host's memory when unset)")
+                .register(registry);
+        StartQueue starts = manager.provisioner().startQueue();
+        Gauge.builder(
+                        "roboco.sandbox.starts.in.flight",
+                        starts,
+                        q -> q.snapshot().inFlight())
+                .description("container starts holding a turn (ROBOCO_SANDBOX_CONCURRENT_STARTS at most)")
+                .register(registry);
+        Gauge.builder(
+                        "roboco.sandbox.start.queue.waiting",
+                        starts,
+                        q -> q.snapshot().waiting())
+                .description("container starts waiting for a turn")
+                .register(registry);
+        Gauge.builder(
+                        "roboco.sandbox.start.queue.peak.waiting",
+                        starts,
+                        q -> q.snapshot().peakWaiting())
+                .description("most container starts waiting at once")
+                .register(registry);
+        FunctionCounter.builder(
+                        "roboco.sandbox.start.queue.timed.out",
+                        starts,
+                        q -> q.snapshot().timedOut())
+                .description("starts that waited ROBOCO_SANDBOX_START_QUEUE_WAIT and failed retryably")
+                .register(registry);
+        FunctionCounter.builder(
+                        "roboco.sandbox.start.queue.refused",
+                        starts,
+                        q -> q.snapshot().refused())
+                .description("starts refused because their owner had ROBOCO_SANDBOX_START_QUEUE_PER_OWNER waiting")
                 .register(registry);
         this.refreshers = List.of(
                 () -> containers.register(rows(engines, containersByEngine(manager, book)), true),

@@ -1,0 +1,179 @@
+package io.roboco.sandbox.bench;
+
+import io.roboco.sandbox.provision.StartQueue;
+import io.roboco.sandbox.server.RunningServer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Issue 21's burst: N fresh agents ask for their sandbox in the same instant, with and without a warm pool. Each
+ * burst records p50, p95, max and the wall time of all, the start queue's peak (from the server's {@code /metrics}),
+ * the host's load (load average, CPU busy share during the burst) and the floor N × {@code raw_postgres} ÷ cores
+ * measured in the same run. The servers it uses raise the container cap so the burst is timed, not refused.
+ */
+final class Burst {
+    /** One burst's figures, as summary.json has them under {@code burst}. */
+    record Figures(String key, Map<String, Object> json, double wallMs, double p50Ms) {}
+
+    /** Ready containers the pooled burst server keeps (the most a pool may: {@code PoolSizes.MAX_PER_ENGINE}). */
+    static final int POOL_SIZE = 16;
+
+    private final AtomicInteger agents = new AtomicInteger();
+    final Map<String, Figures> bursts = new LinkedHashMap<>();
+
+    /**
+     * Every burst the options ask for: postgres at each size on the server without a pool, the full set at its size,
+     * then postgres at each pool size on a server of its own keeping {@value #POOL_SIZE} ready containers (made for
+     * the bursts and closed after them; the pool is full again before each burst). Floors from this run's raw medians.
+     */
+    void all(Bench.Servers servers, Map<String, Samples> samples, Bench.Options options, ServerFactory pooled)
+            throws Exception {
+        double rawPostgres = samples.get("raw_postgres").median();
+        double rawSet = rawPostgres
+                + samples.get("raw_redis").median()
+                + samples.get("raw_mongo").median();
+        int cores = Machine.cores();
+        for (int n : options.burstSizes()) {
+            run("postgres_" + n, servers.cold, servers.coldApi, "pg", n, n * rawPostgres / cores);
+        }
+        if (options.burstFullSet() > 0) {
+            int n = options.burstFullSet();
+            run("full_set_" + n, servers.cold, servers.coldApi, "full", n, n * rawSet / cores);
+        }
+        if (options.burstPoolSizes().isEmpty()) {
+            return;
+        }
+        try (RunningServer server = pooled.start(POOL_SIZE)) {
+            Api api = new Api(server.port(), Bench.API, Bench.ADMIN);
+            api.project("pg", List.of("postgres"));
+            for (int n : options.burstPoolSizes()) {
+                awaitPool(server, POOL_SIZE);
+                run("postgres_" + n + "_pool", server, api, "pg", n, n * rawPostgres / cores);
+            }
+        }
+    }
+
+    /** Starts a server like the bench's others keeping {@code size} ready Postgres containers. */
+    @FunctionalInterface
+    interface ServerFactory {
+        RunningServer start(int size) throws Exception;
+    }
+
+    private static void awaitPool(RunningServer server, int size) throws InterruptedException {
+        long t0 = System.nanoTime();
+        while (server.poolIdle().getOrDefault("postgres", 0) < size) {
+            if (Bench.since(t0).toSeconds() > 300) {
+                throw new IllegalStateException(
+                        "the burst's warm pool did not fill to " + size + " within 300 s (" + server.poolIdle() + ")");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * {@code n} fresh agents of {@code project} ({@code pg}, {@code full}) request at once on {@code server}; all
+     * released afterwards (not timed). {@code floorMs} is this burst's floor (NaN: none).
+     */
+    Figures run(String key, RunningServer server, Api api, String project, int n, double floorMs) throws Exception {
+        System.out.printf("--> burst %s: %d fresh agents request the %s set at once ...%n", key, n, project);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String agent = "bench-burst-" + key.replace('_', '-') + "-" + agents.incrementAndGet();
+            api.working(agent, project);
+            names.add(agent);
+        }
+        Samples s = new Samples("burst_" + key);
+        ExecutorService threads = Executors.newFixedThreadPool(n);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        AtomicReference<String> firstFailure = new AtomicReference<>();
+        Machine.CpuTimes cpuBefore = Machine.cpuTimes();
+        String loadBefore = Machine.loadAverage();
+        server.startQueue().resetPeak();
+        long t0 = System.nanoTime();
+        for (String agent : names) {
+            futures.add(threads.submit(() -> {
+                go.await();
+                try {
+                    s.add(Bench.time(() -> api.requestSandbox(agent)));
+                } catch (Exception e) {
+                    s.failed();
+                    firstFailure.compareAndSet(null, agent + ": " + e.getMessage());
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> f : futures) {
+            f.get();
+        }
+        double wall = Bench.since(t0).toNanos() / 1e6;
+        double busy = Machine.cpuTimes().busyShareSince(cpuBefore);
+        String loadAfter = Machine.loadAverage();
+        StartQueue.Snapshot queue = server.startQueue().snapshot();
+        List<Future<?>> releases = new ArrayList<>();
+        for (String agent : names) {
+            releases.add(threads.submit(() -> {
+                api.release(agent);
+                api.forget(agent);
+                return null;
+            }));
+        }
+        for (Future<?> f : releases) {
+            f.get();
+        }
+        threads.shutdown();
+        threads.awaitTermination(1, TimeUnit.MINUTES);
+        Map<String, Object> json = new LinkedHashMap<>(s.asJson());
+        json.remove("samples_ms");
+        json.put("agents", n);
+        json.put("served", s.count());
+        json.put("wall_ms", Samples.round(wall));
+        json.put("floor_ms", Samples.round(floorMs));
+        json.put("wall_vs_floor", ratio(wall, floorMs));
+        json.put("p50_vs_wall", ratio(s.median(), wall));
+        json.put("start_queue_peak", queue.peakWaiting());
+        json.put("concurrent_starts", queue.limit());
+        json.put("start_queue_timed_out_total", queue.timedOut());
+        json.put("mean_start_turn_ms", queue.meanTurnMillis());
+        json.put("cpu_busy_share", Samples.round(busy * 100) / 100.0);
+        json.put("load_average_before", loadBefore);
+        json.put("load_average_after", loadAfter);
+        if (firstFailure.get() != null) {
+            json.put("first_failure", firstFailure.get());
+        }
+        Figures figures = new Figures(key, json, wall, s.median());
+        bursts.put(key, figures);
+        System.out.printf(
+                "    served %d/%d; p50 %.0f ms, p95 %.0f ms, max %.0f ms, wall %.0f ms (floor %.0f ms: %.2f x);"
+                        + " queue peak %s; CPU busy %.0f %%; load %s%n",
+                s.count(),
+                n,
+                s.median(),
+                s.p95(),
+                s.max(),
+                wall,
+                floorMs,
+                wall / floorMs,
+                json.get("start_queue_peak"),
+                busy * 100,
+                loadAfter);
+        if (firstFailure.get() != null) {
+            System.out.println("    first not served: " + firstFailure.get());
+        }
+        return figures;
+    }
+
+    static double ratio(double a, double b) {
+        return Math.round(a / b * 1000) / 1000.0;
+    }
+}
