@@ -70,21 +70,25 @@ final class PoolClaim {
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
-        Credentials credentials = seeded
+        Credentials proposed = seeded
                 ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
                 : engine.claimCredentials(pooled.credentials(), secrets);
+        Credentials credentials = proposed;
+        ClaimSession claim = session;
         try {
             if (containers.networks() != null) {
                 containers.networks().join(id, agent); // network mode: onto its new owner's network
             } else {
                 containers.admit(id, agent); // Kubernetes: its NetworkPolicy admits its new owner
             }
-            ProbeTarget target = containers.target(id, pooled.endpoint(), credentials);
-            ClaimSession claim = session;
+            ProbeTarget target;
             try {
                 if (claim == null && seeded) {
                     claim = seeding(engine).openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
                 }
+                // A session that made the role and database ahead names them; the password is the fresh one.
+                credentials = claim != null ? claim.credentials(proposed) : proposed;
+                target = containers.target(id, pooled.endpoint(), credentials);
                 if (claim != null) {
                     claim.claim(target);
                 } else {

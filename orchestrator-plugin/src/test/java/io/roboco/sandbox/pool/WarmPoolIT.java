@@ -3,6 +3,8 @@ package io.roboco.sandbox.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.roboco.sandbox.engine.ClaimSession;
+import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.provision.LocalImages;
@@ -75,7 +77,8 @@ class WarmPoolIT {
         ServiceInstance second = pool.claim(
                         Plans.of(provisioner.settings(), REGISTRY.require("postgres"), "pg_trgm"), "dev-2")
                 .orElseThrow();
-        System.out.println("[figure] postgres pool claim (role + database + agent login): " + claimMillis + " ms");
+        System.out.println(
+                "[figure] postgres pool claim (made ahead: credential + ownership at claim): " + claimMillis + " ms");
 
         assertThat(first.credentials().user()).isNotEqualTo(second.credentials().user());
         assertThat(first.credentials().password())
@@ -117,6 +120,57 @@ class WarmPoolIT {
         assertThat(runtime.isRunning(first.containerId())).isTrue();
         provisioner.removeQuietly(first.containerId());
         provisioner.removeQuietly(second.containerId());
+    }
+
+    /**
+     * Issue 21: the claim's role and the login that proves it are made ahead, when the container is ready; a session
+     * opened again on the same idle container (a restarted process re-adopting it) drops the earlier pending role, so
+     * after the claim the container has exactly one agent role: the claimed one, with only the fresh password, owning
+     * its database and {@code public}.
+     */
+    @Test
+    void aClaimMadeAheadLeavesExactlyTheClaimedRoleWithItsFreshPassword() throws Exception {
+        Engine postgres = REGISTRY.require("postgres");
+        ServiceInstance pooled = provisioner.startPooled(postgres);
+        try {
+            ClaimSession abandoned = provisioner.openClaimSession(postgres, pooled); // the crashed process's
+            ClaimSession session = provisioner.openClaimSession(postgres, pooled); // the re-adopting process's
+            assertThat(abandoned).isNotNull();
+            assertThat(session).isNotNull();
+            abandoned.close();
+
+            long t0 = System.nanoTime();
+            ServiceInstance claimed =
+                    provisioner.claim(Plans.of(provisioner.settings(), postgres), pooled, session, "dev-3");
+            System.out.println("[figure] postgres pool claim made ahead (credential + ownership, one round trip): "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms");
+
+            assertThat(claimed.credentials().database())
+                    .isEqualTo(pooled.credentials().database());
+            try (Connection c = login(
+                            claimed,
+                            claimed.credentials().user(),
+                            claimed.credentials().password());
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id int)"); // owns its database and its public schema
+                try (ResultSet rs = s.executeQuery("SELECT rolname FROM pg_roles WHERE rolname LIKE 'agent%'")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo(claimed.credentials().user());
+                    assertThat(rs.next())
+                            .as("no other (pending) agent role is left")
+                            .isFalse();
+                }
+                try (ResultSet rs =
+                        s.executeQuery("SELECT datdba::regrole::text, (SELECT nspowner::regrole::text FROM pg_namespace"
+                                + " WHERE nspname = 'public') FROM pg_database WHERE datname = current_database()")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).isEqualTo(claimed.credentials().user());
+                    assertThat(rs.getString(2)).isIn(claimed.credentials().user(), "pg_database_owner");
+                }
+            }
+        } finally {
+            provisioner.removeQuietly(pooled.containerId());
+        }
     }
 
     private static Connection login(ServiceInstance target, String user, String password) throws SQLException {

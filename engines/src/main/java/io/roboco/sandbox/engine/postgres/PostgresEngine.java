@@ -225,25 +225,14 @@ public final class PostgresEngine implements Engine {
         }
     }
 
-    /** An admin connection to the maintenance database, opened when the pool container became ready; the claim runs on it. */
+    /**
+     * The claim prepared when the pool container became ready ({@link PostgresClaimAhead}): the agent's role made, its
+     * login into the pool container's own database proven and held, an admin connection open there; the claim only sets
+     * the credential and the ownership, in one round trip.
+     */
     @Override
     public ClaimSession openClaimSession(ProbeTarget pooled) throws SQLException {
-        Connection admin = connect(pooled, Login.ADMIN, MAINTENANCE_DB);
-        return new ClaimSession() {
-            @Override
-            public void claim(ProbeTarget target) throws Exception {
-                claimOn(admin, target);
-            }
-
-            @Override
-            public void close() {
-                try {
-                    admin.close();
-                } catch (SQLException ignored) {
-                    // the session was used or the container is going away
-                }
-            }
-        };
+        return PostgresClaimAhead.open(pooled, null);
     }
 
     private static void claimOn(Connection admin, ProbeTarget target) throws Exception {

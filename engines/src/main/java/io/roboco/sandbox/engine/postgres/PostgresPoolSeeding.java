@@ -66,42 +66,13 @@ final class PostgresPoolSeeding implements PoolSeeding {
         }
     }
 
+    /**
+     * The hand-over prepared when the seeded container became ready ({@link PostgresClaimAhead}): the agent's role made
+     * and its login into the seeded database held; the claim sets the credential and hands over the database and
+     * everything the seeder made, in one transaction.
+     */
     @Override
     public ClaimSession openClaimSession(ProbeTarget seeder) throws SQLException {
-        String seederRole = seeder.credentials().user();
-        Connection admin = PostgresEngine.connect(seeder, Login.ADMIN);
-        return new ClaimSession() {
-            @Override
-            public void claim(ProbeTarget target) throws Exception {
-                handOver(admin, seederRole, target);
-            }
-
-            @Override
-            public void close() {
-                try {
-                    admin.close();
-                } catch (SQLException ignored) {
-                    // the session was used or the container is going away
-                }
-            }
-        };
-    }
-
-    /** The agent's role made and given the seeded database and everything the seeder owned, in one transaction. */
-    private static void handOver(Connection admin, String seederRole, ProbeTarget target) throws Exception {
-        Credentials c = target.credentials();
-        String agent = PostgresEngine.identifier(c.user());
-        String seeder = PostgresEngine.identifier(seederRole);
-        String sql =
-                "CREATE ROLE " + agent + " LOGIN PASSWORD " + PostgresEngine.literal(ScramVerifier.of(c.password()))
-                        + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;\n"
-                        + "ALTER DATABASE " + PostgresEngine.identifier(c.database()) + " OWNER TO " + agent + ";\n"
-                        + "REASSIGN OWNED BY " + seeder + " TO " + agent + ";\n"
-                        + "DROP OWNED BY " + seeder + ";\n"
-                        + "DROP ROLE " + seeder;
-        try (Statement s = admin.createStatement()) {
-            s.execute(sql); // one simple-protocol query: one implicit transaction
-        }
-        PostgresEngine.selectOne(target, Login.AGENT);
+        return PostgresClaimAhead.open(seeder, seeder.credentials().user());
     }
 }
