@@ -234,6 +234,17 @@ public abstract class SettingsStoreContract {
         assertThat(store.recent(null, null, 0)).isEmpty();
     }
 
+    /** A group commit (issue 21): every field of every record, in order, as separate appends would have written them. */
+    @Test
+    void appendAllWritesEveryRecordInOrder() {
+        AuditRecord a = record(7, "dev-1", "granted", List.of("postgres"));
+        AuditRecord b = new AuditRecord(T0.plusSeconds(7), null, null, "janitor", "sweep", null, null, 0);
+        AuditRecord c = record(7, "dev-2", "refused", List.of("redis", "mongo"));
+        store.appendAll(List.of(a, b, c));
+        store.appendAll(List.of());
+        assertThat(store.recent(null, null, 10)).containsExactly(c, b, a);
+    }
+
     @Test
     void recordsWithTheSameTimeComeBackLastAppendedFirst() {
         AuditRecord a = record(5, "dev-1", "granted", List.of("postgres"));

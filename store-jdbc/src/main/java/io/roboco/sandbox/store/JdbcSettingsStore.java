@@ -396,6 +396,34 @@ public final class JdbcSettingsStore implements SettingsStore {
                         r.durationMillis()));
     }
 
+    /** A group commit ({@code AuditTrail}): every record in one transaction, one commit, one flush; all or none. */
+    @Override
+    public void appendAll(List<AuditRecord> records) {
+        if (records.isEmpty()) {
+            return;
+        }
+        db.transaction("append " + records.size() + " audit records", c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO audit"
+                            + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                for (AuditRecord r : records) {
+                    Objects.requireNonNull(r.time(), "audit record time");
+                    ps.setObject(1, OffsetDateTime.ofInstant(r.time().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
+                    ps.setString(2, r.agent());
+                    ps.setString(3, r.project());
+                    ps.setString(4, r.verb());
+                    ps.setString(5, r.decision());
+                    ps.setString(6, r.reason());
+                    ps.setString(7, write(r.services()));
+                    ps.setLong(8, r.durationMillis());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+            return null;
+        });
+    }
+
     @Override
     public List<AuditRecord> recent(String agent, String decision, int limit) {
         if (limit <= 0) {
