@@ -13,6 +13,7 @@ import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.request.SnapshotName;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SnapshotStore;
 import io.roboco.sandbox.settings.StoredSnapshot;
 import java.sql.SQLException;
@@ -102,6 +103,32 @@ public final class SandboxData {
     public DataOutcome runNamed(
             String id, String verb, String name, Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
+        return runHeld(lockKey(id), id, "named", verb, name, held);
+    }
+
+    /**
+     * Runs one of {@link #VERBS} on sandbox {@code record}, whatever its kind, under its lock
+     * ({@link SandboxManager#lockKey}, which its end takes too), on the services {@code held} answers while it is live
+     * and this process holds its credentials (the registry of live sandboxes).
+     */
+    public DataOutcome runOn(
+            SandboxRecord record,
+            String verb,
+            String name,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
+        return runHeld(
+                SandboxManager.lockKey(record), record.id(), record.kind().wire(), verb, name, held);
+    }
+
+    private DataOutcome runHeld(
+            String lock,
+            String id,
+            String kind,
+            String verb,
+            String name,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
         Optional<DataOutcome> bad = check(verb, name);
         if (bad.isPresent()) {
             return bad.get();
@@ -109,20 +136,20 @@ public final class SandboxData {
         return guarded(
                 verb,
                 () -> manager.withAgent(
-                        lockKey(id),
+                        lock,
                         ignored -> operate(
                                 id,
                                 verb,
                                 name,
                                 held.apply(id).orElse(null),
-                                "this server does not hold the credentials of named sandbox " + id
+                                "this server does not hold the credentials of " + kind + " sandbox " + id
                                         + " (it is no longer live, or it was made before a"
                                         + " restart that did not re-adopt it: ROBOCO_SANDBOX_READOPT=false or an unusable key); create a new one")));
     }
 
-    /** The lock a named sandbox's data operations and its deletion share. */
+    /** The lock a named sandbox's data operations and its deletion share ({@link SandboxManager#lockKey}). */
     public static String lockKey(String namedId) {
-        return "named:" + namedId;
+        return SandboxManager.NAMED_KEY + namedId;
     }
 
     /**

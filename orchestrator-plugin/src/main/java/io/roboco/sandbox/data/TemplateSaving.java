@@ -15,6 +15,7 @@ import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.request.TemplateName;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.PhysicalCopy;
 import io.roboco.sandbox.template.TemplateInfo;
@@ -91,18 +92,50 @@ public final class TemplateSaving {
             boolean replace,
             Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
+        return saveHeld(SandboxData.lockKey(id), id, "named", project, name, replace, held);
+    }
+
+    /**
+     * Saves the database of sandbox {@code record}, whatever its kind, under its lock ({@link SandboxManager#lockKey}),
+     * from the services {@code held} answers while it is live and this process holds its credentials.
+     */
+    public DataOutcome saveOn(
+            SandboxRecord record,
+            String name,
+            boolean replace,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
+        return saveHeld(
+                SandboxManager.lockKey(record),
+                record.id(),
+                record.kind().wire(),
+                record.project(),
+                name,
+                replace,
+                held);
+    }
+
+    private DataOutcome saveHeld(
+            String lock,
+            String id,
+            String kind,
+            String project,
+            String name,
+            boolean replace,
+            Function<String, Optional<Map<String, ServiceInstance>>> held)
+            throws InterruptedException {
         if (!TemplateName.isValid(name)) {
             return new DataOutcome.Refused(TemplateName.SHAPE.malformed(name));
         }
         TemplateStore store = manager.provisioner().templates();
         AtomicReference<Saved> saved = new AtomicReference<>();
         try {
-            return withPhysicalCopy(saved, manager.withAgent(SandboxData.lockKey(id), ignored -> {
+            return withPhysicalCopy(saved, manager.withAgent(lock, ignored -> {
                 Optional<Offered<Dumps>> offered = held.apply(id).flatMap(this::dumps);
                 if (offered.isEmpty()) {
                     return new DataOutcome.Refused(
                             held.apply(id).isEmpty()
-                                    ? "this server does not hold the credentials of named sandbox " + id
+                                    ? "this server does not hold the credentials of " + kind + " sandbox " + id
                                             + " (no longer live, or made before a"
                                             + " restart that did not re-adopt it); only our own live sandboxes can become templates"
                                     : noService());

@@ -3,6 +3,7 @@ package io.roboco.sandbox.lifecycle;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.AgentSandbox;
+import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.ContainerRef;
@@ -56,30 +57,28 @@ public final class SandboxBook implements Admission {
     private final Capacity capacity;
     private final Clock clock;
     private final ContainerLedger ledger;
-    /** The verb sets' records of this instance by id, as last written. */
-    private final Map<String, SandboxRecord> verbSets = new ConcurrentHashMap<>();
-    /** Containers of this instance's undeleted named sandboxes: container id → service (the ledger has them as RECORDED). */
-    private final Map<String, String> namedContainers = new ConcurrentHashMap<>();
-    /**
-     * Named sandbox id → its services with their credentials, held in this process's memory only (as the verb sets' cache
-     * holds theirs) for the data operations: from its create, or from re-adoption after a restart. Never written anywhere.
-     */
-    private final Map<String, Map<String, ServiceInstance>> namedServices = new ConcurrentHashMap<>();
+    /** The sandboxes this process holds, their records as last written and their credentials (shared with the manager). */
+    private final LiveSandboxes live;
     /**
      * Sandbox id → how each service's seed reads (the project's {@code sandbox_seed} at admission), from admission until
      * its containers are recorded: each container's record then says what it started with.
      */
     private final Map<String, Map<String, String>> admittedSeeds = new ConcurrentHashMap<>();
 
-    /** @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED} */
-    public SandboxBook(
+    /**
+     * @param ledger this process's container ledger: named sandboxes' containers are entered there as {@code RECORDED}
+     * @param live   the registry of live sandboxes this book writes their records into (the manager's); made through
+     *               {@link Bookkeeping#open}, so the registry is no part of the embedding surface
+     */
+    SandboxBook(
             SandboxStore store,
             String instance,
             Lifetimes lifetimes,
             int perOwner,
             Capacity capacity,
             Clock clock,
-            ContainerLedger ledger) {
+            ContainerLedger ledger,
+            LiveSandboxes live) {
         if (perOwner < 1) {
             throw new IllegalArgumentException("ROBOCO_SANDBOX_MAX_PER_OWNER must be at least 1, was " + perOwner);
         }
@@ -90,6 +89,7 @@ public final class SandboxBook implements Admission {
         this.capacity = Objects.requireNonNull(capacity, "capacity");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.live = Objects.requireNonNull(live, "live");
     }
 
     /**
@@ -102,7 +102,7 @@ public final class SandboxBook implements Admission {
         Instant now = clock.instant();
         int ended = 0;
         for (SandboxRecord r : store.sandboxes(SandboxQuery.undeletedOf(instance, now))) {
-            if (r.kind() == SandboxRecord.Kind.DEFAULT) {
+            if (r.kind().endsWithItsProcess()) {
                 if (store.markDeleted(
                         r.id(),
                         now,
@@ -128,26 +128,24 @@ public final class SandboxBook implements Admission {
      * containers are recorded, so the janitor leaves them alone and the capacity counts them.
      */
     public void takeOnNamed(SandboxRecord r) {
-        r.containers().forEach(c -> {
-            namedContainers.put(c.containerId(), c.service());
-            ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id());
-        });
+        r.containers().forEach(c -> ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id()));
+        live.putRecord(r);
     }
 
     /** {@link #takeOnNamed(SandboxRecord)} with its services as re-adoption opened and checked them (same credentials). */
     public void takeOnNamed(SandboxRecord r, Map<String, ServiceInstance> services) {
-        takeOnNamed(r);
-        namedServices.put(r.id(), Map.copyOf(services));
+        r.containers().forEach(c -> ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id()));
+        live.hold(r, services);
     }
 
-    /** The services of a named sandbox of this instance, when this process holds its credentials. */
+    /** The services of a sandbox of this instance, when this process holds its credentials. */
     public Optional<Map<String, ServiceInstance>> namedServices(String id) {
-        return Optional.ofNullable(namedServices.get(id));
+        return live.services(id);
     }
 
     /** A verb set a previous process of this instance handed out, re-adopted after a restart: its record is this book's again. */
     public void adoptVerbSet(SandboxRecord r) {
-        verbSets.put(r.id(), r);
+        live.putRecord(r);
     }
 
     // --- verb sets (the manager's admission) -------------------------------------------------
@@ -156,26 +154,18 @@ public final class SandboxBook implements Admission {
     public Decision admit(SandboxRequest request, Map<String, String> labels, AgentSandbox current, int containers) {
         if (current != null) {
             admittedSeeds.put(current.id(), seeds(request.project()));
-            return hold(containers, verbSets.get(current.id()), current.id(), current.expires(), null);
+            return hold(containers, live.record(current.id()).orElse(null), current.id(), current.expires(), null);
         }
         Project project = request.project();
         Lifetimes.Resolved ttl = lifetimes.resolve(project);
-        Instant now = clock.instant();
-        SandboxRecord draft = new SandboxRecord(
-                newId(),
+        SandboxRecord draft = draft(
                 request.agent(),
-                project.id(),
+                project,
                 SandboxRecord.DEFAULT_NAME,
-                SandboxRecord.Kind.DEFAULT,
                 labels,
                 project.services(),
-                List.of(),
-                instance,
-                now,
-                now.plus(ttl.ttlDefault()),
-                now.plus(ttl.ttlMax()),
-                null,
-                null);
+                ttl.ttlDefault(),
+                ttl);
         Reservation reservation = store.reserve(draft, quotaFor(project));
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, request.agent(), project.id());
@@ -188,7 +178,7 @@ public final class SandboxBook implements Admission {
     public void settled(Decision.Admitted admitted, AgentSandbox entry) {
         admitted.release().run();
         Map<String, String> seeds = admittedSeeds.remove(entry.id());
-        SandboxRecord record = verbSets.get(entry.id());
+        SandboxRecord record = live.record(entry.id()).orElse(null);
         if (record == null) {
             record = store.findSandbox(entry.id()).orElse(null);
         }
@@ -201,7 +191,7 @@ public final class SandboxBook implements Admission {
         if (!store.updateSandbox(next)) {
             log.warn("sandbox record {} of agent {} was deleted while its set started", entry.id(), entry.agent());
         }
-        verbSets.put(entry.id(), next);
+        live.putRecord(next);
     }
 
     @Override
@@ -210,13 +200,13 @@ public final class SandboxBook implements Admission {
         admittedSeeds.remove(admitted.sandboxId());
         if (current == null && !admitted.sandboxId().isEmpty()) {
             store.forgetSandbox(admitted.sandboxId());
-            verbSets.remove(admitted.sandboxId());
+            live.forget(admitted.sandboxId());
         }
     }
 
     @Override
     public AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry) {
-        SandboxRecord record = verbSets.get(entry.id());
+        SandboxRecord record = live.record(entry.id()).orElse(null);
         if (record == null || entry.expires() == null) {
             return entry;
         }
@@ -237,26 +227,21 @@ public final class SandboxBook implements Admission {
         if (!store.updateSandbox(next)) {
             return entry;
         }
-        verbSets.put(next.id(), next);
+        live.putRecord(next);
         return renew ? entry.withExpires(target) : entry;
     }
 
     @Override
     public void ended(AgentSandbox entry, String why) {
-        verbSets.remove(entry.id());
+        live.forget(entry.id());
         if (!entry.id().isEmpty()) {
             store.markDeleted(entry.id(), clock.instant(), why, false);
         }
     }
 
-    /** An operator changed a verb set's record (extended it). */
+    /** An operator changed a sandbox's record (extended it): the registry's copy follows, its held set's expiry too. */
     public void updated(SandboxRecord record) {
-        verbSets.computeIfPresent(record.id(), (id, old) -> record);
-    }
-
-    /** A verb set's record was ended outside the manager's eviction (expired, deleted). */
-    public void forgetVerbSet(String id) {
-        verbSets.remove(id);
+        live.updateRecord(record);
     }
 
     // --- named sandboxes ---------------------------------------------------------------------
@@ -275,22 +260,8 @@ public final class SandboxBook implements Admission {
             Map<String, String> labels,
             Duration ttl) {
         Lifetimes.Resolved resolved = lifetimes.resolve(project);
-        Instant now = clock.instant();
-        SandboxRecord draft = new SandboxRecord(
-                newId(),
-                owner,
-                project.id(),
-                name,
-                SandboxRecord.Kind.NAMED,
-                labels,
-                services,
-                List.of(),
-                instance,
-                now,
-                now.plus(ttl == null ? resolved.ttlDefault() : ttl),
-                now.plus(resolved.ttlMax()),
-                null,
-                null);
+        SandboxRecord draft =
+                draft(owner, project, name, labels, services, ttl == null ? resolved.ttlDefault() : ttl, resolved);
         Reservation reservation = store.reserve(draft, quotaFor(project));
         if (!(reservation instanceof Reservation.Reserved reserved)) {
             return denial(reservation, owner, project.id());
@@ -301,11 +272,8 @@ public final class SandboxBook implements Admission {
 
     /** The named sandbox's containers run: recorded, and claimed for the janitor and the capacity, before they settle. */
     public SandboxRecord adoptNamed(Decision.Admitted admitted, Map<String, ServiceInstance> started) {
-        started.values().forEach(i -> {
-            namedContainers.put(i.containerId(), i.service());
-            ledger.move(i.containerId(), ContainerLedger.Reason.RECORDED, admitted.sandboxId());
-        });
-        namedServices.put(admitted.sandboxId(), Map.copyOf(started));
+        started.values()
+                .forEach(i -> ledger.move(i.containerId(), ContainerLedger.Reason.RECORDED, admitted.sandboxId()));
         admitted.release().run();
         SandboxRecord record = store.findSandbox(admitted.sandboxId())
                 .orElseThrow(() -> new IllegalStateException(
@@ -313,28 +281,21 @@ public final class SandboxBook implements Admission {
         SandboxRecord next = record.withContainers(
                 record.services(), refs(started.values(), List.of(), admittedSeeds.remove(admitted.sandboxId())));
         store.updateSandbox(next);
+        live.hold(next, started);
         return next;
     }
 
     public void abandonNamed(Decision.Admitted admitted) {
-        namedServices.remove(admitted.sandboxId());
+        live.forget(admitted.sandboxId());
         admittedSeeds.remove(admitted.sandboxId());
         admitted.release().run();
         store.forgetSandbox(admitted.sandboxId());
     }
 
-    /** A named sandbox's containers are gone; they no longer count. */
+    /** A sandbox's containers are gone; they no longer count. */
     public void forgetContainers(SandboxRecord record) {
-        namedServices.remove(record.id());
-        record.containerIds().forEach(id -> {
-            namedContainers.remove(id);
-            ledger.strike(id);
-        });
-    }
-
-    /** Container ids of this instance's undeleted named sandboxes (the janitor must not take them). */
-    public Set<String> namedContainerIds() {
-        return Set.copyOf(namedContainers.keySet());
+        live.forget(record.id());
+        record.containerIds().forEach(ledger::strike);
     }
 
     /** Live (or expired, not yet removed) named sandboxes of this instance, for metrics. */
@@ -346,10 +307,16 @@ public final class SandboxBook implements Admission {
                 .count();
     }
 
-    /** Named containers per service, for metrics. */
+    /** Named containers per service, for metrics: those the ledger has as {@code RECORDED}, by their records' services. */
     public Map<String, Integer> namedContainersByService() {
+        Set<String> recorded = ledger.ids(ContainerLedger.Reason.RECORDED);
         Map<String, Integer> counts = new TreeMap<>();
-        namedContainers.values().forEach(s -> counts.merge(s, 1, Integer::sum));
+        live.all().stream()
+                .map(LiveSandboxes.Live::record)
+                .filter(Objects::nonNull)
+                .flatMap(r -> r.containers().stream())
+                .filter(c -> recorded.contains(c.containerId()))
+                .forEach(c -> counts.merge(c.service(), 1, Integer::sum));
         return counts;
     }
 
@@ -399,6 +366,33 @@ public final class SandboxBook implements Admission {
 
     // --- internals ---------------------------------------------------------------------------
 
+    /** A new sandbox's record, of the kind its name says (an agent's verb set is its sandbox named default). */
+    private SandboxRecord draft(
+            String owner,
+            Project project,
+            String name,
+            Map<String, String> labels,
+            List<String> services,
+            Duration ttl,
+            Lifetimes.Resolved lifetime) {
+        Instant now = clock.instant();
+        return new SandboxRecord(
+                newId(),
+                owner,
+                project.id(),
+                name,
+                SandboxRecord.Kind.of(name),
+                labels,
+                services,
+                List.of(),
+                instance,
+                now,
+                now.plus(ttl),
+                now.plus(lifetime.ttlMax()),
+                null,
+                null);
+    }
+
     private Decision hold(int containers, SandboxRecord record, String id, Instant expires, String forgetOnRefusal) {
         Optional<Capacity.Hold> hold = capacity.tryReserve(containers);
         if (hold.isEmpty()) {
@@ -408,8 +402,8 @@ public final class SandboxBook implements Admission {
             }
             return new Decision.Denied(capacity.refusal(containers), true, false, "capacity", List.of());
         }
-        if (record != null && record.kind() == SandboxRecord.Kind.DEFAULT) {
-            verbSets.put(record.id(), record);
+        if (record != null) {
+            live.putRecord(record);
         }
         return new Decision.Admitted(id, expires, hold.get());
     }

@@ -9,11 +9,12 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerState;
+import io.roboco.sandbox.settings.SandboxRecord;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -44,7 +45,7 @@ public final class SandboxManager implements AutoCloseable {
     private final ServiceProvisioner provisioner;
     private final Clock clock;
     private final AgentLocks locks = new AgentLocks();
-    private final ConcurrentHashMap<String, AgentSandbox> cache = new ConcurrentHashMap<>();
+    private final LiveSandboxes live;
     /** The ledger owner of a named sandbox's containers while they are made: this prefix and the sandbox id. */
     public static final String NAMED_KEY = "named:";
 
@@ -69,7 +70,22 @@ public final class SandboxManager implements AutoCloseable {
     /** With the {@link Admission} every start of new containers is first put to (quotas, capacity, the sandbox record). */
     public SandboxManager(
             EngineRegistry registry, ServiceProvisioner provisioner, Clock clock, WarmPool pool, Admission admission) {
+        this(registry, provisioner, clock, pool, admission, new LiveSandboxes());
+    }
+
+    /**
+     * With the registry of live sandboxes it shares with the {@link Admission} (the sandbox book): made through
+     * {@link LiveSandboxes#manager}, so the registry is no part of the embedding surface.
+     */
+    SandboxManager(
+            EngineRegistry registry,
+            ServiceProvisioner provisioner,
+            Clock clock,
+            WarmPool pool,
+            Admission admission,
+            LiveSandboxes live) {
         this.admission = Objects.requireNonNull(admission, "admission");
+        this.live = Objects.requireNonNull(live, "live");
         this.registry = registry;
         this.provisioner = provisioner;
         this.clock = clock;
@@ -136,7 +152,7 @@ public final class SandboxManager implements AutoCloseable {
                         clock.instant(),
                         admitted.sandboxId(),
                         admitted.expires());
-                cache.put(request.agent(), entry);
+                live.putSet(entry);
                 hold(request.agent(), started);
                 admission.settled(admitted, entry);
                 admitted = null;
@@ -155,7 +171,7 @@ public final class SandboxManager implements AutoCloseable {
                     growing = entry;
                     Map<String, ServiceInstance> added = startAll(request, missing, cold);
                     entry = entry.with(added);
-                    cache.put(request.agent(), entry);
+                    live.putSet(entry);
                     hold(request.agent(), added);
                     admission.settled(admitted, entry);
                     admitted = null;
@@ -240,25 +256,23 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /**
-     * Ends the agent's set {@code sandboxId} if {@code commit} (run under the agent's lock, e.g. the store's
-     * conditional delete) says so: the cache entry (when it is that set) is dropped and its containers removed.
-     * With {@code expired} the agent's next call is told its set had expired. Returns what {@code commit} said.
+     * Ends sandbox {@code record}, whatever its kind, if {@code commit} (run under the sandbox's lock,
+     * {@link #lockKey}: e.g. the store's conditional delete) says so: it leaves the registry of live sandboxes and its
+     * containers (those it held and those its record names) are removed. With {@code expired} its owner's next verb-set
+     * call is told that set had expired. Returns what {@code commit} said.
      */
-    public boolean endIf(String agent, String sandboxId, BooleanSupplier commit, boolean expired)
-            throws InterruptedException {
-        ReentrantLock lock = locks.lockFor(agent);
+    public boolean endIf(SandboxRecord record, BooleanSupplier commit, boolean expired) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(lockKey(record));
         lock.lockInterruptibly();
         try {
             if (!commit.getAsBoolean()) {
                 return false;
             }
-            AgentSandbox entry = cache.get(agent);
-            if (entry != null && entry.id().equals(sandboxId)) {
-                cache.remove(agent, entry);
-                sets.removeAll(entry.containerIds());
-            }
-            if (expired) {
-                expiredSets.put(agent, sandboxId);
+            Set<String> ids = new LinkedHashSet<>(record.containerIds());
+            live.forget(record.id()).ifPresent(ended -> ids.addAll(ended.containerIds()));
+            sets.removeAll(ids);
+            if (expired && record.kind().ownersLock()) {
+                expiredSets.put(record.owner(), record.id());
             }
             return true;
         } finally {
@@ -266,9 +280,12 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    /** Sets the expiry of the agent's cached set {@code sandboxId} (an operator extended it). */
-    public void reexpire(String agent, String sandboxId, Instant expires) {
-        cache.computeIfPresent(agent, (a, entry) -> entry.id().equals(sandboxId) ? entry.withExpires(expires) : entry);
+    /**
+     * The lock that orders the work on sandbox {@code record}: a verb set's is its owner's (its {@code request_sandbox}
+     * and release take it), any other sandbox's its own ({@code named:<id>}, which its data operations and its end take).
+     */
+    public static String lockKey(SandboxRecord record) {
+        return record.kind().ownersLock() ? record.owner() : NAMED_KEY + record.id();
     }
 
     /** Removes the agent's containers and cache entry. Idempotent; returns how many containers were removed. */
@@ -276,7 +293,7 @@ public final class SandboxManager implements AutoCloseable {
         ReentrantLock lock = locks.lockFor(agent);
         lock.lockInterruptibly();
         try {
-            AgentSandbox entry = cache.remove(agent);
+            AgentSandbox entry = live.removeSet(agent);
             Set<String> ids = new HashSet<>();
             if (entry != null) {
                 ids.addAll(entry.containerIds());
@@ -302,7 +319,7 @@ public final class SandboxManager implements AutoCloseable {
         ReentrantLock lock = locks.lockFor(entry.agent());
         lock.lockInterruptibly();
         try {
-            cache.put(entry.agent(), entry);
+            live.putSet(entry);
             entry.containerIds().forEach(id -> ledger.enter(id, ContainerLedger.Reason.HELD, entry.agent()));
         } finally {
             lock.unlock();
@@ -320,7 +337,7 @@ public final class SandboxManager implements AutoCloseable {
         ReentrantLock lock = locks.lockFor(agent);
         lock.lockInterruptibly();
         try {
-            return work.run(Optional.ofNullable(cache.get(agent)));
+            return work.run(live.set(agent));
         } finally {
             lock.unlock();
         }
@@ -339,12 +356,30 @@ public final class SandboxManager implements AutoCloseable {
 
     /** The cached sandbox of one agent, as last verified (no live check). */
     public Optional<AgentSandbox> find(String agent) {
-        return Optional.ofNullable(cache.get(agent));
+        return live.set(agent);
     }
 
     /** Every cached sandbox set. */
     public List<AgentSandbox> live() {
-        return List.copyOf(cache.values());
+        return live.sets();
+    }
+
+    /**
+     * The services (and credentials) of sandbox {@code sandboxId}, whatever its kind, when this process holds them: the
+     * one registry of live sandboxes' answer (a verb set's, a named sandbox's made since the start or re-adopted).
+     */
+    public Optional<Map<String, ServiceInstance>> services(String sandboxId) {
+        return live.services(sandboxId);
+    }
+
+    /** The set held for sandbox {@code sandboxId}, whatever its kind (no live check). */
+    public Optional<AgentSandbox> held(String sandboxId) {
+        return live.find(sandboxId).map(LiveSandboxes.Live::set);
+    }
+
+    /** Every container of every sandbox this process holds, verb sets and named ones. */
+    public Set<String> heldContainerIds() {
+        return live.containerIds();
     }
 
     /** Every container this process owns and why (the provisioner's ledger): what the janitor asks. */
@@ -397,7 +432,7 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Re-verifies one agent's cached services now (for pages); empty when the agent has none. */
     public Map<String, Boolean> verify(String agent) {
-        AgentSandbox entry = cache.get(agent);
+        AgentSandbox entry = live.set(agent).orElse(null);
         if (entry == null) {
             return Map.of();
         }
@@ -425,7 +460,7 @@ public final class SandboxManager implements AutoCloseable {
 
     /** The cached entry if it belongs to the request's project and every service is live; else evicts it. */
     private AgentSandbox liveEntry(SandboxRequest request) throws InterruptedException {
-        AgentSandbox entry = cache.get(request.agent());
+        AgentSandbox entry = live.set(request.agent()).orElse(null);
         if (entry == null) {
             return null;
         }
@@ -483,14 +518,14 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     private void evict(AgentSandbox entry, String why) throws InterruptedException {
-        cache.remove(entry.agent(), entry);
+        live.removeSet(entry);
         sets.removeAll(entry.containerIds());
         admission.ended(entry, why);
     }
 
     /** A cached set past its expiry is never served: it is removed, and the next set's answer says so. */
     private void expireCached(String agent) throws InterruptedException {
-        AgentSandbox entry = cache.get(agent);
+        AgentSandbox entry = live.set(agent).orElse(null);
         if (entry != null && entry.expiredAt(clock.instant())) {
             log.info(
                     "sandbox {} of agent {} expired at {}; removing it and provisioning a fresh set",
@@ -505,7 +540,7 @@ public final class SandboxManager implements AutoCloseable {
     private AgentSandbox served(SandboxRequest request, Map<String, String> labels, AgentSandbox entry) {
         AgentSandbox renewed = admission.served(request, labels, entry);
         if (renewed != entry) {
-            cache.replace(entry.agent(), entry, renewed);
+            live.replaceSet(entry, renewed);
         }
         return renewed;
     }
@@ -530,7 +565,7 @@ public final class SandboxManager implements AutoCloseable {
             return entry;
         }
         AgentSandbox next = entry.with(updated);
-        cache.put(entry.agent(), next);
+        live.putSet(next);
         return next;
     }
 

@@ -225,8 +225,8 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /**
-     * {@link #saveTemplate(String, String, boolean)} on the sandbox of {@code record} (see {@link Sandboxes#saveTemplate}): a
-     * verb set's is its owner's set; a named sandbox's the services {@code held} answers for it.
+     * {@link #saveTemplate(String, String, boolean)} on the sandbox of {@code record} (see {@link Sandboxes#saveTemplate}),
+     * whatever its kind: from the services {@code held} answers for it, under its lock.
      */
     DataOutcome saveTemplate(
             SandboxRecord record,
@@ -235,9 +235,7 @@ public final class SandboxPlugin implements AutoCloseable {
             Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
         long start = System.nanoTime();
-        DataOutcome outcome = record.kind() == SandboxRecord.Kind.DEFAULT
-                ? templateSaving.save(record.owner(), record.project(), name, replace)
-                : templateSaving.saveNamed(record.id(), record.project(), name, replace, held);
+        DataOutcome outcome = templateSaving.saveOn(record, name, replace, held);
         return auditSave(record.owner(), record.project(), name, outcome, start);
     }
 
@@ -297,9 +295,8 @@ public final class SandboxPlugin implements AutoCloseable {
     }
 
     /**
-     * A data operation on the sandbox of {@code record} (see {@link Sandboxes#dataOperation}): a verb set's runs on its
-     * owner's set while it is that one; a named sandbox's on the services {@code held} answers for it. Audited under its
-     * owner, naming the sandbox.
+     * A data operation on the sandbox of {@code record} (see {@link Sandboxes#dataOperation}), whatever its kind: on the
+     * services {@code held} answers for it, under its lock. Audited under its owner, naming the sandbox.
      */
     DataOutcome dataOperation(
             SandboxRecord record,
@@ -308,9 +305,7 @@ public final class SandboxPlugin implements AutoCloseable {
             Function<String, Optional<Map<String, ServiceInstance>>> held)
             throws InterruptedException {
         long start = System.nanoTime();
-        DataOutcome outcome = record.kind() == SandboxRecord.Kind.DEFAULT
-                ? data.run(record.owner(), record.id(), verb, name)
-                : data.runNamed(record.id(), verb, name, held);
+        DataOutcome outcome = data.runOn(record, verb, name, held);
         auditData(record.owner(), record.project(), verb, name, " on sandbox " + record.id(), outcome, start);
         return outcome;
     }

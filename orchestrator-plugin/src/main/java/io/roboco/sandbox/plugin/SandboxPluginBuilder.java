@@ -2,10 +2,12 @@ package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.lifecycle.Bookkeeping;
 import io.roboco.sandbox.lifecycle.Capacity;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.PoolSizes;
 import io.roboco.sandbox.pool.WarmPool;
@@ -332,8 +334,9 @@ public final class SandboxPluginBuilder {
         Capacity capacity = new Capacity(
                 capacityOf(containerRuntime, settings),
                 () -> provisioner.ledger().ownedIds().size());
-        SandboxBook book = new SandboxBook(
-                settingsStore, instanceId, lifetimes, maxPerOwner, capacity, clock, provisioner.ledger());
+        LiveSandboxes live = new LiveSandboxes();
+        SandboxBook book = Bookkeeping.open(
+                settingsStore, instanceId, lifetimes, maxPerOwner, capacity, clock, provisioner.ledger(), live);
         Restarts restarts = Restarts.prepare(readoptionKey, settingsStore, instanceId, book);
         WarmPool warmPool = pool.enabled()
                 ? new WarmPool(
@@ -344,7 +347,7 @@ public final class SandboxPluginBuilder {
                         restarts.poolJournal())
                 : null;
         Admission admission = restarts.keeping() ? new SealingAdmission(book, restarts.vault()) : book;
-        SandboxManager manager = new SandboxManager(engines, provisioner, clock, warmPool, admission);
+        SandboxManager manager = live.manager(engines, provisioner, clock, warmPool, admission);
         PluginState state = new PluginState(handle);
         List<AutoCloseable> startedExtensions = new CopyOnWriteArrayList<>();
         SandboxPlugin plugin = new SandboxPlugin(

@@ -1,7 +1,6 @@
 package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.data.DataOutcome;
-import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
@@ -12,6 +11,7 @@ import io.roboco.sandbox.provision.ProvisionException;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
+import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
@@ -117,10 +117,10 @@ public final class Sandboxes {
         return create(r, verdict, start);
     }
 
+    /** A created sandbox's name is a sandbox name other than the verb set's (its value type says so); it may be none. */
     private static void requireNamed(CreateRequest r) {
-        if (SandboxRecord.DEFAULT_NAME.equals(r.name())) {
-            throw new BadRequest("'name' must not be '" + SandboxRecord.DEFAULT_NAME
-                    + "': that is the name of an agent's request_sandbox set");
+        if (!r.name().isEmpty()) {
+            SandboxName.parseNamed("name", r.name());
         }
     }
 
@@ -193,8 +193,8 @@ public final class Sandboxes {
     }
 
     /**
-     * Ends every live named sandbox of {@code owner} on this instance (its agent was removed), each audited under
-     * {@code verb}; the owner's verb set is the manager's release. Returns how many containers were removed.
+     * Ends every live sandbox of {@code owner} on this instance left after its verb set's release (its agent was removed:
+     * its named sandboxes), each audited under {@code verb}. Returns how many containers were removed.
      */
     public int endNamedOf(String owner, String verb) throws InterruptedException {
         int ended = 0;
@@ -206,7 +206,7 @@ public final class Sandboxes {
                 book.instance(),
                 book.clock().instant()))) {
             long start = System.nanoTime();
-            if (record.kind() == SandboxRecord.Kind.NAMED && end(record, verb, false)) {
+            if (end(record, verb, false)) {
                 ended += record.containers().size();
                 plugin.record(
                         owner,
@@ -281,10 +281,7 @@ public final class Sandboxes {
         if (!book.store().updateSandbox(next)) {
             throw new Conflict("sandbox " + id + " was deleted meanwhile");
         }
-        if (record.kind() == SandboxRecord.Kind.DEFAULT) {
-            book.updated(next);
-            plugin.manager().reexpire(record.owner(), id, expires);
-        }
+        book.updated(next);
         plugin.record(
                 record.owner(),
                 record.project(),
@@ -343,23 +340,16 @@ public final class Sandboxes {
     }
 
     /**
-     * The one lookup of a live sandbox's services and credentials, whatever its kind: a verb set's from the manager's
-     * cache (while it is that record's), a named sandbox's from the book (asked under its lock, so a deletion is either
-     * before or after). Empty when the sandbox is not live or this process does not hold it.
+     * The one lookup of a live sandbox's services and credentials, whatever its kind: the registry of live sandboxes'
+     * ({@link io.roboco.sandbox.manager.LiveSandboxes}; asked under the sandbox's lock, a deletion is either before or
+     * after). Empty when the sandbox is not live or this process does not hold it.
      */
     public Optional<Map<String, ServiceInstance>> heldServices(String id) {
         Instant now = book.clock().instant();
-        Optional<SandboxRecord> live = book.find(id).filter(r -> r.state(now) == SandboxState.LIVE);
-        if (live.isEmpty()) {
+        if (book.find(id).filter(r -> r.state(now) == SandboxState.LIVE).isEmpty()) {
             return Optional.empty();
         }
-        SandboxRecord r = live.get();
-        return r.kind() == SandboxRecord.Kind.DEFAULT
-                ? plugin.manager()
-                        .find(r.owner())
-                        .filter(set -> r.id().equals(set.id()))
-                        .map(set -> set.services())
-                : book.namedServices(id);
+        return plugin.manager().services(id);
     }
 
     public List<SandboxRecord> list(SandboxQuery query) {
@@ -416,29 +406,16 @@ public final class Sandboxes {
         return book;
     }
 
-    /** Marks the record deleted (conditionally on its expiry when {@code onlyIfExpired}) and removes its containers. */
+    /**
+     * Marks the record deleted (conditionally on its expiry when {@code onlyIfExpired}) and removes its containers, under
+     * the sandbox's lock ({@link SandboxManager#lockKey}: a call or data operation under way finishes first, and none
+     * starts after).
+     */
     private boolean end(SandboxRecord record, String why, boolean onlyIfExpired) throws InterruptedException {
         Instant now = book.clock().instant();
-        boolean ended;
-        if (record.kind() == SandboxRecord.Kind.DEFAULT) {
-            ended = plugin.manager()
-                    .endIf(
-                            record.owner(),
-                            record.id(),
-                            () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired),
-                            onlyIfExpired);
-            if (ended) {
-                book.forgetVerbSet(record.id());
-            }
-        } else {
-            // Under the sandbox's data lock: a checkpoint or rewind under way finishes first, and none starts after.
-            ended = plugin.manager()
-                    .underLock(
-                            SandboxData.lockKey(record.id()),
-                            () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired));
-        }
+        boolean ended = plugin.manager()
+                .endIf(record, () -> book.store().markDeleted(record.id(), now, why, onlyIfExpired), onlyIfExpired);
         if (ended) {
-            plugin.manager().removeContainers(record.containerIds());
             book.forgetContainers(record);
         }
         return ended;

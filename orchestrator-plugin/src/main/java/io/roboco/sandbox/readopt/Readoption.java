@@ -159,13 +159,13 @@ public final class Readoption {
                 poolChecks.put(row, checks.submit(() -> checkPooled(row, keys)));
             }
 
-            Set<String> adoptedOwners = new HashSet<>();
+            // One live sandbox per owner and name (a verb set is its owner's sandbox named default).
+            Set<String> adoptedNames = new HashSet<>();
             for (Map.Entry<SandboxRecord, Future<Verdict>> v : verdicts.entrySet()) {
                 SandboxRecord r = v.getKey();
                 Verdict verdict = await(v.getValue(), r);
                 if (verdict instanceof Verdict.Live live
-                        && r.kind() == SandboxRecord.Kind.DEFAULT
-                        && !adoptedOwners.add(r.owner())) {
+                        && !adoptedNames.add(r.owner() + "/" + (r.name().isEmpty() ? r.id() : r.name()))) {
                     verdict = new Verdict.Dead("agent " + r.owner() + " has another live set, re-adopted instead");
                 }
                 if (verdict instanceof Verdict.Live live) {
@@ -255,9 +255,9 @@ public final class Readoption {
             return new Verdict.Dead("it expired at " + r.expires() + " while the server was down");
         }
         if (rows.isEmpty()) {
-            return r.kind() == SandboxRecord.Kind.NAMED
-                    ? new Verdict.Unchecked()
-                    : new Verdict.Dead("no sealed credentials were stored for it");
+            return r.kind().endsWithItsProcess()
+                    ? new Verdict.Dead("no sealed credentials were stored for it")
+                    : new Verdict.Unchecked();
         }
         if (vault == null) {
             return new Verdict.Dead("its sealed credentials cannot be opened: no usable key");

@@ -215,7 +215,7 @@ public final class InMemorySettingsStore implements SettingsStore {
         List<SandboxRecord> ownerLive = sandboxes.values().stream()
                 .filter(r -> r.owner().equals(draft.owner()) && r.isLive(now))
                 .toList();
-        if (draft.kind() == SandboxRecord.Kind.NAMED && !draft.name().isEmpty()) {
+        if (draft.claimsItsName()) {
             Optional<SandboxRecord> taken = sandboxes.values().stream()
                     .filter(r ->
                             r.owner().equals(draft.owner()) && r.name().equals(draft.name()) && r.deleted() == null)

@@ -39,9 +39,44 @@ public record SandboxRecord(
     /** The name every agent's verb set carries. */
     public static final String DEFAULT_NAME = SandboxName.DEFAULT;
 
+    /**
+     * What kind of sandbox it is, as properties the code reads rather than branches it takes: how it is shown, and
+     * whether it ends with the process that held its credentials.
+     */
     public enum Kind {
-        DEFAULT,
-        NAMED;
+        /** An agent's verb set: its credentials are handed out again on each call, so only its process holds them. */
+        DEFAULT(true, true),
+        /** Made by name: its owner holds the credentials it was answered once, so it outlives the process that made it. */
+        NAMED(false, false);
+
+        private final boolean endsWithItsProcess;
+        private final boolean ownersLock;
+
+        Kind(boolean endsWithItsProcess, boolean ownersLock) {
+            this.endsWithItsProcess = endsWithItsProcess;
+            this.ownersLock = ownersLock;
+        }
+
+        /**
+         * True when the work on it is ordered by its owner's lock (the owner's {@code request_sandbox} and release take
+         * it, so its owner's next call learns that it expired); otherwise by a lock of its own.
+         */
+        public boolean ownersLock() {
+            return ownersLock;
+        }
+
+        /**
+         * True when a restart that does not re-adopt it (or finds no sealed credentials for it) must end it: nobody else
+         * holds its credentials. A named sandbox's owner does, so it is taken on instead.
+         */
+        public boolean endsWithItsProcess() {
+            return endsWithItsProcess;
+        }
+
+        /** The kind of the sandbox called {@code name}: an agent's verb set is its sandbox named {@code default}. */
+        public static Kind of(String name) {
+            return DEFAULT_NAME.equals(name) ? DEFAULT : NAMED;
+        }
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -62,6 +97,14 @@ public record SandboxRecord(
         services = services == null ? List.of() : List.copyOf(services);
         containers = containers == null ? List.of() : List.copyOf(containers);
         deletedReason = deleted == null ? null : deletedReason == null ? "" : deletedReason;
+    }
+
+    /**
+     * True when this sandbox holds its name among its owner's undeleted sandboxes (a store refuses a second one of that
+     * name): a named sandbox with a name. A verb set is its owner's one sandbox named default by construction.
+     */
+    public boolean claimsItsName() {
+        return kind == Kind.NAMED && !name.isEmpty();
     }
 
     public SandboxState state(Instant now) {

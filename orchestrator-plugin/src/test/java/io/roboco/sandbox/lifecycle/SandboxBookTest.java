@@ -8,6 +8,7 @@ import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.manager.EnsureOutcome;
+import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ProvisionSettings;
@@ -54,16 +55,18 @@ class SandboxBookTest {
     }
 
     private SandboxBook book(int perOwner, int capacity) {
-        SandboxBook book = new SandboxBook(
+        LiveSandboxes live = new LiveSandboxes();
+        SandboxBook book = Bookkeeping.open(
                 store,
                 "inst-a",
                 new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
                 perOwner,
                 new Capacity(capacity, () -> provisioner.ledger().ownedIds().size()),
                 clock,
-                provisioner.ledger());
+                provisioner.ledger(),
+                live);
         manager.close();
-        manager = new SandboxManager(registry, provisioner, clock, null, book);
+        manager = live.manager(registry, provisioner, clock, null, book);
         return book;
     }
 
@@ -196,8 +199,15 @@ class SandboxBookTest {
         Admission.Decision.Admitted named = (Admission.Decision.Admitted)
                 first.reserveNamed("dev-1", shop, List.of("postgres"), "ci", Map.of(), null);
         first.adoptNamed(named, Map.of());
-        SandboxBook next = new SandboxBook(
-                store, "inst-a", Lifetimes.defaults(), 3, Capacity.unlimited(), clock, provisioner.ledger());
+        SandboxBook next = Bookkeeping.open(
+                store,
+                "inst-a",
+                Lifetimes.defaults(),
+                3,
+                Capacity.unlimited(),
+                clock,
+                provisioner.ledger(),
+                new LiveSandboxes());
         assertThat(next.reconcileAtStart()).isEqualTo(1);
         assertThat(store.findSandbox(verb).orElseThrow().state(clock.instant())).isEqualTo(SandboxState.DELETED);
         assertThat(store.sandboxes(

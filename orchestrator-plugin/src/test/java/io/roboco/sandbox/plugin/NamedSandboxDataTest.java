@@ -7,9 +7,11 @@ import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
+import io.roboco.sandbox.lifecycle.Bookkeeping;
 import io.roboco.sandbox.lifecycle.Capacity;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
+import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
@@ -44,15 +46,17 @@ class NamedSandboxDataTest {
             ProvisionSettings.defaults("inst-a").withReadyTimeout(Duration.ofSeconds(2)),
             SecretSource.secure(),
             Clock.systemUTC());
-    private final SandboxBook book = new SandboxBook(
+    private final LiveSandboxes live = new LiveSandboxes();
+    private final SandboxBook book = Bookkeeping.open(
             store,
             "inst-a",
             new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
             3,
             new Capacity(10, () -> provisioner.ledger().ownedIds().size()),
             Clock.systemUTC(),
-            provisioner.ledger());
-    private final SandboxManager manager = new SandboxManager(registry, provisioner, Clock.systemUTC(), null, book);
+            provisioner.ledger(),
+            live);
+    private final SandboxManager manager = live.manager(registry, provisioner, Clock.systemUTC(), null, book);
     private final SandboxPlugin plugin = withRecords(manager, book);
     private final Sandboxes sandboxes = plugin.sandboxes().orElseThrow();
 
@@ -112,7 +116,7 @@ class NamedSandboxDataTest {
                 throw new IllegalStateException(e);
             }
         });
-        LockWaiters.await("io.roboco.sandbox.manager.SandboxManager", "underLock", 1, Duration.ofSeconds(30));
+        LockWaiters.await("io.roboco.sandbox.manager.SandboxManager", "endIf", 1, Duration.ofSeconds(30));
         assertThat(store.findSandbox(record.id()).orElseThrow().deleted())
                 .as("not deleted while the operation holds the lock")
                 .isNull();
@@ -135,18 +139,20 @@ class NamedSandboxDataTest {
     void aNamedSandboxWhoseServicesThisProcessDoesNotHoldIsRefusedSayingWhy() throws Exception {
         SandboxRecord record = named("old");
         // A later process that took the record on without re-adoption (ROBOCO_SANDBOX_READOPT=false) holds no services.
-        SandboxBook later = new SandboxBook(
+        LiveSandboxes laterLive = new LiveSandboxes();
+        SandboxBook later = Bookkeeping.open(
                 store,
                 "inst-a",
                 new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
                 3,
                 new Capacity(10, () -> 0),
                 Clock.systemUTC(),
-                provisioner.ledger());
+                provisioner.ledger(),
+                laterLive);
         later.reconcileAtStart();
         assertThat(later.namedServices(record.id())).isEmpty();
         SandboxPlugin next =
-                withRecords(new SandboxManager(registry, provisioner, Clock.systemUTC(), null, later), later);
+                withRecords(laterLive.manager(registry, provisioner, Clock.systemUTC(), null, later), later);
         try {
             DataOutcome outcome =
                     next.sandboxes().orElseThrow().dataOperation(record.id(), SandboxData.SNAPSHOT_SCHEMA, "before");

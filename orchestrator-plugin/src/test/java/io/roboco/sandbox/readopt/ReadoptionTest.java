@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.ledger.ContainerLedger;
+import io.roboco.sandbox.lifecycle.Bookkeeping;
 import io.roboco.sandbox.lifecycle.Capacity;
 import io.roboco.sandbox.lifecycle.Lifetimes;
 import io.roboco.sandbox.lifecycle.SandboxBook;
 import io.roboco.sandbox.manager.EnsureOutcome;
+import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.pool.PoolSizes;
@@ -75,14 +77,16 @@ class ReadoptionTest {
         final CredentialVault vault;
 
         Process(String instance, SecretKey sealingKey, Map<String, Integer> poolSizes) {
-            book = new SandboxBook(
+            LiveSandboxes live = new LiveSandboxes();
+            book = Bookkeeping.open(
                     store,
                     instance,
                     new Lifetimes(Duration.ofHours(1), Duration.ofHours(2)),
                     3,
                     new Capacity(100, () -> provisioner.ledger().ownedIds().size()),
                     clock,
-                    provisioner.ledger());
+                    provisioner.ledger(),
+                    live);
             vault = new CredentialVault(store, new CredentialCipher(sealingKey), instance);
             pool = poolSizes.isEmpty()
                     ? null
@@ -92,7 +96,7 @@ class ReadoptionTest {
                             new PoolSizes(poolSizes),
                             () -> Optional.of(() -> {}),
                             new SealedPool(vault));
-            manager = new SandboxManager(registry, provisioner, clock, pool, new SealingAdmission(book, vault));
+            manager = live.manager(registry, provisioner, clock, pool, new SealingAdmission(book, vault));
             processes.add(this);
         }
 

@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -99,6 +100,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     private volatile boolean daemonReachable = true;
     private volatile String startFailure;
     private volatile RuntimeException removalFailure;
+    private volatile Consumer<RunRequest> onStart = request -> {};
 
     private final AtomicInteger pings = new AtomicInteger();
     private final AtomicInteger starts = new AtomicInteger();
@@ -120,6 +122,15 @@ public final class FakeContainerRuntime implements ContainerRuntime {
     }
 
     // ---- scripting -------------------------------------------------------------------------------
+
+    /**
+     * {@code hook} is told of every start, on the thread that asks for it, before anything else happens (a test that
+     * looks at the way a request took to the container create).
+     */
+    public FakeContainerRuntime onStart(Consumer<RunRequest> hook) {
+        this.onStart = hook;
+        return this;
+    }
 
     /** Starting from this image fails as Docker does when the image is not local. */
     public FakeContainerRuntime markImageMissing(String image) {
@@ -286,6 +297,7 @@ public final class FakeContainerRuntime implements ContainerRuntime {
 
     @Override
     public StartedContainer start(RunRequest request) {
+        onStart.accept(request);
         starts.incrementAndGet();
         checkReachable();
         String image = request.spec().image();

@@ -14,6 +14,7 @@ import io.roboco.sandbox.runtime.StartedContainer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class FakeContainerRuntimeTest extends ContainerRuntimeContract {
@@ -81,6 +82,15 @@ class FakeContainerRuntimeTest extends ContainerRuntimeContract {
         StartedContainer d = fake.start(request(uniqueName("oom"), IMAGE, labels()));
         fake.oomKill(d.id());
         assertThat(fake.inspect(d.id()).orElseThrow().describe()).startsWith("OOM-killed");
+    }
+
+    @Test
+    void tellsTheStartHookOfEveryStartOnTheCallersThread() {
+        List<String> told = new CopyOnWriteArrayList<>();
+        fake.onStart(r -> told.add(r.name() + "@" + Thread.currentThread().getName()));
+        String name = uniqueName("hook");
+        fake.start(request(name, IMAGE, labels()));
+        assertThat(told).containsExactly(name + "@" + Thread.currentThread().getName());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.cli;
 
+import io.roboco.sandbox.request.Owner;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -38,7 +39,7 @@ final class ClientTokenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!owner.matches("job:[a-z0-9][a-z0-9_.-]{0,62}")) {
+        if (!Owner.isJob(owner)) {
             spec.commandLine()
                     .getErr()
                     .println("roboco-sandbox client-token: '" + owner

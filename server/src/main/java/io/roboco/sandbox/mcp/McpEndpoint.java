@@ -20,7 +20,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -191,10 +190,7 @@ public final class McpEndpoint implements AutoCloseable {
     }
 
     private static Set<String> liveContainers(SandboxPlugin plugin) {
-        Set<String> ids = new HashSet<>();
-        plugin.manager().live().forEach(sandbox -> ids.addAll(sandbox.containerIds()));
-        plugin.sandboxes().ifPresent(s -> ids.addAll(s.book().namedContainerIds()));
-        return ids;
+        return plugin.manager().heldContainerIds();
     }
 
     private static Caller caller(McpTransportContext context) {

@@ -56,7 +56,7 @@ final class NamedSandboxes {
         Optional<SandboxRecord> existing = sandboxes
                 .list(new SandboxQuery(slug, null, Map.of(), EnumSet.of(SandboxState.LIVE), null, clock.instant()))
                 .stream()
-                .filter(r -> r.kind() == SandboxRecord.Kind.NAMED && r.name().equals(name))
+                .filter(r -> r.name().equals(name))
                 .findFirst();
         if (existing.isPresent()) {
             // The core's registry of live sandboxes holds it: made since the start (MCP or HTTP), or re-adopted after a

@@ -74,7 +74,7 @@ final class HttpApi implements PluginExtension {
                 new McpEndpoint.AgentShare(
                         edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()),
                 context.clock());
-        AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url);
+        AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url, this::port);
         ForeignOrphans foreign = new ForeignOrphans(
                 context.runtime(),
                 context.store(),
@@ -115,7 +115,6 @@ final class HttpApi implements PluginExtension {
         }
         port = app.port();
         this.app = app;
-        agentRoutes.listeningOn(port);
         return () -> {
             try {
                 mcp.close();

@@ -138,13 +138,7 @@ public final class SandboxServer {
         SecretSafeLogging.check();
         StateDir state = StateDir.open(config.stateDir());
         ServerTokens tokens = ServerTokens.open(state, config);
-        try {
-            runtime.ping();
-        } catch (RuntimeException e) {
-            log.warn(
-                    "container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
-                    e.getMessage());
-        }
+        warnIfUnreachable(runtime);
         SandboxMetrics metrics = new SandboxMetrics(clock);
         JanitorExtension janitor = JanitorExtension.every(
                 config.janitorTick(), config.janitorGrace(), config.lifecycle().auditRetention());
@@ -155,6 +149,23 @@ public final class SandboxServer {
                 .extension(http)
                 .extension(janitor)
                 .build();
+        logFlag(plugin, store, config);
+        tokens.announce(console);
+        return new Running(plugin, http, janitor, runtime, store, state.instanceId());
+    }
+
+    /** A runtime that does not answer at start is not fatal: request_sandbox answers invalid_state until it does. */
+    private static void warnIfUnreachable(ContainerRuntime runtime) {
+        try {
+            runtime.ping();
+        } catch (RuntimeException e) {
+            log.warn(
+                    "container runtime not reachable at start ({}); request_sandbox answers invalid_state until it is",
+                    e.getMessage());
+        }
+    }
+
+    private static void logFlag(SandboxPlugin plugin, SettingsStore store, ServerConfig config) {
         log.info(
                 "sandbox feature flag {} is {} (stored {}, env override {})",
                 FlagStore.SANDBOX_DB_ENABLED,
@@ -163,8 +174,6 @@ public final class SandboxServer {
                         .map(String::valueOf)
                         .orElse("unset"),
                 config.dbEnabledOverride() == null ? "unset" : config.dbEnabledOverride());
-        tokens.announce(console);
-        return new Running(plugin, http, janitor, runtime, store, state.instanceId());
     }
 
     /** {@code "METHOD /path"} of every API route a server started here serves (the OpenAPI contract test's view). */

@@ -77,9 +77,7 @@ public final class SandboxViews {
         v.put("labels", new TreeMap<>(r.labels()));
         v.put("state", r.state(now).wire());
         v.put("services", List.copyOf(new TreeSet<>(r.services())));
-        AgentSandbox cached = r.kind() == SandboxRecord.Kind.DEFAULT
-                ? manager.find(r.owner()).filter(e -> e.id().equals(r.id())).orElse(null)
-                : null;
+        AgentSandbox cached = manager.held(r.id()).orElse(null);
         List<Map<String, Object>> containers = new ArrayList<>();
         for (ContainerRef c : r.containers()) {
             Map<String, Object> cv = new LinkedHashMap<>();

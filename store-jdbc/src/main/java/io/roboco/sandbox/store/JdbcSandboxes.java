@@ -59,7 +59,7 @@ final class JdbcSandboxes {
             }
         }
         OffsetDateTime now = ts(draft.created());
-        if (draft.kind() == SandboxRecord.Kind.NAMED && !draft.name().isEmpty()) {
+        if (draft.claimsItsName()) {
             Optional<SandboxRecord> taken = one(
                     c,
                     "SELECT " + COLUMNS + " FROM sandboxes WHERE owner = ? AND name = ?"

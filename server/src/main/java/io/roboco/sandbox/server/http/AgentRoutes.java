@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 
 /**
  * The orchestrator's routes: spawn, verbs, MCP tokens, container removal (which also revokes the agent's token). Envelopes are answered with 200 and
@@ -22,17 +23,16 @@ public final class AgentRoutes {
     private final AgentVerbs verbs;
     private final AgentTokens tokens;
     private final IntFunction<String> mcpUrl;
-    private volatile int port;
+    private final IntSupplier port;
 
-    /** {@code mcpUrl} gives the /mcp address for the port the server ends up listening on. */
-    public AgentRoutes(AgentVerbs verbs, AgentTokens tokens, IntFunction<String> mcpUrl) {
+    /**
+     * {@code mcpUrl} gives the /mcp address for a port; {@code port} the one the server listens on (known once it
+     * started, before any route is served: minted configurations name it).
+     */
+    public AgentRoutes(AgentVerbs verbs, AgentTokens tokens, IntFunction<String> mcpUrl, IntSupplier port) {
         this.verbs = verbs;
         this.tokens = tokens;
         this.mcpUrl = mcpUrl;
-    }
-
-    /** The port the server listens on, known once it started (minted configurations name it). */
-    public void listeningOn(int port) {
         this.port = port;
     }
 
@@ -84,7 +84,7 @@ public final class AgentRoutes {
         }
         Set<Toolset> toolsets = Toolset.parseAll(args.get("toolsets"));
         AgentTokens.Minted minted = tokens.mint(slug, toolsets);
-        String url = mcpUrl.apply(port);
+        String url = mcpUrl.apply(port.getAsInt());
         Map<String, Object> mcp = new LinkedHashMap<>();
         mcp.put("url", url);
         mcp.put("headers", Map.of("Authorization", "Bearer " + minted.token()));
