@@ -12,6 +12,8 @@
 # Sets up like test.sh (packages, dockerd, Java/Maven, local images), builds the bench jar, runs it.
 # Writes target/bench/summary.json at the repository root (override with --out).
 # --quick: 1 warm-up + 4 counted rounds (about 2-3 minutes); default: 2 + 12 rounds.
+# --only burst: issue 21's bursts (20/50/100 agents at once, the full set at 20, 20 on a pool) and the
+#   contenders their ratios need; bound them with --burst-sizes N,N --burst-pool-sizes N --burst-full-set N.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/prereqs.sh
