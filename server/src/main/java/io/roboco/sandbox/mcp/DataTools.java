@@ -49,6 +49,16 @@ final class DataTools {
                         "sandbox",
                         sandbox),
                 List.of("name"));
+        Map<String, Object> keyedCheckpoint = McpTools.object(
+                Map.of(
+                        "name",
+                        McpTools.string(
+                                "checkpoint name: lower-case letters, digits, '_' or '-'", CheckpointName.SHAPE),
+                        "sandbox",
+                        sandbox,
+                        Gate.IDEMPOTENCY_ARGUMENT,
+                        McpTools.idempotencyKey()),
+                List.of("name"));
         Map<String, Object> templateName = McpTools.object(
                 Map.of(
                         "name",
@@ -90,7 +100,7 @@ final class DataTools {
                         "Checkpoint your sandbox",
                         "Copy the data of every service of your sandbox (Postgres, Redis, Mongo) as one named checkpoint before"
                                 + " something risky. Closes your open Postgres sessions for the copy (reconnect with the same URL).",
-                        checkpointName,
+                        keyedCheckpoint,
                         false,
                         false,
                         true,

@@ -3,10 +3,12 @@ package io.roboco.sandbox.mcp;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.idempotency.IdempotentCalls;
 import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.GuardChain;
 import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.IdempotencyKey;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AgentStore;
@@ -47,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * {@code retry_after_seconds}) before anything else runs. Such refusals are audited at most once per agent a minute,
  * so a flood cannot grow the audit trail. The operator is not limited.
  *
+ * <p>Idempotency keys: a call carrying {@code idempotency_key} (request_sandbox, checkpoint_sandbox) runs once per key of
+ * the agent ({@link IdempotentCalls}); a retry with the same key and arguments gets the first result (with
+ * {@code _meta} {@value #REPLAYED_META}), while the first still runs it waits for it, and the same key with other
+ * arguments is a tool error {@code idempotency_conflict}.
+ *
  * <p>Audit decisions: {@code allowed} (the tool answered), {@code tool_error} (it answered a refusal or
  * {@code invalid_state}), {@code denied} (the gate found nothing of the caller's to act on), {@code invalid}
  * (unknown tool or malformed arguments), {@code fault} (a bug or an outage; the reason names the exception
@@ -65,6 +72,7 @@ public final class Gate {
     private final SandboxScope scope;
     private final InspectionPolicy policy;
     private final FairShare share;
+    private final IdempotentCalls<ToolResult> keys;
     private final Map<String, Instant> refusalAudited = new ConcurrentHashMap<>();
     private final Clock clock;
 
@@ -80,6 +88,12 @@ public final class Gate {
     /** The argument naming a sandbox, on every tool that takes one. */
     public static final String SANDBOX_ARGUMENT = "sandbox";
 
+    /** The idempotency key argument, on the tools that make something (request_sandbox, checkpoint_sandbox). */
+    public static final String IDEMPOTENCY_ARGUMENT = "idempotency_key";
+
+    /** The {@code _meta} key of a result that replays an earlier call's (same idempotency key). */
+    static final String REPLAYED_META = "io.roboco/idempotent_replayed";
+
     /**
      * @param inspection what the inspection tools allow ({@code ROBOCO_SANDBOX_MCP_ROW_CAP} its row limit,
      *                   {@code ROBOCO_SANDBOX_MCP_FETCH_BYTES} its fetch budget)
@@ -93,6 +107,7 @@ public final class Gate {
             SandboxScope scope,
             InspectionPolicy inspection,
             FairShare share,
+            IdempotentCalls<ToolResult> keys,
             Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
@@ -113,6 +128,7 @@ public final class Gate {
         this.scope = scope;
         this.policy = inspection;
         this.share = share;
+        this.keys = keys;
         this.clock = clock;
     }
 
@@ -290,8 +306,35 @@ public final class Gate {
             sandbox = own.get();
         }
         ToolResult result;
+        boolean replayed = false;
         try {
-            result = spec.handler().handle(new ToolCall(caller, name, args, sandbox, policy));
+            if (args.containsKey(IDEMPOTENCY_ARGUMENT) && caller instanceof Caller.Agent agent) {
+                IdempotencyKey key = IdempotencyKey.parse(IDEMPOTENCY_ARGUMENT, args.get(IDEMPOTENCY_ARGUMENT));
+                Map<String, Object> rest = new LinkedHashMap<>(args);
+                rest.remove(IDEMPOTENCY_ARGUMENT);
+                ScopedSandbox scoped = sandbox;
+                IdempotentCalls.Outcome<ToolResult> outcome = keys.run(
+                        "agent:" + agent.slug(),
+                        key,
+                        "mcp:" + name,
+                        rest,
+                        answer -> !answer.error(),
+                        () -> spec.handler().handle(new ToolCall(caller, name, rest, scoped, policy)));
+                if (outcome instanceof IdempotentCalls.Outcome.Answered<ToolResult> answered) {
+                    result = answered.answer();
+                    replayed = answered.replayed();
+                } else {
+                    boolean running = outcome instanceof IdempotentCalls.Outcome.StillRunning<ToolResult>;
+                    String reason = running
+                            ? ((IdempotentCalls.Outcome.StillRunning<ToolResult>) outcome).reason()
+                            : ((IdempotentCalls.Outcome.Conflict<ToolResult>) outcome).reason();
+                    result = ToolResult.failed(
+                            failure(running ? "idempotency_in_progress" : "idempotency_conflict", reason, running),
+                            reason);
+                }
+            } else {
+                result = spec.handler().handle(new ToolCall(caller, name, args, sandbox, policy));
+            }
         } catch (BadRequest e) {
             record(caller, "mcp:" + name, "invalid", e.getMessage(), args, List.of(), start);
             throw McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS)
@@ -307,15 +350,18 @@ public final class Gate {
                 caller,
                 "mcp:" + name,
                 result.error() ? "tool_error" : "allowed",
-                result.reason(),
+                replayed ? "replayed (same idempotency key): " + result.reason() : result.reason(),
                 args,
                 result.services(),
                 start);
-        return McpSchema.CallToolResult.builder()
+        McpSchema.CallToolResult.Builder answer = McpSchema.CallToolResult.builder()
                 .addTextContent(result.text())
                 .structuredContent(result.structured())
-                .isError(result.error())
-                .build();
+                .isError(result.error());
+        if (replayed) {
+            answer.meta(Map.of(REPLAYED_META, true));
+        }
+        return answer.build();
     }
 
     private McpSchema.CallToolResult fault(

@@ -10,6 +10,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.roboco.sandbox.idempotency.IdempotentCalls;
 import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.SandboxPlugin;
@@ -104,6 +105,7 @@ public final class McpEndpoint implements AutoCloseable {
                 own,
                 inspection,
                 new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock),
+                IdempotentCalls.standard(clock),
                 clock);
 
         SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built =

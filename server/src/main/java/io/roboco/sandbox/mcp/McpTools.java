@@ -2,6 +2,7 @@ package io.roboco.sandbox.mcp;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.engine.NameShape;
+import io.roboco.sandbox.request.IdempotencyKey;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +56,14 @@ final class McpTools {
     /** A string of a value type's syntax: its {@code pattern} and {@code maxLength} come from {@code shape}. */
     static Map<String, Object> string(String description, NameShape shape) {
         return string(description, shape.jsonPattern(), shape.maxLength());
+    }
+
+    /** The {@code idempotency_key} argument of the tools that make something (request_sandbox, checkpoint_sandbox). */
+    static Map<String, Object> idempotencyKey() {
+        return string(
+                "optional key of yours (e.g. a UUID): a retry with the same key and arguments answers the first call's"
+                        + " result (the same sandbox and credentials) instead of running again",
+                IdempotencyKey.SHAPE);
     }
 
     static Map<String, Object> arrayOf(Map<String, Object> items, String description, int maxItems) {

@@ -76,6 +76,7 @@ final class VerbTools {
                         "a template of your project (saved with save_template; list_templates lists them) that the"
                                 + " NEW sandbox's Postgres starts from, instead of the project's seed",
                         TemplateName.SHAPE));
+        properties.put(Gate.IDEMPOTENCY_ARGUMENT, McpTools.idempotencyKey());
         Map<String, Object> releaseArgs = McpTools.object(
                 Map.of(
                         "sandbox",

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.server;
 
 import io.javalin.Javalin;
+import io.roboco.sandbox.idempotency.IdempotentCalls;
 import io.roboco.sandbox.janitor.JanitorExtension;
 import io.roboco.sandbox.mcp.AgentTokens;
 import io.roboco.sandbox.mcp.McpEndpoint;
@@ -89,7 +90,12 @@ final class HttpApi implements PluginExtension {
                 edge,
                 new AdminRoutes(plugin, config.dbEnabledOverride(), context.clock()),
                 agentRoutes,
-                new SandboxRoutes(context.sandboxes(), foreign, plugin, context.clock()),
+                new SandboxRoutes(
+                        context.sandboxes(),
+                        foreign,
+                        plugin,
+                        IdempotentCalls.standard(context.clock()),
+                        context.clock()),
                 new ClientRoutes(clientTokens),
                 new OpsRoutes(doctor, metrics),
                 mcp::mount);

@@ -5,6 +5,7 @@ import io.javalin.http.Context;
 import io.roboco.sandbox.data.DataOutcome;
 import io.roboco.sandbox.data.SandboxData;
 import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.idempotency.IdempotentCalls;
 import io.roboco.sandbox.plugin.ForeignOrphans;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.SandboxService;
@@ -50,11 +51,19 @@ public final class SandboxRoutes {
     private final ForeignOrphans foreign;
     private final SandboxPlugin plugin;
     private final Clock clock;
+    private final KeyedAnswers keyed;
 
-    public SandboxRoutes(Sandboxes sandboxes, ForeignOrphans foreign, SandboxPlugin plugin, Clock clock) {
+    /** @param keys idempotency keys of creates and checkpoints ({@code Idempotency-Key}) */
+    public SandboxRoutes(
+            Sandboxes sandboxes,
+            ForeignOrphans foreign,
+            SandboxPlugin plugin,
+            IdempotentCalls<KeyedAnswers.Answer> keys,
+            Clock clock) {
         this.sandboxes = sandboxes;
         this.foreign = foreign;
         this.plugin = plugin;
+        this.keyed = new KeyedAnswers(keys);
         this.clock = clock;
     }
 
@@ -74,7 +83,14 @@ public final class SandboxRoutes {
         app.get(
                 "/api/sandboxes/{id}/snapshots/{name}/diff",
                 ctx -> data(ctx, SandboxData.DIFF_SCHEMA, ctx.pathParam("name")));
-        app.post("/api/sandboxes/{id}/checkpoints", ctx -> data(ctx, SandboxData.CHECKPOINT, bodyName(ctx)));
+        app.post("/api/sandboxes/{id}/checkpoints", ctx -> {
+            String name = bodyName(ctx);
+            keyed.answer(
+                    ctx,
+                    "POST /api/sandboxes/" + ctx.pathParam("id") + "/checkpoints",
+                    Json.body(ctx),
+                    () -> dataAnswer(ctx, SandboxData.CHECKPOINT, name));
+        });
         app.post(
                 "/api/sandboxes/{id}/checkpoints/{name}/rewind",
                 ctx -> data(ctx, SandboxData.REWIND, ctx.pathParam("name")));
@@ -125,7 +141,11 @@ public final class SandboxRoutes {
     }
 
     private void create(Context ctx) throws InterruptedException {
-        Map<String, Object> body = Json.body(ctx);
+        Map<String, Object> sent = Json.body(ctx);
+        keyed.answer(ctx, "POST /api/sandboxes", sent, () -> created(ctx, new LinkedHashMap<>(sent)));
+    }
+
+    private KeyedAnswers.Answer created(Context ctx, Map<String, Object> body) throws InterruptedException {
         for (String key : body.keySet()) {
             if (!CREATE_FIELDS.contains(key)) {
                 throw new BadRequest("unknown field '" + Names.printable(key) + "'; a sandbox takes: "
@@ -167,11 +187,9 @@ public final class SandboxRoutes {
             Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("ok", true);
             answer.put("sandbox", SandboxViews.created(created.record(), created.services()));
-            Json.write(ctx, 200, answer);
-            return;
+            return new KeyedAnswers.Answer(200, answer);
         }
-        Json.write(
-                ctx,
+        return new KeyedAnswers.Answer(
                 200,
                 Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision())
                         .asMap());
@@ -295,20 +313,24 @@ public final class SandboxRoutes {
      * server holds (created here, or re-adopted after a restart). Not live: 409; unknown: 404.
      */
     private void data(Context ctx, String verb, String name) throws InterruptedException {
+        KeyedAnswers.Answer answer = dataAnswer(ctx, verb, name);
+        Json.write(ctx, answer.status(), answer.body());
+    }
+
+    private KeyedAnswers.Answer dataAnswer(Context ctx, String verb, String name) throws InterruptedException {
         SandboxRecord record = found(ctx.pathParam("id"));
         DataOutcome outcome = sandboxes.dataOperation(record.id(), verb, name);
         if (outcome instanceof DataOutcome.Done done) {
             Map<String, Object> body = new LinkedHashMap<>(done.evidence());
             body.put("sandbox", record.id());
-            Json.write(ctx, 200, body);
+            return new KeyedAnswers.Answer(200, body);
         } else if (outcome instanceof DataOutcome.Refused refused) {
-            Json.write(ctx, 409, Json.error("conflict", refused.reason()));
-        } else {
-            DataOutcome.Failed failed = (DataOutcome.Failed) outcome;
-            Map<String, Object> body = new LinkedHashMap<>(Json.error("invalid_state", failed.reason()));
-            body.put("retryable", failed.retryable());
-            Json.write(ctx, 503, body);
+            return new KeyedAnswers.Answer(409, Json.error("conflict", refused.reason()));
         }
+        DataOutcome.Failed failed = (DataOutcome.Failed) outcome;
+        Map<String, Object> body = new LinkedHashMap<>(Json.error("invalid_state", failed.reason()));
+        body.put("retryable", failed.retryable());
+        return new KeyedAnswers.Answer(503, body);
     }
 
     private static String bodyName(Context ctx) {
