@@ -5,6 +5,9 @@
 //   {"op":"listTools"}                        -> {"ok":true,"tools":[...],"bytes":N} (N: the tools/list result as
 //                                               JSON, UTF-8 bytes: what a model's context receives)
 //   {"op":"call","name":"…","arguments":{…}}  -> {"ok":true,"result":{content,structuredContent,isError}}
+//   {"op":"callWithProgress","name":"…","arguments":{…}} -> as call, plus "progress":[...]: the call asks for
+//                                               progress (_meta.progressToken); each notification is also written at
+//                                               once as its own line {"event":"progress","progress":{progress,total,message}}
 //   {"op":"timeCalls","name":"…","arguments":{…},"count":N} -> {"ok":true,"millis":[...]} (each call's wall time)
 //   {"op":"burst","name":"…","arguments":{…},"count":N} -> {"ok":true,"results":[...]} (N calls at once; each
 //                                               {"ok":true,"isError","structured"} or a failure as below)
@@ -51,6 +54,18 @@ async function handle(command) {
     }
     case 'call':
       return { ok: true, result: await client.callTool({ name: command.name, arguments: command.arguments ?? {} }) };
+    case 'callWithProgress': {
+      const progress = [];
+      const result = await client.callTool({ name: command.name, arguments: command.arguments ?? {} }, undefined, {
+        timeout: 600000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          progress.push(p);
+          process.stdout.write(JSON.stringify({ event: 'progress', progress: p }) + '\n');
+        },
+      });
+      return { ok: true, result, progress };
+    }
     case 'timeCalls': {
       const millis = [];
       for (let i = 0; i < command.count; i++) {

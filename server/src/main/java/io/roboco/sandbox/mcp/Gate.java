@@ -7,6 +7,7 @@ import io.roboco.sandbox.idempotency.IdempotentCalls;
 import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.GuardChain;
+import io.roboco.sandbox.progress.ProgressTicker;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.IdempotencyKey;
 import io.roboco.sandbox.request.Names;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +75,8 @@ public final class Gate {
     private final InspectionPolicy policy;
     private final FairShare share;
     private final IdempotentCalls<ToolResult> keys;
+    private final ProgressTicker ticker;
+    private final Function<String, Optional<String>> progressDetail;
     private final Map<String, Instant> refusalAudited = new ConcurrentHashMap<>();
     private final Clock clock;
 
@@ -108,6 +112,8 @@ public final class Gate {
             InspectionPolicy inspection,
             FairShare share,
             IdempotentCalls<ToolResult> keys,
+            ProgressTicker ticker,
+            Function<String, Optional<String>> progressDetail,
             Clock clock) {
         for (ToolSpec spec : specs) {
             if (tools.putIfAbsent(spec.name(), spec) != null) {
@@ -129,6 +135,8 @@ public final class Gate {
         this.policy = inspection;
         this.share = share;
         this.keys = keys;
+        this.ticker = ticker;
+        this.progressDetail = progressDetail;
         this.clock = clock;
     }
 
@@ -205,17 +213,26 @@ public final class Gate {
 
     /** One call, start to audit. Throws {@link McpError} for protocol errors (after auditing them). */
     public McpSchema.CallToolResult call(Caller caller, String name, Map<String, Object> arguments) {
+        return call(caller, name, arguments, null);
+    }
+
+    /**
+     * One call; {@code progress} (null: the client asked for none) gets a tick every second while the tool runs past
+     * its first second, saying what runs and, for a template restore or save, how far it has got.
+     */
+    public McpSchema.CallToolResult call(
+            Caller caller, String name, Map<String, Object> arguments, ProgressTicker.Sink progress) {
         long start = System.nanoTime();
         Map<String, Object> args = arguments == null ? Map.of() : arguments;
         if (!(caller instanceof Caller.Agent agent)) {
-            return admitted(caller, name, args, start);
+            return admitted(caller, name, args, start, progress);
         }
         FairShare.Admission admission = share.tryAcquire(agent.slug());
         if (admission.refusal().isPresent()) {
             return overShare(caller, name, args, admission.refusal().get(), start);
         }
         try (FairShare.Permit ignored = admission.permit().orElseThrow()) {
-            return admitted(caller, name, args, start);
+            return admitted(caller, name, args, start, progress);
         }
     }
 
@@ -243,7 +260,8 @@ public final class Gate {
                 .build();
     }
 
-    private McpSchema.CallToolResult admitted(Caller caller, String name, Map<String, Object> args, long start) {
+    private McpSchema.CallToolResult admitted(
+            Caller caller, String name, Map<String, Object> args, long start, ProgressTicker.Sink progress) {
         ToolSpec spec = tools.get(name);
         if (spec == null || !spec.audience().admits(caller)) {
             String printable = Names.printable(name);
@@ -307,7 +325,9 @@ public final class Gate {
         }
         ToolResult result;
         boolean replayed = false;
-        try {
+        String project = progress == null ? "" : project(caller);
+        try (ProgressTicker.Ticking ticking =
+                progress == null ? () -> {} : ticker.start(name, () -> progressDetail.apply(project), progress)) {
             if (args.containsKey(IDEMPOTENCY_ARGUMENT) && caller instanceof Caller.Agent agent) {
                 IdempotencyKey key = IdempotencyKey.parse(IDEMPOTENCY_ARGUMENT, args.get(IDEMPOTENCY_ARGUMENT));
                 Map<String, Object> rest = new LinkedHashMap<>(args);

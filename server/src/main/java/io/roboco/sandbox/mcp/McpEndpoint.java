@@ -7,6 +7,7 @@ import io.modelcontextprotocol.json.schema.jackson2.DefaultJsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.server.transport.DefaultServerTransportSecurityValidator;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -15,6 +16,8 @@ import io.roboco.sandbox.inspect.InspectionPolicy;
 import io.roboco.sandbox.limits.FairShare;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.progress.ProgressTicker;
+import io.roboco.sandbox.progress.TemplateTraffic;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import jakarta.servlet.DispatcherType;
 import java.time.Clock;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.eclipse.jetty.servlet.FilterHolder;
@@ -70,6 +74,8 @@ public final class McpEndpoint implements AutoCloseable {
      * @param inspection   what the inspection tools allow ({@code ROBOCO_SANDBOX_MCP_ROW_CAP}, {@code ROBOCO_SANDBOX_MCP_FETCH_BYTES})
      * @param allowedHosts Host header values accepted ({@code ROBOCO_SANDBOX_MCP_ALLOWED_HOSTS}); any Origin is refused
      * @param doctor       the operator's health checks as {@code GET /api/doctor} answers them
+     * @param ticker       progress of long calls, for clients that ask ({@code _meta.progressToken})
+     * @param traffic      which template dumps are being read or written (null: the plugin's store does not say)
      */
     public static McpEndpoint create(
             SandboxPlugin plugin,
@@ -81,6 +87,8 @@ public final class McpEndpoint implements AutoCloseable {
             Supplier<Map<String, Object>> doctor,
             String version,
             AgentShare share,
+            ProgressTicker ticker,
+            TemplateTraffic traffic,
             Clock clock) {
         ObjectMapper mapper = new ObjectMapper();
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(mapper);
@@ -106,6 +114,8 @@ public final class McpEndpoint implements AutoCloseable {
                 inspection,
                 new FairShare(share.maxConcurrentCalls(), share.callsPerMinute(), clock),
                 IdempotentCalls.standard(clock),
+                ticker,
+                traffic == null ? project -> Optional.empty() : traffic::now,
                 clock);
 
         SdkThreads.Caught<HttpServletStreamableServerTransportProvider> built =
@@ -131,8 +141,11 @@ public final class McpEndpoint implements AutoCloseable {
         for (ToolSpec spec : gate.tools()) {
             tools.add(McpServerFeatures.SyncToolSpecification.builder()
                     .tool(McpTools.describe(spec))
-                    .callHandler((exchange, request) ->
-                            gate.call(caller(exchange.transportContext()), request.name(), request.arguments()))
+                    .callHandler((exchange, request) -> gate.call(
+                            caller(exchange.transportContext()),
+                            request.name(),
+                            request.arguments(),
+                            progress(exchange, request)))
                     .build());
         }
         McpSyncServer server = McpServer.sync(transport)
@@ -193,6 +206,16 @@ public final class McpEndpoint implements AutoCloseable {
 
     private static Set<String> liveContainers(SandboxPlugin plugin) {
         return plugin.manager().heldContainerIds();
+    }
+
+    /** Where a call's progress goes: notifications on the call's stream, when the client sent a progress token. */
+    private static ProgressTicker.Sink progress(McpSyncServerExchange exchange, McpSchema.CallToolRequest request) {
+        Object token = request.meta() == null ? null : request.meta().get("progressToken");
+        if (token == null) {
+            return null;
+        }
+        return tick -> exchange.progressNotification(
+                new McpSchema.ProgressNotification(token, (double) tick.step(), null, tick.message()));
     }
 
     private static Caller caller(McpTransportContext context) {

@@ -9,6 +9,8 @@ import io.roboco.sandbox.plugin.ForeignOrphans;
 import io.roboco.sandbox.plugin.PluginContext;
 import io.roboco.sandbox.plugin.PluginExtension;
 import io.roboco.sandbox.plugin.SandboxPlugin;
+import io.roboco.sandbox.progress.ProgressTicker;
+import io.roboco.sandbox.progress.TemplateTraffic;
 import io.roboco.sandbox.server.config.EdgeSettings;
 import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.server.health.Doctor;
@@ -24,6 +26,7 @@ import io.roboco.sandbox.server.http.SandboxRoutes;
 import io.roboco.sandbox.server.http.TokenAuth;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.web.Dashboard;
+import java.time.Duration;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -63,6 +66,8 @@ final class HttpApi implements PluginExtension {
         Supplier<Doctor> doctor = () -> doctor(context);
         EdgeSettings edge = config.edge();
         AgentTokens agentTokens = new AgentTokens(context.store(), edge.tokenTtl(), context.clock());
+        // Progress of long calls (MCP notifications, streamed HTTP answers): one tick a second, one thread.
+        ProgressTicker ticker = new ProgressTicker(Duration.ofSeconds(1), "roboco-sandbox-progress");
         McpEndpoint mcp = McpEndpoint.create(
                 plugin,
                 verbs,
@@ -74,6 +79,8 @@ final class HttpApi implements PluginExtension {
                 SandboxServer.version(),
                 new McpEndpoint.AgentShare(
                         edge.maxConcurrentCalls(), edge.callsPerMinute(), edge.maxSessions(), edge.sessionIdle()),
+                ticker,
+                plugin.templates() instanceof TemplateTraffic traffic ? traffic : null,
                 context.clock());
         AgentRoutes agentRoutes = new AgentRoutes(verbs, agentTokens, config.mcp()::url, this::port);
         ForeignOrphans foreign = new ForeignOrphans(
@@ -95,6 +102,7 @@ final class HttpApi implements PluginExtension {
                         foreign,
                         plugin,
                         IdempotentCalls.standard(context.clock()),
+                        ticker,
                         context.clock()),
                 new ClientRoutes(clientTokens),
                 new OpsRoutes(doctor, metrics),
@@ -117,6 +125,7 @@ final class HttpApi implements PluginExtension {
             app.start(config.bind(), config.port());
         } catch (RuntimeException e) {
             mcp.close();
+            ticker.close();
             throw e;
         }
         port = app.port();
@@ -125,7 +134,11 @@ final class HttpApi implements PluginExtension {
             try {
                 mcp.close();
             } finally {
-                app.stop();
+                try {
+                    app.stop();
+                } finally {
+                    ticker.close();
+                }
             }
         };
     }

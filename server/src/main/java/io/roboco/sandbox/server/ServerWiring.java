@@ -5,6 +5,7 @@ import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.SandboxPluginBuilder;
 import io.roboco.sandbox.pool.PoolSizes;
+import io.roboco.sandbox.progress.TemplateTraffic;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.server.config.LifecycleConfig;
@@ -38,13 +39,13 @@ final class ServerWiring {
         lifecycle(builder, config.lifecycle());
         builder.warmPool(new PoolSizes(config.poolKeys(), config.seededPoolSize()))
                 // Saved templates: <state>/templates/<project>/<name>.sql + <name>.json (+ <name>.datadir.tar, the
-                // physical
-                // copy), capped per project.
-                .templates(new DirectoryTemplateStore(
+                // physical copy), capped per project; read through TemplateTraffic, which tells progress reports how
+                // far a restore or a save has got.
+                .templates(new TemplateTraffic(new DirectoryTemplateStore(
                         state.path().resolve("templates"),
                         config.data().templates(),
                         config.data().physicalCopies(),
-                        config.data().physicalMinDump()));
+                        config.data().physicalMinDump())));
         if (config.restart().readopt()) {
             builder.readoption(config.secretKeyFile());
         }

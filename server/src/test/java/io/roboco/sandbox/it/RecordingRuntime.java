@@ -8,6 +8,8 @@ import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.RuntimeInfo;
 import io.roboco.sandbox.runtime.StartedContainer;
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
@@ -35,6 +37,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     private final List<Armed<RunRequest>> startGates = new CopyOnWriteArrayList<>();
     private final List<Armed<String>> removeGates = new CopyOnWriteArrayList<>();
     private final List<Consumer<RunRequest>> beforeStart = new CopyOnWriteArrayList<>();
+    private final List<Armed<Long>> stdinGates = new CopyOnWriteArrayList<>();
 
     /** A gate waiting for the first call that matches. */
     private record Armed<T>(Predicate<T> matches, Gate gate) {}
@@ -83,6 +86,49 @@ public final class RecordingRuntime implements ContainerRuntime {
         return gate;
     }
 
+    /**
+     * The next exec fed a stdin (a template's restore) parks once it has read {@code afterBytes} of it, until the
+     * returned gate opens: the test acts while the restore is known to be half done.
+     */
+    public Gate parkNextStdinAfter(String what, long afterBytes) {
+        Gate gate = new Gate(what);
+        stdinGates.add(new Armed<>(read -> read >= afterBytes, gate));
+        return gate;
+    }
+
+    private InputStream watched(InputStream stdin) {
+        if (stdin == null || stdinGates.isEmpty()) {
+            return stdin;
+        }
+        Armed<Long> armed = stdinGates.remove(0);
+        return new FilterInputStream(stdin) {
+            private long read;
+            private boolean parked;
+
+            @Override
+            public int read() throws IOException {
+                int b = super.read();
+                count(b < 0 ? 0 : 1);
+                return b;
+            }
+
+            @Override
+            public int read(byte[] buf, int off, int len) throws IOException {
+                int n = super.read(buf, off, len);
+                count(Math.max(n, 0));
+                return n;
+            }
+
+            private void count(int n) {
+                read += n;
+                if (!parked && armed.matches().test(read)) {
+                    parked = true;
+                    armed.gate().park();
+                }
+            }
+        };
+    }
+
     /** When the server began removing this container (System.nanoTime), or null if it never did. */
     public Long removalStarted(String containerId) {
         return removalStartedNanos.get(containerId);
@@ -121,7 +167,7 @@ public final class RecordingRuntime implements ContainerRuntime {
     public ExecResult exec(
             String containerId, List<String> command, Map<String, String> env, InputStream stdin, OutputStream stdout) {
         count();
-        return delegate.exec(containerId, command, env, stdin, stdout);
+        return delegate.exec(containerId, command, env, watched(stdin), stdout);
     }
 
     @Override
@@ -133,7 +179,7 @@ public final class RecordingRuntime implements ContainerRuntime {
             InputStream stdin,
             OutputStream stdout) {
         count();
-        return delegate.execAs(containerId, user, command, env, stdin, stdout);
+        return delegate.execAs(containerId, user, command, env, watched(stdin), stdout);
     }
 
     @Override

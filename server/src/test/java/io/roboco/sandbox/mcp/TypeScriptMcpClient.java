@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The official MCP TypeScript SDK client ({@code @modelcontextprotocol/sdk}, pinned in
@@ -37,6 +39,7 @@ public final class TypeScriptMcpClient implements AutoCloseable {
     private final Process node;
     private final Writer in;
     private final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Map<String, Object>> events = new LinkedBlockingQueue<>();
 
     private TypeScriptMcpClient(Map<String, String> env) {
         Path dir = ensureInstalled();
@@ -54,7 +57,11 @@ public final class TypeScriptMcpClient implements AutoCloseable {
             try (BufferedReader out =
                     new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
-                    answers.add(line);
+                    if (line.startsWith("{\"event\"")) {
+                        events.add(JSON.readValue(line, Map.class));
+                    } else {
+                        answers.add(line);
+                    }
                 }
             }
         });
@@ -147,6 +154,31 @@ public final class TypeScriptMcpClient implements AutoCloseable {
 
     public Answer call(String tool, Map<String, Object> arguments) {
         return send(Map.of("op", "call", "name", tool, "arguments", arguments));
+    }
+
+    /** A call that asks for progress notifications; the answer's {@code progress} lists the ones received. */
+    public Answer callWithProgress(String tool, Map<String, Object> arguments) {
+        return send(Map.of("op", "callWithProgress", "name", tool, "arguments", arguments));
+    }
+
+    /**
+     * The first event (a progress notification, as it arrived, while a call is still running) that {@code which}
+     * accepts; events before it are dropped. Fails when none came within {@code timeout}.
+     */
+    public Map<String, Object> awaitEvent(Predicate<Map<String, Object>> which, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            Map<String, Object> event = left > 0 ? events.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (event == null) {
+                throw new AssertionError(
+                        "no matching event from the TypeScript client within " + timeout.toSeconds() + " s");
+            }
+            if (which.test(event)) {
+                return event;
+            }
+        }
     }
 
     /** {@code count} calls of {@code tool} at once; each result: {@code ok}, {@code isError}, {@code structured}, or a failure. */

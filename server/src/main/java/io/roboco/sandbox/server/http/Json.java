@@ -50,6 +50,16 @@ final class Json {
         }
     }
 
+    /** The JSON text of {@code body}, for a line of a streamed answer. */
+    static String string(Object body) {
+        try {
+            return MAPPER.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(
+                    "response not serializable: " + e.getClass().getSimpleName());
+        }
+    }
+
     static Map<String, Object> error(String code, String message) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", code);

@@ -10,6 +10,8 @@ import io.roboco.sandbox.plugin.ForeignOrphans;
 import io.roboco.sandbox.plugin.SandboxPlugin;
 import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.plugin.Sandboxes;
+import io.roboco.sandbox.progress.ProgressTicker;
+import io.roboco.sandbox.progress.TemplateTraffic;
 import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
@@ -33,6 +35,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -53,17 +56,26 @@ public final class SandboxRoutes {
     private final Clock clock;
     private final KeyedAnswers keyed;
 
-    /** @param keys idempotency keys of creates and checkpoints ({@code Idempotency-Key}) */
+    /**
+     * @param keys   idempotency keys of creates and checkpoints ({@code Idempotency-Key})
+     * @param ticker progress of the slow ones, for a caller that asks ({@code Accept: application/x-ndjson})
+     */
     public SandboxRoutes(
             Sandboxes sandboxes,
             ForeignOrphans foreign,
             SandboxPlugin plugin,
             IdempotentCalls<KeyedAnswers.Answer> keys,
+            ProgressTicker ticker,
             Clock clock) {
         this.sandboxes = sandboxes;
         this.foreign = foreign;
         this.plugin = plugin;
-        this.keyed = new KeyedAnswers(keys);
+        this.keyed = new KeyedAnswers(
+                keys,
+                ticker,
+                project -> plugin.templates() instanceof TemplateTraffic traffic
+                        ? traffic.now(project)
+                        : Optional.empty());
         this.clock = clock;
     }
 
@@ -88,12 +100,19 @@ public final class SandboxRoutes {
             keyed.answer(
                     ctx,
                     "POST /api/sandboxes/" + ctx.pathParam("id") + "/checkpoints",
+                    found(ctx.pathParam("id")).project(),
                     Json.body(ctx),
                     () -> dataAnswer(ctx, SandboxData.CHECKPOINT, name));
         });
         app.post(
                 "/api/sandboxes/{id}/checkpoints/{name}/rewind",
-                ctx -> data(ctx, SandboxData.REWIND, ctx.pathParam("name")));
+                ctx -> keyed.answer(
+                        ctx,
+                        "POST /api/sandboxes/" + ctx.pathParam("id") + "/checkpoints/" + ctx.pathParam("name")
+                                + "/rewind",
+                        found(ctx.pathParam("id")).project(),
+                        Map.of(),
+                        () -> dataAnswer(ctx, SandboxData.REWIND, ctx.pathParam("name"))));
         new TemplateRoutes(sandboxes, plugin).register(app);
         app.exception(
                 Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
@@ -142,7 +161,8 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) throws InterruptedException {
         Map<String, Object> sent = Json.body(ctx);
-        keyed.answer(ctx, "POST /api/sandboxes", sent, () -> created(ctx, new LinkedHashMap<>(sent)));
+        String project = sent.get("project") instanceof String p ? p : "";
+        keyed.answer(ctx, "POST /api/sandboxes", project, sent, () -> created(ctx, new LinkedHashMap<>(sent)));
     }
 
     private KeyedAnswers.Answer created(Context ctx, Map<String, Object> body) throws InterruptedException {
