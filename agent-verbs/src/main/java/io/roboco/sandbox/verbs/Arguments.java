@@ -80,10 +80,14 @@ final class Arguments {
         return new Work(ProjectId.parse(project).value(), task);
     }
 
-    /** {@code {"name": "…"}}: a snapshot or checkpoint name (its shape is checked by the operation). */
+    /**
+     * {@code {"name": "…"}}: a snapshot or checkpoint name (its shape is checked by the operation); diff_data's is
+     * {@code {"checkpoint": "…"}}.
+     */
     static String name(String verb, Map<String, Object> args) {
-        Map<String, Object> in = onlyKeys(verb, args, Set.of("name"));
-        return requiredString(in, "name");
+        String key = VerbNames.DIFF_DATA.equals(verb) ? "checkpoint" : "name";
+        Map<String, Object> in = onlyKeys(verb, args, Set.of(key));
+        return requiredString(in, key);
     }
 
     /** {@code save_template}: {@code {"name": "…", "replace"?: bool}}; the name's shape is checked by the operation. */

@@ -24,6 +24,9 @@ public final class VerbNames {
     public static final String DIFF_SCHEMA = Verbs.DIFF_SCHEMA;
     public static final String CHECKPOINT_SANDBOX = Verbs.CHECKPOINT_SANDBOX;
     public static final String REWIND_SANDBOX = Verbs.REWIND_SANDBOX;
+    /** What changed in the sandbox's data since a checkpoint: {@code {"checkpoint": "…"}}. */
+    public static final String DIFF_DATA = Verbs.DIFF_DATA;
+
     public static final List<String> DATA = Verbs.DATA;
     /** Saves the agent's sandbox's Postgres database as a named template: {@code {"name": "…", "replace"?: bool}}. */
     public static final String SAVE_TEMPLATE = Verbs.SAVE_TEMPLATE;

@@ -116,6 +116,26 @@ class AgentVerbsTest {
     }
 
     @Test
+    void diffDataTakesACheckpointAndOnlyRolesCarryingItMayAsk() throws Exception {
+        fixture.working("dev-1", "developer", "shop");
+        assertThatThrownBy(() -> verbs.call("dev-1", "diff_data", Map.of("name", "before")))
+                .isInstanceOf(BadRequest.class)
+                .hasMessageContaining("it takes: checkpoint");
+        assertThatThrownBy(() -> verbs.call("dev-1", "diff_data", Map.of()))
+                .isInstanceOf(BadRequest.class)
+                .hasMessageContaining("'checkpoint' is required");
+        Envelope none = verbs.call("dev-1", "diff_data", Map.of("checkpoint", "before"));
+        assertThat(none.ok()).isFalse();
+        assertThat(none.asMap().get("reason").toString()).contains("call request_sandbox first");
+        fixture.working("rev-1", "reviewer", "shop");
+        assertThat(verbs.call("rev-1", "diff_data", Map.of("checkpoint", "before"))
+                        .asMap()
+                        .get("reason")
+                        .toString())
+                .contains("does not carry diff_data");
+    }
+
+    @Test
     void saveTemplateWithoutASandboxIsRefusedSayingOnlyOurOwnCanBecomeTemplates() throws Exception {
         fixture.working("dev-1", "developer", "shop");
         Envelope e = verbs.call("dev-1", "save_template", Map.of("name", "shop-v1"));

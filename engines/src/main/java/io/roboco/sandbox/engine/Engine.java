@@ -12,7 +12,7 @@ import java.util.Set;
  * <p>Adding an engine is one implementation of this interface plus one line in
  * {@link EngineRegistry#defaults()}. What an engine can do beyond the basics is an optional capability it returns
  * ({@link #poolSeeding}, and the data features {@link #seeds}, {@link #dumps}, {@link #physicalCopies}, {@link #checkpoints},
- * {@link #schemaSnapshots}); the core asks which engines offer one ({@link EngineRegistry#offering}) and names none. Implementations are stateless and thread-safe.
+ * {@link #dataDiffs}, {@link #schemaSnapshots}); the core asks which engines offer one ({@link EngineRegistry#offering}) and names none. Implementations are stateless and thread-safe.
  */
 public interface Engine {
 
@@ -163,6 +163,14 @@ public interface Engine {
 
     /** Checkpoint and rewind inside a sandbox, same connection string; empty when it cannot. */
     default Optional<Checkpoints> checkpoints() {
+        return Optional.empty();
+    }
+
+    /**
+     * Data diffs against a checkpoint ({@code diff_data}): records inserted, updated and deleted since it; empty when it
+     * takes none. An engine offering this offers {@link #checkpoints} too.
+     */
+    default Optional<DataDiffs> dataDiffs() {
         return Optional.empty();
     }
 

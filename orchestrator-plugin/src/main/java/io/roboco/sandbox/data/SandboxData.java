@@ -1,6 +1,7 @@
 package io.roboco.sandbox.data;
 
 import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.DataDiffs;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.NameShape;
@@ -29,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Data operations on a sandbox: schema snapshots and diffs, checkpoint and rewind, each on the service whose engine
- * offers it ({@link Engine#schemaSnapshots}, {@link Engine#checkpoints}; {@link Offered}). On an owner's verb set
+ * Data operations on a sandbox: schema snapshots and diffs, checkpoint and rewind and data diffs against a checkpoint,
+ * each on the services whose engine offers it ({@link Engine#schemaSnapshots}, {@link Engine#checkpoints},
+ * {@link Engine#dataDiffs}; {@link Offered}). On an owner's verb set
  * each runs under the owner's lock (never overlapping its request_sandbox or release) on the set the manager holds;
  * on a named sandbox under that sandbox's lock ({@link #lockKey}), which its deletion takes too.
  */
@@ -39,7 +41,8 @@ public final class SandboxData {
     public static final String DIFF_SCHEMA = Verbs.DIFF_SCHEMA;
     public static final String CHECKPOINT = Verbs.CHECKPOINT_SANDBOX;
     public static final String REWIND = Verbs.REWIND_SANDBOX;
-    public static final Set<String> VERBS = Set.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT, REWIND);
+    public static final String DIFF_DATA = Verbs.DIFF_DATA;
+    public static final Set<String> VERBS = Set.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT, REWIND, DIFF_DATA);
     static final String SNAPSHOT_NOTE =
             "a snapshot is an explicit before-state taken when you asked, not refreshed truth;"
                     + " take a new one to move the baseline";
@@ -208,6 +211,7 @@ public final class SandboxData {
                 on(services, verb, Engine::schemaSnapshots, schemas -> snapshot(key, name, schemas));
             case DIFF_SCHEMA -> on(services, verb, Engine::schemaSnapshots, schemas -> diff(key, name, schemas));
             case CHECKPOINT -> wholeSandbox(services, verb, name);
+            case DIFF_DATA -> diffData(services, verb, name);
             default -> wholeSandbox(services, verb, name);
         };
     }
@@ -348,6 +352,25 @@ public final class SandboxData {
             return new DataOutcome.Done(evidence);
         }
         return outcome;
+    }
+
+    /** What changed in every service of the sandbox since checkpoint {@code name} ({@link SandboxDataDiff}). */
+    private DataOutcome diffData(Map<String, ServiceInstance> services, String verb, String name) {
+        SandboxDataDiff diff = SandboxDataDiff.of(registry(), services, this::target, DataDiffs.Limits.DEFAULT);
+        if (diff.isEmpty()) {
+            return noService(verb, Engine::dataDiffs);
+        }
+        return diff.diff(name);
+    }
+
+    /** The target an engine's data feature works on: the instance, with an exec into its container. */
+    private ProbeTarget target(ServiceInstance instance) {
+        return new ProbeTarget(
+                instance.endpoint(),
+                instance.credentials(),
+                () -> true,
+                () -> "",
+                manager.provisioner().execIn(instance));
     }
 
     private static String note(String verb, Map<String, Object> evidence) {

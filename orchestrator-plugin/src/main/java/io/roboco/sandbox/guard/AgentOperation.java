@@ -22,6 +22,8 @@ public enum AgentOperation {
     DIFF_SCHEMA(Verbs.DIFF_SCHEMA, Reach.ENGAGED),
     CHECKPOINT(Verbs.CHECKPOINT_SANDBOX, Reach.ENGAGED),
     REWIND(Verbs.REWIND_SANDBOX, Reach.ENGAGED),
+    /** diff_data: read-only, what changed in the sandbox's data since a checkpoint. */
+    DIFF_DATA(Verbs.DIFF_DATA, Reach.ENGAGED),
     SAVE_TEMPLATE(Verbs.SAVE_TEMPLATE, Reach.ENGAGED),
     /** release_sandbox (the verb set, or a named sandbox of the agent's). */
     RELEASE(Verbs.RELEASE_SANDBOX, Reach.CLEANUP),
@@ -60,6 +62,7 @@ public enum AgentOperation {
             case Verbs.DIFF_SCHEMA -> DIFF_SCHEMA;
             case Verbs.CHECKPOINT_SANDBOX -> CHECKPOINT;
             case Verbs.REWIND_SANDBOX -> REWIND;
+            case Verbs.DIFF_DATA -> DIFF_DATA;
             case Verbs.SAVE_TEMPLATE -> SAVE_TEMPLATE;
             default -> throw new IllegalArgumentException("not a data verb: " + verb);
         };

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.guard;
 
 import static io.roboco.sandbox.guard.Verbs.CHECKPOINT_SANDBOX;
+import static io.roboco.sandbox.guard.Verbs.DIFF_DATA;
 import static io.roboco.sandbox.guard.Verbs.DIFF_SCHEMA;
 import static io.roboco.sandbox.guard.Verbs.FAIL_REVIEW;
 import static io.roboco.sandbox.guard.Verbs.GIVE_ME_WORK;
@@ -35,9 +36,9 @@ import java.util.TreeSet;
  *   <caption>default roles</caption>
  *   <tr><th>role</th><th>verbs</th></tr>
  *   <tr><td>developer</td><td>give_me_work, request_sandbox, release_sandbox, i_am_done, i_documented, unclaim, i_am_idle,
- *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox</td></tr>
+ *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox, diff_data, save_template</td></tr>
  *   <tr><td>qa</td><td>give_me_work, request_sandbox, release_sandbox, pass_review, fail_review, i_am_done, unclaim, i_am_idle,
- *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox</td></tr>
+ *       snapshot_schema, diff_schema, checkpoint_sandbox, rewind_sandbox, diff_data, save_template</td></tr>
  *   <tr><td>reviewer</td><td>give_me_work, pass_review, fail_review, unclaim, i_am_idle</td></tr>
  *   <tr><td>documenter</td><td>give_me_work, i_documented, i_am_done, unclaim, i_am_idle</td></tr>
  *   <tr><td>planner</td><td>give_me_work, i_am_done, unclaim, i_am_idle</td></tr>
@@ -67,6 +68,7 @@ public final class RoleManifest {
                         DIFF_SCHEMA,
                         CHECKPOINT_SANDBOX,
                         REWIND_SANDBOX,
+                        DIFF_DATA,
                         SAVE_TEMPLATE));
         roles.put(
                 "qa",
@@ -83,6 +85,7 @@ public final class RoleManifest {
                         DIFF_SCHEMA,
                         CHECKPOINT_SANDBOX,
                         REWIND_SANDBOX,
+                        DIFF_DATA,
                         SAVE_TEMPLATE));
         roles.put("reviewer", ordered(GIVE_ME_WORK, PASS_REVIEW, FAIL_REVIEW, UNCLAIM, I_AM_IDLE));
         roles.put("documenter", ordered(GIVE_ME_WORK, I_DOCUMENTED, I_AM_DONE, UNCLAIM, I_AM_IDLE));

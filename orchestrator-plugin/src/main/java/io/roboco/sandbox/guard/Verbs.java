@@ -21,10 +21,12 @@ public final class Verbs {
     public static final String DIFF_SCHEMA = "diff_schema";
     public static final String CHECKPOINT_SANDBOX = "checkpoint_sandbox";
     public static final String REWIND_SANDBOX = "rewind_sandbox";
+    public static final String DIFF_DATA = "diff_data";
     public static final String SAVE_TEMPLATE = "save_template";
 
-    /** Data operations on an agent's sandbox (Postgres): each takes a name. */
-    public static final List<String> DATA = List.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX);
+    /** Data operations on an agent's sandbox: each takes a name (diff_data: a checkpoint's). */
+    public static final List<String> DATA =
+            List.of(SNAPSHOT_SCHEMA, DIFF_SCHEMA, CHECKPOINT_SANDBOX, REWIND_SANDBOX, DIFF_DATA);
 
     /** Verbs that end an engagement: on success they clear the active task and release the sandbox best-effort. */
     public static final List<String> LIFECYCLE_EXITS =
@@ -44,6 +46,7 @@ public final class Verbs {
             DIFF_SCHEMA,
             CHECKPOINT_SANDBOX,
             REWIND_SANDBOX,
+            DIFF_DATA,
             SAVE_TEMPLATE);
 
     private Verbs() {}

@@ -17,7 +17,7 @@ import java.util.Optional;
 
 /**
  * The data verbs as MCP tools ({@code snapshot_schema}, {@code diff_schema}, {@code checkpoint_sandbox},
- * {@code rewind_sandbox}, {@code save_template}) on the caller's own sandbox (its verb set, or one of its named
+ * {@code rewind_sandbox}, {@code diff_data}, {@code save_template}) on the caller's own sandbox (its verb set, or one of its named
  * sandboxes given as {@code sandbox}), through {@link AgentVerbs}: the same role check, audit and envelope as the HTTP
  * verbs; and {@code list_templates}, the templates of the caller's project (the ones its {@code request_sandbox} can
  * start from).
@@ -59,6 +59,15 @@ final class DataTools {
                         Gate.IDEMPOTENCY_ARGUMENT,
                         McpTools.idempotencyKey()),
                 List.of("name"));
+        Map<String, Object> checkpointToDiff = McpTools.object(
+                Map.of(
+                        "checkpoint",
+                        McpTools.string(
+                                "the checkpoint_sandbox checkpoint to compare with: lower-case letters, digits, '_' or '-'",
+                                CheckpointName.SHAPE),
+                        "sandbox",
+                        sandbox),
+                List.of("checkpoint"));
         Map<String, Object> templateName = McpTools.object(
                 Map.of(
                         "name",
@@ -108,6 +117,21 @@ final class DataTools {
                         ToolSpec.Scope.CALLER,
                         call -> run(call, VerbNames.CHECKPOINT_SANDBOX),
                         AgentOperation.CHECKPOINT),
+                new ToolSpec(
+                        VerbNames.DIFF_DATA,
+                        "Diff your data against a checkpoint",
+                        "Which records changed since the named checkpoint_sandbox checkpoint, in every service: per Postgres"
+                                + " table the rows inserted, updated and deleted by primary key (tables without one are matched"
+                                + " by whole rows and say so), Redis keys added, changed and removed, Mongo documents by _id;"
+                                + " complete counts and a capped sample of each. Changes nothing.",
+                        checkpointToDiff,
+                        true,
+                        false,
+                        true,
+                        ToolSpec.Audience.AGENT,
+                        ToolSpec.Scope.CALLER,
+                        call -> run(call, VerbNames.DIFF_DATA),
+                        AgentOperation.DIFF_DATA),
                 new ToolSpec(
                         VerbNames.SAVE_TEMPLATE,
                         "Save your database as a template",
@@ -217,6 +241,7 @@ final class DataTools {
                                 + evidence.get("removed") + ", changed " + evidence.get("changed");
             case VerbNames.CHECKPOINT_SANDBOX ->
                 "checkpoint '" + evidence.get("name") + "' made; " + evidence.get("note");
+            case VerbNames.DIFF_DATA -> DataDiffText.of(evidence);
             case VerbNames.SAVE_TEMPLATE ->
                 "template '" + evidence.get("name") + "' saved (" + evidence.get("size_bytes") + " bytes, PostgreSQL "
                         + evidence.get("major") + "); your project's templates: " + evidence.get("templates") + "; "

@@ -145,6 +145,7 @@ class McpEndpointTest {
                         "diff_schema",
                         "checkpoint_sandbox",
                         "rewind_sandbox",
+                        "diff_data",
                         "save_template",
                         "list_templates");
         assertThat(agentTools)
@@ -159,9 +160,9 @@ class McpEndpointTest {
                 .allSatisfy(
                         tool -> assertThat(tool.annotations().readOnlyHint()).isTrue());
         // Issue 12 aims at 15 for an agent; the tools issues 12 and 13 name come to 17 even with create/delete riding
-        // on
-        // request/release (some clients pass only the first 40 tools to the model).
-        assertThat(agentTools).hasSizeLessThanOrEqualTo(17);
+        // on request/release, and issue 23's diff_data makes 18 (some clients pass only the first 40 tools to the
+        // model).
+        assertThat(agentTools).hasSizeLessThanOrEqualTo(18);
         Map<String, McpSchema.ToolAnnotations> hints = new HashMap<>();
         agentTools.forEach(tool -> hints.put(tool.name(), tool.annotations()));
         assertThat(hints.get("release_sandbox").destructiveHint()).isTrue();
@@ -169,6 +170,7 @@ class McpEndpointTest {
         assertThat(hints.get("list_sandboxes").readOnlyHint()).isTrue();
         assertThat(hints.get("request_sandbox").destructiveHint()).isFalse();
         assertThat(hints.get("diff_schema").readOnlyHint()).isTrue();
+        assertThat(hints.get("diff_data").readOnlyHint()).isTrue();
         assertThat(hints.get("rewind_sandbox").destructiveHint()).isTrue();
         assertThat(client(ApiClient.ADMIN_TOKEN).listTools().tools())
                 .extracting(McpSchema.Tool::name)

@@ -104,8 +104,9 @@ class McpStdioBridgeTest {
                         "run_readonly_query",
                         "snapshot_schema",
                         "save_template",
-                        "list_templates")
-                .hasSize(17);
+                        "list_templates",
+                        "diff_data")
+                .hasSize(18);
         assertThat(c.listTools().tools())
                 .filteredOn(tool -> tool.name().equals("release_sandbox"))
                 .singleElement()

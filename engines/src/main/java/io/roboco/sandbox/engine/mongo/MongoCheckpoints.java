@@ -29,10 +29,10 @@ import org.bson.RawBsonDocument;
  * per-database connection to close).
  */
 final class MongoCheckpoints implements Checkpoints {
-    private static final String SUFFIX = "__ck_";
+    static final String SUFFIX = "__ck_";
     private static final String OLD = "__rewound";
     private static final int BATCH = 500;
-    private static final String MARKER = "__roboco_checkpoint";
+    static final String MARKER = "__roboco_checkpoint";
 
     @Override
     public Result checkpoint(ProbeTarget target, String name) {
@@ -156,7 +156,7 @@ final class MongoCheckpoints implements Checkpoints {
         }
     }
 
-    private static List<Checkpoint> list(MongoClient admin, String db) {
+    static List<Checkpoint> list(MongoClient admin, String db) {
         List<Checkpoint> out = new ArrayList<>();
         for (Document d : admin.listDatabases()) {
             String datname = d.getString("name");
@@ -246,7 +246,7 @@ final class MongoCheckpoints implements Checkpoints {
         return db.listCollectionNames().into(new ArrayList<>());
     }
 
-    private static String names(List<Checkpoint> checkpoints) {
+    static String names(List<Checkpoint> checkpoints) {
         return checkpoints.isEmpty()
                 ? "none"
                 : String.join(", ", checkpoints.stream().map(Checkpoint::name).toList());

@@ -3,6 +3,7 @@ package io.roboco.sandbox.engine.mongo;
 import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.DataDiffs;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.LiveSession;
@@ -44,6 +45,7 @@ public final class MongoEngine implements Engine {
     static final String ADMIN_USER = "roboco_admin";
     static final String DATA_DIR = "/data/db";
     private static final Checkpoints CHECKPOINTS = new MongoCheckpoints();
+    private static final DataDiffs DATA_DIFFS = new MongoDataDiffs();
 
     @Override
     public String name() {
@@ -154,6 +156,12 @@ public final class MongoEngine implements Engine {
     @Override
     public Optional<Checkpoints> checkpoints() {
         return Optional.of(CHECKPOINTS);
+    }
+
+    /** The agent's database against a checkpoint's copy, document by document ({@link MongoDataDiffs}). */
+    @Override
+    public Optional<DataDiffs> dataDiffs() {
+        return Optional.of(DATA_DIFFS);
     }
 
     @Override

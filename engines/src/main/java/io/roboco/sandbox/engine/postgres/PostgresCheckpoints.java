@@ -26,7 +26,7 @@ import java.util.List;
  * Checkpoints live in the sandbox's data directory, so they count against its size limit (the tmpfs cap).
  */
 final class PostgresCheckpoints implements Checkpoints {
-    private static final String SUFFIX = "__ck_";
+    static final String SUFFIX = "__ck_";
     private static final String OLD_SUFFIX = "__rewound";
     private static final String STAGING_SUFFIX = "__rw";
 
@@ -214,7 +214,7 @@ final class PostgresCheckpoints implements Checkpoints {
         return closed;
     }
 
-    private static List<Checkpoint> list(Connection admin, String db) throws SQLException {
+    static List<Checkpoint> list(Connection admin, String db) throws SQLException {
         List<Checkpoint> out = new ArrayList<>();
         try (PreparedStatement ps = admin.prepareStatement(
                 "SELECT substr(datname, ?), pg_database_size(oid) FROM pg_database WHERE starts_with(datname, ?) ORDER BY 1")) {
@@ -229,7 +229,7 @@ final class PostgresCheckpoints implements Checkpoints {
         return out;
     }
 
-    private static boolean exists(Connection admin, String datname) throws SQLException {
+    static boolean exists(Connection admin, String datname) throws SQLException {
         try (PreparedStatement ps = admin.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
             ps.setString(1, datname);
             try (ResultSet rs = ps.executeQuery()) {
@@ -248,7 +248,7 @@ final class PostgresCheckpoints implements Checkpoints {
         }
     }
 
-    private static String names(List<Checkpoint> checkpoints) {
+    static String names(List<Checkpoint> checkpoints) {
         return checkpoints.isEmpty()
                 ? "none"
                 : String.join(", ", checkpoints.stream().map(Checkpoint::name).toList());

@@ -6,6 +6,7 @@ import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.DataDiffs;
 import io.roboco.sandbox.engine.Dumps;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
@@ -59,6 +60,7 @@ public final class PostgresEngine implements Engine {
     private static final Dumps DUMPS = new PostgresDumps();
     private static final PhysicalCopies PHYSICAL_COPIES = new PostgresPhysicalCopies();
     private static final Checkpoints CHECKPOINTS = new PostgresCheckpoints();
+    private static final DataDiffs DATA_DIFFS = new PostgresDataDiffs();
     private static final SchemaSnapshots SCHEMA_SNAPSHOTS = new PostgresSchemaSnapshots();
     private static final Set<String> FEATURES = Set.of("vector", "postgis", "pg_trgm", "citext", "uuid-ossp");
     /** Where activated extensions go. */
@@ -294,6 +296,12 @@ public final class PostgresEngine implements Engine {
     @Override
     public Optional<Checkpoints> checkpoints() {
         return Optional.of(CHECKPOINTS);
+    }
+
+    /** Data diffs: the agent's database against a checkpoint's copy, table by table ({@link PostgresDataDiffs}). */
+    @Override
+    public Optional<DataDiffs> dataDiffs() {
+        return Optional.of(DATA_DIFFS);
     }
 
     /** Schema snapshots: the catalog read on the agent's credential. */

@@ -37,12 +37,12 @@ final class RedisCheckpoints implements Checkpoints {
     /** All of one sandbox's Redis checkpoint files together (the tmpfs they live on is charged to its memory). */
     static final long MAX_TOTAL_BYTES = 128L << 20;
 
-    private static final int UNKNOWN = 44;
+    static final int UNKNOWN = 44;
     private static final int NO_RELOAD = 45;
     private static final int OVER_CAP = 47;
 
     /** Shell preamble: the socket, the checkpoint directory, the server's RDB path; fails when DEBUG is not local. */
-    private static final String PREAMBLE = "set -u; umask 077; S=" + RedisEngine.SOCKET + "; D=" + DIR + "\n"
+    static final String PREAMBLE = "set -u; umask 077; S=" + RedisEngine.SOCKET + "; D=" + DIR + "\n"
             + "cli() { redis-cli -s \"$S\" \"$@\"; }\n"
             + "RDB=\"$(cli CONFIG GET dir | sed -n 2p)/$(cli CONFIG GET dbfilename | sed -n 2p)\"\n"
             + "if [ \"$(cli CONFIG GET enable-debug-command | sed -n 2p)\" != local ]; then\n"

@@ -5,6 +5,7 @@ import io.roboco.sandbox.engine.Checkpoints;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.DataDiffs;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.ExecResult;
@@ -55,6 +56,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 public final class RedisEngine implements Engine {
     static final String ADMIN_USER = "default";
     private static final Checkpoints CHECKPOINTS = new RedisCheckpoints();
+    private static final DataDiffs DATA_DIFFS = new RedisDataDiffs();
     static final String DATA_DIR = "/data";
     /** The server's unix socket, inside the container's tmpfs: the channel that reaches only the container's server. */
     static final String SOCKET = DATA_DIR + "/redis.sock";
@@ -365,6 +367,12 @@ public final class RedisEngine implements Engine {
     @Override
     public Optional<Checkpoints> checkpoints() {
         return Optional.of(CHECKPOINTS);
+    }
+
+    /** The keyspace against a checkpoint's RDB file, key by key ({@link RedisDataDiffs}). */
+    @Override
+    public Optional<DataDiffs> dataDiffs() {
+        return Optional.of(DATA_DIFFS);
     }
 
     @Override

@@ -113,6 +113,9 @@ public final class SandboxRoutes {
                         found(ctx.pathParam("id")).project(),
                         Map.of(),
                         () -> dataAnswer(ctx, SandboxData.REWIND, ctx.pathParam("name"))));
+        app.get(
+                "/api/sandboxes/{id}/checkpoints/{name}/diff",
+                ctx -> data(ctx, SandboxData.DIFF_DATA, ctx.pathParam("name")));
         new TemplateRoutes(sandboxes, plugin).register(app);
         app.exception(
                 Sandboxes.NotFound.class, (e, ctx) -> Json.write(ctx, 404, Json.error("not_found", e.getMessage())));
