@@ -62,9 +62,7 @@ final class DataTools {
         Map<String, Object> checkpointToDiff = McpTools.object(
                 Map.of(
                         "checkpoint",
-                        McpTools.string(
-                                "the checkpoint_sandbox checkpoint to compare with: lower-case letters, digits, '_' or '-'",
-                                CheckpointName.SHAPE),
+                        McpTools.string("the checkpoint to compare with", CheckpointName.SHAPE),
                         "sandbox",
                         sandbox),
                 List.of("checkpoint"));
@@ -120,10 +118,9 @@ final class DataTools {
                 new ToolSpec(
                         VerbNames.DIFF_DATA,
                         "Diff your data against a checkpoint",
-                        "Which records changed since the named checkpoint_sandbox checkpoint, in every service: per Postgres"
-                                + " table the rows inserted, updated and deleted by primary key (tables without one are matched"
-                                + " by whole rows and say so), Redis keys added, changed and removed, Mongo documents by _id;"
-                                + " complete counts and a capped sample of each. Changes nothing.",
+                        "What changed since a checkpoint_sandbox checkpoint, per service: rows inserted, updated, deleted"
+                                + " by primary key (no key: whole rows), Redis keys, Mongo documents by _id. Full counts,"
+                                + " capped samples.",
                         checkpointToDiff,
                         true,
                         false,

@@ -39,15 +39,16 @@ public enum Toolset {
                     "explain_query",
                     "suggest_indexes",
                     "describe_sandbox")),
-    /** Schema snapshots, checkpoints and templates. */
+    /** Schema snapshots, checkpoints and their data diffs, templates. */
     DATA(
-            "schema snapshots and diffs, checkpoints and rewinds, templates",
+            "schema snapshots and diffs, checkpoints, rewinds and data diffs, templates",
             true,
             List.of(
                     "snapshot_schema",
                     "diff_schema",
                     "checkpoint_sandbox",
                     "rewind_sandbox",
+                    "diff_data",
                     "save_template",
                     "list_templates"));
 

@@ -84,7 +84,7 @@ class McpToolsetsTest {
         expected.addAll(Toolset.DATA.tools());
         assertThat(toolNames(minted))
                 .containsExactlyInAnyOrderElementsOf(expected)
-                .hasSize(10);
+                .hasSize(11);
     }
 
     @Test
