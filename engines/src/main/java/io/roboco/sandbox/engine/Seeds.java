@@ -14,11 +14,18 @@ public interface Seeds {
 
     /**
      * Copies a source database's schema (and, when {@code maxRowsPerTable} is not null, at most that many rows of each
-     * table) into the agent's database as the agent, from inside the sandbox container. The source's password never
-     * reaches a command line or a message; failures name the source as {@code sourceLabel} (e.g. the setting that holds
-     * its URL), never its host, user or database.
+     * table, rewritten by {@code mask}'s rules on the way, so a masked column's original value never enters the sandbox)
+     * into the agent's database as the agent, from inside the sandbox container. With rows, a cloned column matching one
+     * of {@code mask}'s denied patterns without a rule, or a rule naming no column, refuses the seed naming the column,
+     * before anything is copied. The source's password never reaches a command line or a message; failures name the
+     * source as {@code sourceLabel} (e.g. the setting that holds its URL), never its host, user or database.
      */
     void cloneFrom(
-            ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
+            ContainerExec exec,
+            ProbeTarget target,
+            String sourceUrl,
+            Integer maxRowsPerTable,
+            CloneMask mask,
+            String sourceLabel)
             throws SeedException;
 }

@@ -86,7 +86,11 @@ record SeedRecipe(String project, ServicePlan plan, String digest) {
         if (seed instanceof Seed.Sql sql) {
             canonical = "sql\0" + sql.script();
         } else if (seed instanceof Seed.Clone clone) {
-            canonical = "clone\0" + clone.urlEnv() + "\0" + clone.maxRowsPerTable();
+            StringBuilder mask = new StringBuilder();
+            clone.mask()
+                    .forEach((column, rule) ->
+                            mask.append('\0').append(column).append('=').append(rule.json()));
+            canonical = "clone\0" + clone.urlEnv() + "\0" + clone.maxRowsPerTable() + mask;
         } else if (seed instanceof Seed.Template template) {
             canonical = "template\0" + template.name() + "\0" + template.revision();
         } else {

@@ -1,7 +1,12 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.CloneMask;
+import io.roboco.sandbox.engine.MaskRule;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * What a new sandbox of a project starts with, per engine ({@code sandbox_seed}): applied after activation, as the
@@ -68,11 +73,18 @@ public sealed interface Seed {
 
     /**
      * The schema of a source database whose URL the server reads from its environment under {@code urlEnv} (never
-     * stored or echoed); with {@code maxRowsPerTable} (null: schema only) at most that many rows of each table.
+     * stored or echoed); with {@code maxRowsPerTable} (null: schema only) at most that many rows of each table, each
+     * column of {@code mask} ({@code schema.table.column}) rewritten by its rule on the way ({@link CloneMask}).
      */
-    record Clone(String urlEnv, Integer maxRowsPerTable) implements Seed {
+    record Clone(String urlEnv, Integer maxRowsPerTable, Map<String, MaskRule> mask) implements Seed {
         public Clone {
             Objects.requireNonNull(urlEnv, "urlEnv");
+            mask = Collections.unmodifiableMap(new TreeMap<>(mask == null ? Map.of() : mask));
+        }
+
+        /** Without masking rules. */
+        public Clone(String urlEnv, Integer maxRowsPerTable) {
+            this(urlEnv, maxRowsPerTable, Map.of());
         }
 
         @Override
@@ -80,7 +92,8 @@ public sealed interface Seed {
             return "clone of $" + urlEnv
                     + (maxRowsPerTable == null
                             ? " (schema only)"
-                            : " (at most " + maxRowsPerTable + " rows per table)");
+                            : " (at most " + maxRowsPerTable + " rows per table"
+                                    + (mask.isEmpty() ? "" : ", " + mask.size() + " masked column(s)") + ")");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.engine.CloneMask;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Dumps;
 import io.roboco.sandbox.engine.Engine;
@@ -54,7 +55,13 @@ final class Seeding {
                 throw new SeedException("clone source: the server's environment has no " + clone.urlEnv()
                         + "; set it to the source's postgresql:// URL and restart the server");
             }
-            seeds.cloneFrom(exec, target, url.strip(), clone.maxRowsPerTable(), "$" + clone.urlEnv());
+            seeds.cloneFrom(
+                    exec,
+                    target,
+                    url.strip(),
+                    clone.maxRowsPerTable(),
+                    CloneMask.of(clone.mask()),
+                    "$" + clone.urlEnv());
         }
     }
 

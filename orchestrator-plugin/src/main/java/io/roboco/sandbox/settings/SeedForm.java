@@ -1,7 +1,9 @@
 package io.roboco.sandbox.settings;
 
+import io.roboco.sandbox.engine.CloneMask;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
+import io.roboco.sandbox.engine.MaskRule;
 import io.roboco.sandbox.engine.Seeds;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.Seed;
@@ -28,8 +30,11 @@ public final class SeedForm {
     private static final Pattern ENV_NAME = Pattern.compile("[A-Z_][A-Z0-9_]{0,63}");
 
     public static final int MAX_ROWS_PER_TABLE = 100_000;
+    /** The rows per table of {@code "data": true}. */
+    public static final int DEFAULT_ROWS_PER_TABLE = 10_000;
+
     static final String SHAPE = "{\"sql\":\"…\"} or {\"template\":\"name\"} or {\"clone\":{\"url_env\":\"SHOP_DB_URL\","
-            + "\"data\":false|{\"max_rows_per_table\":N}}}";
+            + "\"data\":false|true|{\"max_rows_per_table\":N},\"mask\"?:{\"table.column\":\"rule\"}}}";
 
     private SeedForm() {}
 
@@ -96,15 +101,16 @@ public final class SeedForm {
 
     private static Seed clone(String field, Object value) {
         if (!(value instanceof Map<?, ?> c)) {
-            throw new BadRequest(
-                    "'" + field + "' must be {\"url_env\":\"NAME\",\"data\":false|{\"max_rows_per_table\":N}}");
+            throw new BadRequest("'" + field
+                    + "' must be {\"url_env\":\"NAME\",\"data\":false|true|{\"max_rows_per_table\":N},\"mask\"?:{…}}");
         }
         for (Object key : c.keySet()) {
-            if (!"url_env".equals(key) && !"data".equals(key)) {
-                throw new BadRequest(
-                        "'" + field + "' takes url_env and data, not '" + Names.printable(String.valueOf(key)) + "'");
+            if (!"url_env".equals(key) && !"data".equals(key) && !"mask".equals(key)) {
+                throw new BadRequest("'" + field + "' takes url_env, data and mask, not '"
+                        + Names.printable(String.valueOf(key)) + "'");
             }
         }
+        Map<String, MaskRule> mask = mask(field + ".mask", c.get("mask"));
         if (!(c.get("url_env") instanceof String env) || !ENV_NAME.matcher(env).matches()) {
             throw new BadRequest(
                     "'" + field + ".url_env' must name an environment variable of the server (A-Z, 0-9, _),"
@@ -116,7 +122,14 @@ public final class SeedForm {
         }
         Object data = c.get("data");
         if (data == null || Boolean.FALSE.equals(data)) {
+            if (!mask.isEmpty()) {
+                throw new BadRequest("'" + field + ".mask' rewrites cloned rows, and this clone copies none (data is"
+                        + " false): set data to true or {\"max_rows_per_table\": N}, or drop the mask; nothing saved");
+            }
             return new Seed.Clone(env, null);
+        }
+        if (Boolean.TRUE.equals(data)) {
+            return new Seed.Clone(env, DEFAULT_ROWS_PER_TABLE, mask);
         }
         if (data instanceof Map<?, ?> d
                 && d.size() == 1
@@ -124,10 +137,51 @@ public final class SeedForm {
                 && n.doubleValue() == Math.rint(n.doubleValue())
                 && n.longValue() >= 1
                 && n.longValue() <= MAX_ROWS_PER_TABLE) {
-            return new Seed.Clone(env, n.intValue());
+            return new Seed.Clone(env, n.intValue(), mask);
         }
-        throw new BadRequest("'" + field + ".data' must be false (schema only) or {\"max_rows_per_table\": N} with N 1-"
-                + MAX_ROWS_PER_TABLE + " (data is always capped)");
+        throw new BadRequest("'" + field + ".data' must be false (schema only), true (at most " + DEFAULT_ROWS_PER_TABLE
+                + " rows per table) or {\"max_rows_per_table\": N} with N 1-" + MAX_ROWS_PER_TABLE
+                + " (data is always capped)");
+    }
+
+    /**
+     * A clone's {@code mask}: {@code {"table.column" | "schema.table.column": rule}} ({@link MaskRule#parse}), keyed
+     * {@code schema.table.column}; a malformed column or an unknown rule is refused naming it. Whether the column exists
+     * is the source's to say: the seed refuses a rule naming no column of it, before it copies anything.
+     */
+    static Map<String, MaskRule> mask(String field, Object raw) {
+        Map<String, MaskRule> out = new TreeMap<>();
+        if (raw == null) {
+            return out;
+        }
+        if (!(raw instanceof Map<?, ?> m)) {
+            throw new BadRequest("'" + field + "' must be an object of column to rule, e.g. {\"users.email\":"
+                    + " \"fake_email\", \"users.card_number\": \"keep_last(4)\"}; rules: " + MaskRule.RULES);
+        }
+        if (m.size() > CloneMask.MAX_RULES) {
+            throw new BadRequest("'" + field + "' has " + m.size() + " rules; at most " + CloneMask.MAX_RULES);
+        }
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            String column;
+            try {
+                column = CloneMask.columnKey(key);
+            } catch (IllegalArgumentException bad) {
+                throw new BadRequest(
+                        "'" + field + "." + Names.printable(key) + "': " + bad.getMessage() + "; nothing saved");
+            }
+            MaskRule rule;
+            try {
+                rule = MaskRule.parse(e.getValue());
+            } catch (IllegalArgumentException bad) {
+                throw new BadRequest(
+                        "'" + field + "." + Names.printable(key) + "': " + bad.getMessage() + "; nothing saved");
+            }
+            if (out.put(column, rule) != null) {
+                throw new BadRequest("'" + field + "' names " + column + " twice; nothing saved");
+            }
+        }
+        return out;
     }
 
     /**
@@ -177,6 +231,11 @@ public final class SeedForm {
             Map<String, Object> clone = new LinkedHashMap<>();
             clone.put("url_env", c.urlEnv());
             clone.put("data", c.maxRowsPerTable() == null ? false : Map.of("max_rows_per_table", c.maxRowsPerTable()));
+            if (!c.mask().isEmpty()) {
+                Map<String, Object> mask = new TreeMap<>();
+                c.mask().forEach((column, rule) -> mask.put(column, rule.json()));
+                clone.put("mask", mask);
+            }
             out.put("clone", clone);
         }
         return out;
@@ -186,6 +245,15 @@ public final class SeedForm {
     public static Map<String, Object> toJson(Map<String, Seed> seeds) {
         Map<String, Object> out = new TreeMap<>();
         seeds.forEach((service, seed) -> out.put(service, toJson(seed)));
+        return out;
+    }
+
+    /** A stored mask, read back as it was written (keys already {@code schema.table.column}). */
+    private static Map<String, MaskRule> storedMask(Object raw) {
+        Map<String, MaskRule> out = new TreeMap<>();
+        if (raw instanceof Map<?, ?> m) {
+            m.forEach((column, rule) -> out.put(String.valueOf(column), MaskRule.parse(rule)));
+        }
         return out;
     }
 
@@ -205,7 +273,7 @@ public final class SeedForm {
                 Integer max = data instanceof Map<?, ?> d && d.get("max_rows_per_table") instanceof Number n
                         ? n.intValue()
                         : null;
-                out.put(service, new Seed.Clone(String.valueOf(c.get("url_env")), max));
+                out.put(service, new Seed.Clone(String.valueOf(c.get("url_env")), max, storedMask(c.get("mask"))));
             }
         });
         return out;

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.engine.postgres;
 
+import io.roboco.sandbox.engine.CloneMask;
 import io.roboco.sandbox.engine.ContainerExec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.ExecResult;
@@ -15,11 +16,13 @@ import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +43,7 @@ import java.util.Map;
  */
 final class PostgresSeeds implements Seeds {
     private static final int SHOWN = 120;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Runs the SQL {@code script} as the agent, statement by statement. */
     @Override
@@ -89,16 +93,24 @@ final class PostgresSeeds implements Seeds {
 
     /**
      * Copies the source database's schema (and, when {@code maxRowsPerTable} is not null, at most that many rows of
-     * each table) into the sandbox database as the agent. With data, constraints and indexes come after the rows and
-     * foreign keys are added {@code NOT VALID} (capped rows may point past the cap); without, the schema is restored
-     * whole. Failures name the source as {@code sourceLabel} (e.g. the setting that holds the URL): a message reaches the
+     * each table, through {@code mask}) into the sandbox database as the agent. With data, the source's tables and
+     * columns are read first and the copy planned ({@link PostgresClonePlan}): a denied-pattern column without a rule,
+     * or a rule naming no column, refuses the seed before anything is copied; each table's rows are then read on the
+     * source by a query that applies the rules (an original value of a masked column never enters the sandbox), with
+     * constraints and indexes after the rows and foreign keys {@code NOT VALID} (capped rows may point past the cap);
+     * without, the schema is restored whole. Failures name the source as {@code sourceLabel}: a message reaches the
      * agent, so it names no source host, port, user, database or password, and no address the tools printed.
      *
      * @param sourceUrl {@code postgresql://user:password@host:port/db}; it must be reachable from the sandbox container
      */
     @Override
     public void cloneFrom(
-            ContainerExec exec, ProbeTarget target, String sourceUrl, Integer maxRowsPerTable, String sourceLabel)
+            ContainerExec exec,
+            ProbeTarget target,
+            String sourceUrl,
+            Integer maxRowsPerTable,
+            CloneMask mask,
+            String sourceLabel)
             throws SeedException {
         Source source = Source.parse(sourceUrl);
         Credentials c = target.credentials();
@@ -108,35 +120,69 @@ final class PostgresSeeds implements Seeds {
         env.put("DST_USER", c.user());
         env.put("DST_DB", c.database());
         env.put("DST_PORT", Integer.toString(target.endpoint().port()));
-        env.put("MAX_ROWS", maxRowsPerTable == null ? "" : Integer.toString(maxRowsPerTable));
         // psql into the sandbox goes over the local socket (trust for local connections in these images and the
         // official ones); PGPASSWORD is the source's and only pg_dump / the source-side psql use it.
         String restore =
                 "psql -X -q -v ON_ERROR_STOP=1 -h /var/run/postgresql -p \"$DST_PORT\" -U \"$DST_USER\" -d \"$DST_DB\"";
-        String script = maxRowsPerTable == null
-                ? "set -o pipefail; pg_dump --no-owner --no-privileges --schema-only -d \"$SRC\" | " + restore
-                : "set -o pipefail; pg_dump --no-owner --no-privileges --section=pre-data -d \"$SRC\" | " + restore
-                        + " && "
-                        + "psql -X -At -d \"$SRC\" -c \"SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n"
-                        + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname NOT IN ('pg_catalog','information_schema')"
-                        + " AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1\" | while read -r t; do "
-                        + "psql -X -q -v ON_ERROR_STOP=1 -d \"$SRC\" -c \"\\copy (SELECT * FROM $t LIMIT $MAX_ROWS) TO STDOUT\" | "
-                        + restore + " -c \"\\copy $t FROM STDIN\" || exit 1; done && "
-                        + "pg_dump --no-owner --no-privileges --section=post-data -d \"$SRC\" | "
-                        + "sed -E 's/^(    ADD CONSTRAINT .* FOREIGN KEY .*);$/\\1 NOT VALID;/' | " + restore;
+        String script;
+        if (maxRowsPerTable == null) {
+            if (!mask.rules().isEmpty()) {
+                throw new SeedException("clone refused: mask rules rewrite cloned rows, and this clone copies no rows"
+                        + " (data: false)");
+            }
+            script = "set -o pipefail; pg_dump --no-owner --no-privileges --schema-only -d \"$SRC\" | " + restore;
+        } else {
+            List<PostgresClonePlan.TableCopy> copies = PostgresClonePlan.plan(
+                    PostgresClonePlan.columns(run(exec, source, env, sourceLabel, COLUMNS)),
+                    mask,
+                    maxRowsPerTable,
+                    salt());
+            env.put("N", Integer.toString(copies.size()));
+            for (int i = 0; i < copies.size(); i++) {
+                env.put("Q_" + (i + 1), copies.get(i).sourceQuery());
+                env.put("T_" + (i + 1), copies.get(i).target());
+            }
+            script = "set -o pipefail; pg_dump --no-owner --no-privileges --section=pre-data -d \"$SRC\" | " + restore
+                    + " && i=1 && while [ \"$i\" -le \"$N\" ]; do q=\"Q_$i\"; t=\"T_$i\"; "
+                    // the query on stdin, not in psql's arguments: its salt stays out of the process list
+                    + "printf '%s;\n' \"COPY (${!q}) TO STDOUT\" | psql -X -q -v ON_ERROR_STOP=1 -d \"$SRC\" | "
+                    + restore + " -c \"\\copy ${!t} FROM STDIN\" || exit 1; i=$((i + 1)); done && "
+                    + "pg_dump --no-owner --no-privileges --section=post-data -d \"$SRC\" | "
+                    + "sed -E 's/^(    ADD CONSTRAINT .* FOREIGN KEY .*);$/\\1 NOT VALID;/' | " + restore;
+        }
+        run(exec, source, env, sourceLabel, script);
+    }
+
+    /** The source's tables and columns, one NUL after every field ({@link PostgresClonePlan#columns}). */
+    private static final String COLUMNS = "psql -X -A -t -z -0 -v ON_ERROR_STOP=1 -d \"$SRC\" -c \"$COLUMNS_QUERY\"";
+
+    /** Runs {@code script} in the sandbox container with {@code env}; its stdout, or a failure naming the source by label. */
+    private static String run(
+            ContainerExec exec, Source source, Map<String, String> env, String sourceLabel, String script)
+            throws SeedException {
+        Map<String, String> all = new LinkedHashMap<>(env);
+        all.put("COLUMNS_QUERY", PostgresClonePlan.COLUMNS_QUERY);
         ExecResult result;
         try {
-            result = exec.exec(List.of("bash", "-c", script), env);
+            result = exec.exec(List.of("bash", "-c", script), all);
         } catch (Exception e) {
             throw new SeedException("clone could not run inside the sandbox container: "
                     + source.redact(String.valueOf(e.getMessage())));
         }
         if (!result.ok()) {
             throw new SeedException("clone from " + sourceLabel + " failed (exit " + result.exitCode() + "): "
-                    + source.redact(firstLines(result.output(), 3))
+                    + source.redact(firstLines(result.stderr().isBlank() ? result.output() : result.stderr(), 3))
                     + "; the operator checks that the source answers from the sandbox"
                     + " and that the URL in " + sourceLabel + " is right");
         }
+        return result.stdout();
+    }
+
+    /** A random salt for one clone's digests: never stored, so a digest cannot be recomputed from a guessed value. */
+    private static String salt() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
     }
 
     /** A source database URL split so the password never reaches a command line or a message. */

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.inspect.sql;
 
+import io.roboco.sandbox.engine.CloneMask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,8 +13,9 @@ import java.util.regex.Pattern;
  * ({@code PGSCOUT_DENY_COLUMNS}): {@code *password*, passwd, ssn, *secret*, *api_key*, *token*, card_number, cvv}.
  */
 public final class ColumnPatterns {
-    public static final List<String> PGSCOUT_DEFAULTS =
-            List.of("*password*", "passwd", "ssn", "*secret*", "*api_key*", "*token*", "card_number", "cvv");
+    /** The one list, shared with the clone seed's masking check ({@link CloneMask#DENIED_DEFAULTS}). */
+    public static final List<String> PGSCOUT_DEFAULTS = CloneMask.DENIED_DEFAULTS;
+
     private static final Pattern WELL_FORMED = Pattern.compile("[\\p{L}\\p{N}_$*?]+");
 
     private final List<String> globs;
