@@ -1,9 +1,9 @@
 package io.roboco.sandbox.verbs;
 
 import io.roboco.sandbox.guard.Verbs;
-import io.roboco.sandbox.manager.Admission;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxService;
+import io.roboco.sandbox.settings.OwnedSandbox;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -98,9 +98,9 @@ public final class Envelope {
     }
 
     /** The owner's live sandboxes as a quota refusal lists them: id, name, project, labels, expiry. */
-    public static List<Object> ownerSandboxes(List<Admission.OwnedSandbox> owned) {
+    public static List<Object> ownerSandboxes(List<OwnedSandbox> owned) {
         List<Object> out = new ArrayList<>();
-        for (Admission.OwnedSandbox o : owned) {
+        for (OwnedSandbox o : owned) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("id", o.id());
             entry.put("name", o.name());

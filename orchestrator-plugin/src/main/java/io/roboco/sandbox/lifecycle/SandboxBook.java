@@ -7,6 +7,7 @@ import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.settings.ContainerRef;
+import io.roboco.sandbox.settings.OwnedSandbox;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.Quota;
 import io.roboco.sandbox.settings.Reservation;
@@ -359,9 +360,7 @@ public final class SandboxBook implements Admission {
     }
 
     public static List<OwnedSandbox> owned(List<SandboxRecord> records) {
-        return records.stream()
-                .map(r -> new OwnedSandbox(r.id(), r.name(), r.project(), r.labels(), r.expires()))
-                .toList();
+        return records.stream().map(OwnedSandbox::of).toList();
     }
 
     // --- internals ---------------------------------------------------------------------------

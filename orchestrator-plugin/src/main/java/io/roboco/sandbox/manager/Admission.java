@@ -1,5 +1,6 @@
 package io.roboco.sandbox.manager;
 
+import io.roboco.sandbox.settings.OwnedSandbox;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -48,9 +49,6 @@ public interface Admission {
             }
         }
     }
-
-    /** One of an owner's live sandboxes as a refusal lists it. Never a credential. */
-    record OwnedSandbox(String id, String name, String project, Map<String, String> labels, Instant expires) {}
 
     /** No records, no limits: every start is admitted and nothing expires. */
     static Admission unlimited() {

@@ -1,6 +1,6 @@
 package io.roboco.sandbox.plugin;
 
-import io.roboco.sandbox.manager.Admission;
+import io.roboco.sandbox.settings.OwnedSandbox;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +35,7 @@ public sealed interface SandboxDecision {
      * @param code           a short fixed reason ({@code flag_off}, {@code no_task}, {@code owner_quota}, …) for metrics
      * @param ownerSandboxes for a quota refusal, the owner's live sandboxes (delete one, then retry)
      */
-    record Refused(String reason, boolean retryable, String code, List<Admission.OwnedSandbox> ownerSandboxes)
+    record Refused(String reason, boolean retryable, String code, List<OwnedSandbox> ownerSandboxes)
             implements SandboxDecision {
         public Refused {
             ownerSandboxes = ownerSandboxes == null ? List.of() : List.copyOf(ownerSandboxes);

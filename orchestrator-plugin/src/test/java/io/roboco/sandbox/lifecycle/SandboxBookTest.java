@@ -16,6 +16,7 @@ import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
+import io.roboco.sandbox.settings.OwnedSandbox;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
@@ -156,9 +157,7 @@ class SandboxBookTest {
         assertThat(denied.retryable()).isFalse();
         assertThat(denied.code()).isEqualTo("owner_quota");
         String id = ((Admission.Decision.Admitted) named).sandboxId();
-        assertThat(denied.ownerSandboxes())
-                .extracting(Admission.OwnedSandbox::id)
-                .containsExactly(id);
+        assertThat(denied.ownerSandboxes()).extracting(OwnedSandbox::id).containsExactly(id);
         assertThat(denied.reason())
                 .contains(id)
                 .contains("before")

@@ -366,14 +366,18 @@ public final class Gate {
         } catch (RuntimeException e) {
             return fault(caller, name, args, e, start);
         }
-        record(
-                caller,
-                "mcp:" + name,
-                result.error() ? "tool_error" : "allowed",
-                replayed ? "replayed (same idempotency key): " + result.reason() : result.reason(),
-                args,
-                result.services(),
-                start);
+        // A call the core's front door answered has the core's one record; a replay (the core did not run again) is
+        // the gate's to record.
+        if (replayed || !result.coreAudited()) {
+            record(
+                    caller,
+                    "mcp:" + name,
+                    result.error() ? "tool_error" : "allowed",
+                    replayed ? "replayed (same idempotency key): " + result.reason() : result.reason(),
+                    args,
+                    result.services(),
+                    start);
+        }
         McpSchema.CallToolResult.Builder answer = McpSchema.CallToolResult.builder()
                 .addTextContent(result.text())
                 .structuredContent(result.structured())

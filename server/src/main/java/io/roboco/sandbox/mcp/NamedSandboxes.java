@@ -91,14 +91,16 @@ final class NamedSandboxes {
             return ToolResult.failed(Envelope.refused(e.getMessage(), false).asMap(), "refused: " + e.getMessage());
         }
         if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
-            return answer(created.record(), created.services(), "a new named sandbox");
+            return answer(created.record(), created.services(), "a new named sandbox")
+                    .auditedByCore();
         }
         Envelope envelope = Envelope.of(((Sandboxes.CreateOutcome.NotCreated) outcome).decision());
         Map<String, Object> body = envelope.asMap();
         return ToolResult.failed(
-                body,
-                envelope.error() + ": " + body.get("reason")
-                        + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""));
+                        body,
+                        envelope.error() + ": " + body.get("reason")
+                                + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""))
+                .auditedByCore();
     }
 
     ToolResult release(ToolCall call) throws InterruptedException {
@@ -109,7 +111,8 @@ final class NamedSandboxes {
         body.put("id", id);
         body.put("deleted", deletion == Sandboxes.Deletion.DELETED);
         body.put("state", "deleted");
-        return ToolResult.ok(body, "sandbox " + id + " released");
+        ToolResult result = ToolResult.ok(body, "sandbox " + id + " released");
+        return deletion == Sandboxes.Deletion.DELETED ? result.auditedByCore() : result;
     }
 
     /** The answer of {@code POST /api/sandboxes}: {@code {"ok":true,"sandbox":{…, "services":[{service, env}]}}}. */

@@ -188,7 +188,8 @@ final class SandboxTools {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("ok", true);
             body.put("sandbox", SandboxViews.record(next, clock.instant(), plugin.manager()));
-            return ToolResult.ok(body, "sandbox " + id + " now expires " + next.expires());
+            return ToolResult.ok(body, "sandbox " + id + " now expires " + next.expires())
+                    .auditedByCore();
         } catch (BadRequest | Sandboxes.NotFound | Sandboxes.Conflict e) {
             // Well-formed but not allowed (past the max lifetime, no longer live): the agent can correct it.
             return ToolResult.failed(Gate.failure("refused", e.getMessage(), false), "refused: " + e.getMessage());
@@ -209,7 +210,8 @@ final class SandboxTools {
         body.put("id", id);
         body.put("deleted", deletion == Sandboxes.Deletion.DELETED);
         body.put("state", "deleted");
-        return ToolResult.ok(body, "sandbox " + id + " deleted");
+        ToolResult result = ToolResult.ok(body, "sandbox " + id + " deleted");
+        return deletion == Sandboxes.Deletion.DELETED ? result.auditedByCore() : result;
     }
 
     private ToolResult cleanup(ToolCall call) throws InterruptedException {

@@ -124,7 +124,7 @@ final class VerbTools {
         SandboxDecision decision = service.ensure(AgentVerbs.ensureAsk(call.agent(), call.arguments()));
         Envelope envelope = Envelope.of(decision);
         if (!(decision instanceof SandboxDecision.Granted granted)) {
-            return failure(envelope);
+            return failure(envelope).auditedByCore();
         }
         List<String> services =
                 granted.sandboxes().stream().map(SandboxDecision.Grant::service).toList();
@@ -135,7 +135,9 @@ final class VerbTools {
             new TreeMap<>(grant.env())
                     .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
         }
-        return ToolResult.ok(envelope.asMap(), text.toString()).withServices(services);
+        return ToolResult.ok(envelope.asMap(), text.toString())
+                .withServices(services)
+                .auditedByCore();
     }
 
     private ToolResult release(ToolCall call) throws InterruptedException {
@@ -145,9 +147,10 @@ final class VerbTools {
         SandboxService.ReleaseOutcome outcome = service.release(SandboxService.Release.byAgent(call.agent()));
         Envelope envelope = Envelope.of(outcome);
         if (!envelope.ok()) {
-            return failure(envelope);
+            return failure(envelope).auditedByCore();
         }
-        return ToolResult.ok(envelope.asMap(), "sandbox released: " + outcome.removed() + " container(s) removed");
+        return ToolResult.ok(envelope.asMap(), "sandbox released: " + outcome.removed() + " container(s) removed")
+                .auditedByCore();
     }
 
     private static ToolResult failure(Envelope envelope) {

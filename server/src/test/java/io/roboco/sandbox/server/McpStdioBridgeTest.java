@@ -134,7 +134,8 @@ class McpStdioBridgeTest {
                     .toList();
         } while (!audited.contains("mcp:drop_everything invalid") && System.nanoTime() < deadline && pause());
         assertThat(audited)
-                .contains("mcp:request_sandbox allowed", "mcp:drop_everything invalid", "mcp:request_sandbox invalid");
+                .contains("request_sandbox granted", "mcp:drop_everything invalid", "mcp:request_sandbox invalid")
+                .doesNotContain("mcp:request_sandbox allowed");
 
         t.api.orchestrator("DELETE", "/api/agents/dev-1", null);
         assertThatThrownBy(() -> c.callTool(new McpSchema.CallToolRequest("list_sandboxes", Map.of())))
