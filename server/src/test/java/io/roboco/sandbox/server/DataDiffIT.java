@@ -234,6 +234,48 @@ class DataDiffIT {
         }
     }
 
+    /**
+     * A sample shows no more of a row than inspection would: a column matching the denied-column patterns
+     * ({@code *password*}, {@code *api_key*}, {@code card_number}, ...) is {@code <redacted>}, before and after, and so is
+     * a key made of one.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void aSampleRedactsTheColumnsInspectionHides() {
+        Map<String, String> env = working("dev-3");
+        psql(
+                env,
+                "CREATE TABLE accounts (id int PRIMARY KEY, name text, password_hash text, api_key text);"
+                        + " INSERT INTO accounts VALUES (1, 'ada', 'hash-one-original', 'key-one-original');"
+                        + " CREATE TABLE sessions (token text PRIMARY KEY, who text);"
+                        + " INSERT INTO sessions VALUES ('tok-original', 'ada')");
+        ok("dev-3", "checkpoint_sandbox", "{\"name\":\"before\"}");
+        psql(
+                env,
+                "UPDATE accounts SET password_hash = 'hash-one-changed', name = 'ada l.' WHERE id = 1;"
+                        + " INSERT INTO accounts VALUES (2, 'bob', 'hash-two', 'key-two');"
+                        + " UPDATE sessions SET who = 'bob' WHERE token = 'tok-original'");
+
+        Map<String, Object> diff = diffVerb("dev-3", "before");
+        String text = diff.toString();
+        assertThat(text)
+                .as("the changed rows are sampled, names included")
+                .contains("ada l.", "bob", "<redacted>")
+                .doesNotContain(
+                        "hash-one-original",
+                        "hash-one-changed",
+                        "key-one-original",
+                        "hash-two",
+                        "key-two",
+                        "tok-original");
+        List<Map<String, Object>> services = (List<Map<String, Object>>) diff.get("services");
+        Map<String, Object> accounts = changes(services.get(0)).stream()
+                .filter(p -> "public.accounts".equals(p.get("name")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(counts(accounts)).containsExactly("changed", 1, 1, 0, 1, 2);
+    }
+
     @Test
     void anUnknownCheckpointIsRefusedNamingTheOnesThereAre() {
         working("dev-2");

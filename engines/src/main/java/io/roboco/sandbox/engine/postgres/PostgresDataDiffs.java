@@ -1,6 +1,7 @@
 package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.CloneMask;
 import io.roboco.sandbox.engine.DataDiff;
 import io.roboco.sandbox.engine.DataDiffs;
 import io.roboco.sandbox.engine.Login;
@@ -36,6 +37,10 @@ final class PostgresDataDiffs implements DataDiffs {
     private static final String ROW = "roboco_row__";
     /** A diff reads whole tables: the admin connection's socket timeout (5 s for the short admin calls) is raised. */
     private static final int READ_TIMEOUT_MILLIS = 600_000;
+    /** What a sample shows for a column inspection hides. */
+    static final String REDACTED = "<redacted>";
+    /** The denied-column patterns inspection hides ({@link CloneMask#DENIED_DEFAULTS}). */
+    private static final CloneMask HIDDEN = CloneMask.none();
 
     private static final String TABLES = "SELECT n.nspname, c.relname,"
             + " ARRAY(SELECT a.attname::text FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY"
@@ -289,12 +294,40 @@ final class PostgresDataDiffs implements DataDiffs {
         return "jsonb_build_array(" + String.join(", ", cols) + ")::text";
     }
 
-    /** A sample's key as shown: a one-column key's value alone ({@code 7}), else the array; null for whole rows. */
+    /**
+     * A sample's key as shown: a one-column key's value alone ({@code 7}), else the array; null for whole rows;
+     * {@value #REDACTED} when a column of the key is one inspection hides.
+     */
     private static String shown(String k, boolean keyed, List<String> key) {
         if (!keyed) {
             return null;
         }
+        if (key.stream().anyMatch(column -> HIDDEN.deniedBy(column).isPresent())) {
+            return REDACTED;
+        }
         return key.size() == 1 ? k.substring(1, k.length() - 1) : k;
+    }
+
+    /**
+     * The columns of {@code table} whose names match the denied-column patterns inspection hides
+     * ({@link CloneMask#DENIED_DEFAULTS}): a sample shows them as {@value #REDACTED}, so a diff puts no more of a row
+     * into an agent's context than {@code run_readonly_query} would.
+     */
+    private static List<String> hiddenColumns(Connection c, Table table) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT attname FROM pg_attribute WHERE attrelid = ?::regclass"
+                + " AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
+            ps.setString(1, table.sql());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String column = rs.getString(1);
+                    if (HIDDEN.deniedBy(column).isPresent()) {
+                        out.add(column);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** One row of {@code table} as JSON, cut to the limit: by its key, or (no key) by the hash of the whole row. */
@@ -317,9 +350,21 @@ final class PostgresDataDiffs implements DataDiffs {
             where = "(" + String.join(", ", own) + ") = (SELECT " + String.join(", ", theirs)
                     + " FROM jsonb_populate_record(NULL::" + table.sql() + ", jsonb_build_object(" + fields + ")) r)";
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT left(row_to_json(" + ROW + ")::text, ?) FROM "
-                + table.sql() + " " + ROW + " WHERE " + where + " LIMIT 1")) {
+        List<String> hidden = hiddenColumns(c, table);
+        String json = hidden.isEmpty()
+                ? "row_to_json(" + ROW + ")::text"
+                : "(to_jsonb(" + ROW + ") || jsonb_build_object(VARIADIC ?::text[]))::text";
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT left(" + json + ", ?) FROM " + table.sql() + " " + ROW + " WHERE " + where + " LIMIT 1")) {
             int p = 1;
+            if (!hidden.isEmpty()) {
+                List<String> pairs = new ArrayList<>();
+                hidden.forEach(column -> {
+                    pairs.add(column);
+                    pairs.add(REDACTED);
+                });
+                ps.setArray(p++, c.createArrayOf("text", pairs.toArray()));
+            }
             ps.setInt(p++, limits.valueChars() + 1);
             if (key.isEmpty()) {
                 ps.setString(p, k);
