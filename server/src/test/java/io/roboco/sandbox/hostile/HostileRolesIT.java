@@ -224,6 +224,7 @@ class HostileRolesIT {
         calls.put("diff_schema", List.of(Map.of("name", "s1", "sandbox", sandbox)));
         calls.put("checkpoint_sandbox", List.of(Map.of("name", "c1", "sandbox", sandbox), Map.of("name", "c1")));
         calls.put("rewind_sandbox", List.of(Map.of("name", "c1", "sandbox", sandbox)));
+        calls.put("diff_data", List.of(Map.of("checkpoint", "c1", "sandbox", sandbox), Map.of("checkpoint", "c1")));
         calls.put(
                 "save_template",
                 List.of(Map.of("name", "t1", "sandbox", sandbox), Map.of("name", "t1", "replace", true)));
@@ -251,6 +252,7 @@ class HostileRolesIT {
         verbs.put("diff_schema", "{\"name\":\"s1\"}");
         verbs.put("checkpoint_sandbox", "{\"name\":\"c1\"}");
         verbs.put("rewind_sandbox", "{\"name\":\"c1\"}");
+        verbs.put("diff_data", "{\"checkpoint\":\"c1\"}");
         verbs.put("save_template", "{\"name\":\"t1\"}");
         return verbs;
     }
