@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.Fixtures;
+import io.roboco.sandbox.it.OfficialClients;
 import io.roboco.sandbox.mcp.TypeScriptMcpClient;
 import io.roboco.sandbox.provision.LocalImages;
 import io.roboco.sandbox.testkit.ApiClient;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -172,7 +169,7 @@ class MaskedCloneIT {
         }
 
         // the dump: pg_dump on the handed-out URL, and a template saved from the sandbox (scanned in the state dir)
-        String dump = run(List.of("pg_dump", "--no-owner", "-d", url), Map.of());
+        String dump = OfficialClients.run(List.of("pg_dump", "--no-owner", "-d", url), Map.of());
         assertThat(dump).contains("COPY public.users", "example.invalid");
         assertNoOriginal("pg_dump", dump);
         ApiClient.Reply saved = api.verb("dev-mask", "save_template", "{\"name\":\"crm-masked\"}");
@@ -335,41 +332,8 @@ class MaskedCloneIT {
     }
 
     private static String psql(String url, String sql) {
-        return run(List.of("psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql), Map.of());
-    }
-
-    /** Runs an official client; fails on a non-zero exit with what it printed. */
-    private static String run(List<String> args, Map<String, String> env) {
-        try {
-            ProcessBuilder builder = new ProcessBuilder(args);
-            builder.environment().putAll(env);
-            Process process = builder.start();
-            process.getOutputStream().close();
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
-            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
-            assertThat(process.waitFor(60, TimeUnit.SECONDS))
-                    .as("%s finished", args.get(0))
-                    .isTrue();
-            assertThat(process.exitValue())
-                    .as("%s exit code; stderr: %s", args.get(0), err.join())
-                    .isZero();
-            return out.join().strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(args.get(0) + " (scripts/lib/prereqs.sh installs it)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static String read(InputStream in) {
-        try (in) {
-            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-            in.transferTo(buffer);
-            return buffer.toString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return OfficialClients.run(
+                List.of("psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql), Map.of());
     }
 
     private static boolean holds(Path file, String text) {

@@ -1,5 +1,8 @@
 package io.roboco.sandbox.server;
 
+import static io.roboco.sandbox.it.OfficialClients.mongo;
+import static io.roboco.sandbox.it.OfficialClients.psql;
+import static io.roboco.sandbox.it.OfficialClients.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -12,18 +15,12 @@ import io.roboco.sandbox.runtime.docker.DockerContainerRuntime;
 import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.store.JdbcSettingsStore;
 import io.roboco.sandbox.testkit.ApiClient;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +39,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @SuppressWarnings("unchecked")
 class DataDiffIT {
-    private static final String PYTHON = "/usr/bin/python3";
 
     private static ContainerRuntime docker;
     private static Path stateDir;
@@ -334,85 +330,5 @@ class DataDiffIT {
         ApiClient.Reply reply = api.verb(slug, verb, body);
         assertThat(reply.json()).as(reply.body()).containsEntry("ok", true);
         return (Map<String, Object>) reply.json().get("evidence");
-    }
-
-    private static String psql(Map<String, String> env, String sql) {
-        return client(
-                List.of(
-                        "psql",
-                        "-X",
-                        "-A",
-                        "-t",
-                        "-q",
-                        "-v",
-                        "ON_ERROR_STOP=1",
-                        "-h",
-                        env.get("ROBOCO_TEST_DB_HOST"),
-                        "-p",
-                        env.get("ROBOCO_TEST_DB_PORT"),
-                        "-U",
-                        env.get("ROBOCO_TEST_DB_USER"),
-                        "-d",
-                        env.get("ROBOCO_TEST_DB_NAME"),
-                        "-c",
-                        sql),
-                Map.of("PGPASSWORD", env.get("ROBOCO_TEST_DB_PASSWORD")));
-    }
-
-    private static String redis(Map<String, String> env, String... command) {
-        List<String> args = new ArrayList<>(List.of(
-                "redis-cli",
-                "-h",
-                env.get("ROBOCO_TEST_REDIS_HOST"),
-                "-p",
-                env.get("ROBOCO_TEST_REDIS_PORT"),
-                "--user",
-                env.get("ROBOCO_TEST_REDIS_USER"),
-                "--no-auth-warning"));
-        args.addAll(List.of(command));
-        return client(args, Map.of("REDISCLI_AUTH", env.get("ROBOCO_TEST_REDIS_PASSWORD")));
-    }
-
-    /** {@code statements} in Python with {@code db} the agent's database, through pymongo on the handed-out URL. */
-    private static String mongo(Map<String, String> env, String statements) {
-        String script = "import os, pymongo\n"
-                + "client = pymongo.MongoClient(os.environ['MONGO_URL'], serverSelectionTimeoutMS=10000)\n"
-                + "db = client.get_default_database()\n"
-                + statements.replace("; ", "\n") + "\n";
-        return client(List.of(PYTHON, "-c", script), Map.of("MONGO_URL", env.get("ROBOCO_TEST_MONGO_URL")));
-    }
-
-    /** Runs an official client, its secret in its environment; fails on a non-zero exit with what it printed. */
-    private static String client(List<String> args, Map<String, String> secrets) {
-        try {
-            ProcessBuilder builder = new ProcessBuilder(args);
-            builder.environment().putAll(secrets);
-            Process process = builder.start();
-            process.getOutputStream().close();
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
-            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
-            assertThat(process.waitFor(60, TimeUnit.SECONDS))
-                    .as("%s finished", args.get(0))
-                    .isTrue();
-            assertThat(process.exitValue())
-                    .as("%s exit code; stderr: %s", args.get(0), err.join())
-                    .isZero();
-            return out.join().strip();
-        } catch (IOException e) {
-            throw new UncheckedIOException(args.get(0) + " (scripts/lib/prereqs.sh installs it)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static String read(InputStream in) {
-        try (in) {
-            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-            in.transferTo(buffer);
-            return buffer.toString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
