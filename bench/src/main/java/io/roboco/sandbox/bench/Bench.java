@@ -391,6 +391,20 @@ public final class Bench {
                 Map<String, String> more)
                 throws Exception {
             Files.createDirectories(dir);
+            Map<String, String> env = env(dir, images);
+            pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
+            env.putAll(more);
+            ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
+            return SandboxServer.start(
+                    config,
+                    DockerContainerRuntime.connect(),
+                    registry,
+                    JdbcSettingsStore.embedded(dir),
+                    Clock.systemUTC());
+        }
+
+        /** The settings every bench server shares: the state dir, the local images, the limits a burst needs. */
+        static Map<String, String> env(Path dir, Map<String, String> images) {
             Map<String, String> env = new LinkedHashMap<>();
             env.put("ROBOCO_SANDBOX_STATE_DIR", dir.toString());
             env.put("ROBOCO_SANDBOX_DB_ENABLED", "true");
@@ -409,15 +423,7 @@ public final class Bench {
             // re-adoption (the default at a graceful stop) would be left running with no server to claim it.
             env.put("ROBOCO_SANDBOX_READOPT", "false");
             images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
-            pool.forEach((engine, size) -> env.put(ServerConfig.POOL_PREFIX + engine.toUpperCase(), size.toString()));
-            env.putAll(more);
-            ServerConfig config = ServerConfig.fromEnv(env).withPort(0);
-            return SandboxServer.start(
-                    config,
-                    DockerContainerRuntime.connect(),
-                    registry,
-                    JdbcSettingsStore.embedded(dir),
-                    Clock.systemUTC());
+            return env;
         }
 
         /** The three servers' instance ids (what is left of them after {@link #close} is removed by these). */

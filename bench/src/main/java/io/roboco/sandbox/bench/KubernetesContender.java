@@ -11,7 +11,6 @@ import io.roboco.sandbox.testkit.kubernetes.TestCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -56,21 +55,14 @@ final class KubernetesContender implements AutoCloseable {
         return api;
     }
 
-    /** The cold server's settings ({@code Bench.Servers}), on the Kubernetes runtime in the test cluster. */
+    /** The bench servers' settings ({@code Bench.Servers.env}), on the Kubernetes runtime in the test cluster. */
     private Map<String, String> env() {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("ROBOCO_SANDBOX_STATE_DIR", state.toString());
-        env.put("ROBOCO_SANDBOX_DB_ENABLED", "true");
-        env.put("ROBOCO_SANDBOX_API_TOKEN", Bench.API);
-        env.put("ROBOCO_SANDBOX_ADMIN_TOKEN", Bench.ADMIN);
-        env.put("ROBOCO_SANDBOX_READY_TIMEOUT", "180s");
-        env.put("ROBOCO_SANDBOX_JANITOR_GRACE", "10m");
-        env.put("ROBOCO_SANDBOX_READOPT", "false");
+        Map<String, String> env = Bench.Servers.env(state, images);
+        env.remove("ROBOCO_SANDBOX_NETWORK");
         env.put("ROBOCO_SANDBOX_RUNTIME", "kubernetes");
         env.put("ROBOCO_SANDBOX_K8S_NAMESPACE", NAMESPACE);
         env.put("ROBOCO_SANDBOX_K8S_START_TIMEOUT", "180s");
         env.put("KUBECONFIG", cluster.kubeconfig().toString());
-        images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
         return env;
     }
 
