@@ -46,7 +46,13 @@ final class ClusterDispatcher extends KubernetesCrudDispatcher {
         if (m.matches() && kubelet != null) {
             String pod = m.group(2);
             Map<String, List<String>> query = query(m.group(4));
-            return m.group(3).equals("exec") ? kubelet.exec(pod, query) : kubelet.log(pod, query);
+            if (m.group(3).equals("exec")) {
+                return kubelet.exec(pod, query);
+            }
+            // A real API server answers 404 for the log of a deleted pod at once, while this kubelet learns of the
+            // deletion from its watch a moment later: the stored pod object decides, as it does for the API.
+            MockResponse stored = handleGet("/api/v1/namespaces/" + m.group(1) + "/pods/" + pod);
+            return stored.code() == 404 ? stored : kubelet.log(pod, query);
         }
         return super.dispatch(request);
     }
