@@ -4,7 +4,6 @@ import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.ByteSize;
 import io.roboco.sandbox.template.DirectoryTemplateStore;
 import io.roboco.sandbox.template.TemplateLimits;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -47,30 +46,12 @@ public record DataSettings(TemplateLimits templates, boolean physicalCopies, lon
                         count(env, "ROBOCO_SANDBOX_TEMPLATES_PER_PROJECT", d.perProject()),
                         size(env, "ROBOCO_SANDBOX_TEMPLATE_MAX_SIZE", d.maxBytes()),
                         size(env, "ROBOCO_SANDBOX_TEMPLATES_PROJECT_SIZE", d.projectBytes())),
-                physical(EnvValues.value(env, PHYSICAL)),
+                EnvValues.bool(
+                        env,
+                        PHYSICAL,
+                        true,
+                        "true (default: templates keep a physical copy beside the dump) or false (dumps only)"),
                 EnvValues.size(env, PHYSICAL_MIN_DUMP, DirectoryTemplateStore.DEFAULT_PHYSICAL_MIN_DUMP));
-    }
-
-    private static boolean physical(String raw) {
-        if (raw == null) {
-            return true;
-        }
-        switch (raw.toLowerCase(Locale.ROOT)) {
-            case "true":
-            case "1":
-            case "on":
-            case "yes":
-                return true;
-            case "false":
-            case "0":
-            case "off":
-            case "no":
-                return false;
-            default:
-                throw new ConfigException(PHYSICAL + "='" + Names.printable(raw)
-                        + "' is not a boolean; use true (default: templates keep a physical copy beside the dump) or"
-                        + " false (dumps only)");
-        }
     }
 
     private static int count(Map<String, String> env, String key, int fallback) {

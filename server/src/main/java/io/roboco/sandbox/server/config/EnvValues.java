@@ -1,7 +1,9 @@
 package io.roboco.sandbox.server.config;
 
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.settings.ByteSize;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -47,6 +49,26 @@ final class EnvValues {
             return ByteSize.parse(raw);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(key + ": " + e.getMessage() + " (default " + ByteSize.format(fallback) + ")");
+        }
+    }
+
+    /**
+     * A yes/no setting: {@code true 1 on yes} or {@code false 0 off no} in any case; anything else is refused with
+     * {@code use}, which says what each value means and what the default is.
+     */
+    static Boolean bool(Map<String, String> env, String key, Boolean fallback, String use) {
+        String raw = value(env, key);
+        if (raw == null) {
+            return fallback;
+        }
+        switch (raw.toLowerCase(Locale.ROOT)) {
+            case "true", "1", "on", "yes" -> {
+                return true;
+            }
+            case "false", "0", "off", "no" -> {
+                return false;
+            }
+            default -> throw new ConfigException(key + "='" + Names.printable(raw) + "' is not a boolean; use " + use);
         }
     }
 }

@@ -1,8 +1,6 @@
 package io.roboco.sandbox.server.config;
 
-import io.roboco.sandbox.request.Names;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -38,29 +36,11 @@ public record RestartSettings(boolean readopt, Path keyFile) {
     static RestartSettings fromEnv(Map<String, String> env) {
         String file = env.get("ROBOCO_SANDBOX_SECRET_KEY_FILE");
         return new RestartSettings(
-                readopt(env.get("ROBOCO_SANDBOX_READOPT")),
+                EnvValues.bool(
+                        env,
+                        "ROBOCO_SANDBOX_READOPT",
+                        true,
+                        "true (default: sandboxes survive a restart) or false (a restart releases them)"),
                 file == null || file.isBlank() ? null : Path.of(file.trim()));
-    }
-
-    private static boolean readopt(String raw) {
-        if (raw == null || raw.isBlank()) {
-            return true;
-        }
-        switch (raw.trim().toLowerCase(Locale.ROOT)) {
-            case "true":
-            case "1":
-            case "on":
-            case "yes":
-                return true;
-            case "false":
-            case "0":
-            case "off":
-            case "no":
-                return false;
-            default:
-                throw new ConfigException(
-                        "ROBOCO_SANDBOX_READOPT='" + Names.printable(raw)
-                                + "' is not a boolean; use true (default: sandboxes survive a restart) or false (a restart releases them)");
-        }
     }
 }

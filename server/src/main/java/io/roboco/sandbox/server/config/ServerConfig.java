@@ -235,7 +235,11 @@ public record ServerConfig(
                 EnvValues.value(env, "ROBOCO_SANDBOX_STATE_URL"),
                 EnvValues.value(env, "ROBOCO_SANDBOX_STATE_USER"),
                 EnvValues.value(env, "ROBOCO_SANDBOX_STATE_PASSWORD"),
-                flag(EnvValues.value(env, "ROBOCO_SANDBOX_DB_ENABLED")),
+                EnvValues.bool(
+                        env,
+                        "ROBOCO_SANDBOX_DB_ENABLED",
+                        null,
+                        "true or false (or unset it to use the value stored from the admin page)"),
                 images,
                 network,
                 EnvValues.duration(env, "ROBOCO_SANDBOX_READY_TIMEOUT", d.readyTimeout()),
@@ -671,26 +675,5 @@ public record ServerConfig(
             }
         });
         return sizes;
-    }
-
-    private static Boolean flag(String raw) {
-        if (raw == null) {
-            return null;
-        }
-        switch (raw.toLowerCase(Locale.ROOT)) {
-            case "true":
-            case "1":
-            case "on":
-            case "yes":
-                return true;
-            case "false":
-            case "0":
-            case "off":
-            case "no":
-                return false;
-            default:
-                throw new ConfigException("ROBOCO_SANDBOX_DB_ENABLED='" + raw + "' is not a boolean; use true or false "
-                        + "(or unset it to use the value stored from the admin page)");
-        }
     }
 }
