@@ -10,20 +10,18 @@ import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.provision.SourcePostgres;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -48,40 +46,16 @@ class ProjectSeedIT {
     private static final InMemorySettingsStore store = new InMemorySettingsStore();
     private static ContainerRuntime runtime;
     private static SandboxPlugin plugin;
-    private static String sourceContainer;
-    private static int sourcePort;
+    private static SourcePostgres source;
 
     @BeforeAll
     static void start() throws Exception {
         runtime = LocalImages.requireDockerAndImages();
-        try (ServerSocket s = new ServerSocket(0)) {
-            sourcePort = s.getLocalPort();
-        }
-        sourceContainer = LocalImages.docker(
-                        "run",
-                        "-d",
-                        "--name",
-                        INSTANCE + "-source",
-                        "--network",
-                        "host",
-                        "--tmpfs",
-                        "/var/lib/postgresql/data:rw,size=256m",
-                        "-e",
-                        "POSTGRES_USER=shop_owner",
-                        "-e",
-                        "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
-                        "-e",
-                        "POSTGRES_DB=shop",
-                        "roboco-sandbox/postgres:17",
-                        "postgres",
-                        "-c",
-                        "listen_addresses=127.0.0.1",
-                        "-c",
-                        "port=" + sourcePort,
-                        "-c",
-                        "fsync=off")
-                .strip();
-        try (Connection c = awaitSource();
+        source = SourcePostgres.of("roboco-sandbox/postgres:17", "shop_owner", "shop")
+                .withPassword(SOURCE_PASSWORD)
+                .labelled("seed-source")
+                .start();
+        try (Connection c = source.connect();
                 Statement s = c.createStatement()) {
             s.execute("""
                     CREATE ROLE reporting;
@@ -95,8 +69,7 @@ class ProjectSeedIT {
                     GRANT SELECT ON customers TO reporting;
                     """);
         }
-        environment.put(
-                "SHOP_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/shop");
+        environment.put("SHOP_DB_URL", source.url());
         environment.put("GONE_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:1/shop");
         ProvisionSettings settings = ProvisionSettings.defaults(INSTANCE)
                 .withImages(LocalImages.IMAGES)
@@ -118,25 +91,10 @@ class ProjectSeedIT {
             plugin.close();
         }
         runtime.list(SandboxLabels.ofInstance(INSTANCE)).forEach(c -> runtime.remove(c.id()));
-        if (sourceContainer != null) {
-            LocalImages.docker("rm", "-f", INSTANCE + "-source");
+        if (source != null) {
+            source.close();
         }
         runtime.close();
-    }
-
-    private static Connection awaitSource() throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (true) {
-            try {
-                return DriverManager.getConnection(
-                        "jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
-            } catch (SQLException e) {
-                assertThat(Instant.now())
-                        .as("source database ready within 60 s: %s", e.getMessage())
-                        .isBefore(deadline);
-                Thread.sleep(50);
-            }
-        }
     }
 
     private static SandboxDecision request(String agent, Seed seed) throws InterruptedException {

@@ -16,12 +16,12 @@ import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.provision.SourcePostgres;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerState;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -77,7 +77,7 @@ class SeededPoolIT {
     private static ContainerRuntime runtime;
     private static SandboxPlugin plugin;
     private static WarmPool pool;
-    private static String source;
+    private static SourcePostgres source;
 
     @BeforeAll
     static void start() throws Exception {
@@ -108,7 +108,7 @@ class SeededPoolIT {
         }
         runtime.list(SandboxLabels.ofInstance(INSTANCE)).forEach(c -> runtime.remove(c.id()));
         if (source != null) {
-            LocalImages.docker("rm", "-f", source);
+            source.close();
         }
         runtime.close();
     }
@@ -314,47 +314,11 @@ class SeededPoolIT {
 
     @Test
     void aCloneSeedIsReadWhenThePoolContainerIsSeededAndItsSchemaIsTheAgentsWithCappedRows() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        source = LocalImages.docker(
-                        "run",
-                        "-d",
-                        "--name",
-                        INSTANCE + "-source",
-                        "--network",
-                        "host",
-                        "--tmpfs",
-                        "/var/lib/postgresql/data:rw,size=256m",
-                        "-e",
-                        "POSTGRES_USER=shop_owner",
-                        "-e",
-                        "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
-                        "-e",
-                        "POSTGRES_DB=shop",
-                        LocalImages.IMAGES.get("postgres"),
-                        "postgres",
-                        "-c",
-                        "listen_addresses=127.0.0.1",
-                        "-c",
-                        "port=" + port,
-                        "-c",
-                        "fsync=off")
-                .strip();
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/shop";
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        Connection loaded = null;
-        while (loaded == null) {
-            try {
-                loaded = DriverManager.getConnection(url, "shop_owner", SOURCE_PASSWORD);
-            } catch (SQLException e) {
-                assertThat(System.nanoTime())
-                        .as("source ready within 60 s: %s", e.getMessage())
-                        .isLessThan(deadline);
-                Thread.sleep(50);
-            }
-        }
+        source = SourcePostgres.of(LocalImages.IMAGES.get("postgres"), "shop_owner", "shop")
+                .withPassword(SOURCE_PASSWORD)
+                .labelled("pool-source")
+                .start();
+        Connection loaded = source.connect();
         try (Connection c = loaded;
                 Statement s = c.createStatement()) {
             s.execute("""
@@ -365,7 +329,7 @@ class SeededPoolIT {
                     INSERT INTO orders SELECT g, 1 + g % 10 FROM generate_series(1, 10) g;
                     """);
         }
-        environment.put("SRC_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + port + "/shop");
+        environment.put("SRC_DB_URL", source.url());
         Project cloned = new Project(
                 "clone-" + agents.incrementAndGet(),
                 "Cloned",

@@ -45,6 +45,20 @@ public final class Fixtures {
         return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
+    /** Ids of containers (running or not) of one server instance that one agent owns. */
+    public static List<String> containersOf(String instanceId, String agent) {
+        String out = LocalImages.docker(
+                        "ps",
+                        "-aq",
+                        "--no-trunc",
+                        "--filter",
+                        "label=roboco.sandbox.instance=" + instanceId,
+                        "--filter",
+                        "label=roboco.sandbox.agent=" + agent)
+                .strip();
+        return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
+    }
+
     /** Ids of running containers of one server instance. */
     public static List<String> runningOf(String instanceId) {
         String out = LocalImages.docker(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.roboco.sandbox.it.ChildServer;
 import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.SourcePostgres;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,8 +16,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,12 +35,10 @@ import org.junit.jupiter.api.Test;
  */
 class CloneSeedOverApiIT {
     private static final String SOURCE_PASSWORD = "clone-canary-" + UUID.randomUUID();
-    private static final String SOURCE_NAME =
-            "roboco-it-clone-source-" + UUID.randomUUID().toString().substring(0, 8);
     private static Path dir;
     private static ChildServer server;
     private static ApiClient api;
-    private static int sourcePort;
+    private static SourcePostgres source;
     private static final List<String> answers = new ArrayList<>();
     /** The server's own loggers at DEBUG; libraries as shipped (docker-java's and httpclient's request dumps stay off). */
     private static final String LOGBACK_DEBUG =
@@ -53,31 +50,11 @@ class CloneSeedOverApiIT {
     static void start() throws Exception {
         LocalImages.requireDockerAndImages().close();
         dir = Files.createTempDirectory("roboco-clone-it");
-        sourcePort = ChildServer.freePort();
-        LocalImages.docker(
-                "run",
-                "-d",
-                "--name",
-                SOURCE_NAME,
-                "--network",
-                "host",
-                "--tmpfs",
-                "/var/lib/postgresql/data:rw,size=256m",
-                "-e",
-                "POSTGRES_USER=shop_owner",
-                "-e",
-                "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
-                "-e",
-                "POSTGRES_DB=shop",
-                "roboco-sandbox/postgres:17",
-                "postgres",
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "port=" + sourcePort,
-                "-c",
-                "fsync=off");
-        try (Connection c = awaitSource();
+        source = SourcePostgres.of("roboco-sandbox/postgres:17", "shop_owner", "shop")
+                .withPassword(SOURCE_PASSWORD)
+                .labelled("clone-source")
+                .start();
+        try (Connection c = source.connect();
                 Statement s = c.createStatement()) {
             s.execute("""
                     CREATE ROLE reporting;
@@ -94,7 +71,7 @@ class CloneSeedOverApiIT {
         }
         Map<String, String> env = Fixtures.serverEnv(dir.resolve("state"), "30s", "5m", "60s");
         env.put("ROBOCO_SANDBOX_IMAGE_POSTGRES_17", "roboco-sandbox/postgres:17");
-        env.put("SHOP_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/shop");
+        env.put("SHOP_DB_URL", source.url());
         env.put("GONE_DB_URL", "postgresql://shop_owner:" + SOURCE_PASSWORD + "@127.0.0.1:1/shop");
         // The server's own code at DEBUG (libraries as shipped), so "not in the log" holds for an operator who turns it
         // up.
@@ -113,21 +90,8 @@ class CloneSeedOverApiIT {
             }
         } finally {
             Fixtures.removeAllOf(Fixtures.instanceIdIn(dir.resolve("state")));
-            LocalImages.docker("rm", "-f", SOURCE_NAME);
-        }
-    }
-
-    private static Connection awaitSource() throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (true) {
-            try {
-                return DriverManager.getConnection(
-                        "jdbc:postgresql://127.0.0.1:" + sourcePort + "/shop", "shop_owner", SOURCE_PASSWORD);
-            } catch (SQLException e) {
-                assertThat(Instant.now())
-                        .as("source database ready within 60 s: %s", e.getMessage())
-                        .isBefore(deadline);
-                Thread.sleep(50);
+            if (source != null) {
+                source.close();
             }
         }
     }
@@ -163,18 +127,6 @@ class CloneSeedOverApiIT {
                         + env.get("ROBOCO_TEST_DB_NAME"),
                 env.get("ROBOCO_TEST_DB_USER"),
                 env.get("ROBOCO_TEST_DB_PASSWORD"));
-    }
-
-    private static int containersOf(String agent) {
-        String out = LocalImages.docker(
-                        "ps",
-                        "-aq",
-                        "--filter",
-                        "label=roboco.sandbox.instance=" + Fixtures.instanceIdIn(dir.resolve("state")),
-                        "--filter",
-                        "label=roboco.sandbox.agent=" + agent)
-                .strip();
-        return out.isEmpty() ? 0 : out.split("\\s+").length;
     }
 
     @Test
@@ -232,7 +184,8 @@ class CloneSeedOverApiIT {
                 .containsEntry("error", "invalid_state")
                 .containsEntry("retryable", true);
         assertThat((String) badSql.json().get("reason")).contains("statement 2 of 2", "nonsense_type");
-        assertThat(containersOf("dev-bad")).isZero();
+        assertThat(Fixtures.containersOf(Fixtures.instanceIdIn(dir.resolve("state")), "dev-bad"))
+                .isEmpty();
 
         ApiClient.Reply gone = request("gone", "dev-gone", "{\"clone\":{\"url_env\":\"GONE_DB_URL\",\"data\":false}}");
         assertThat(gone.json())
@@ -243,7 +196,8 @@ class CloneSeedOverApiIT {
                 .as("a clone failure names no source host, port, user or database")
                 .contains("clone from $GONE_DB_URL failed")
                 .doesNotContain("127.0.0.1", "port 1", "/shop", "shop_owner");
-        assertThat(containersOf("dev-gone")).isZero();
+        assertThat(Fixtures.containersOf(Fixtures.instanceIdIn(dir.resolve("state")), "dev-gone"))
+                .isEmpty();
 
         // The source's password: nowhere an operator or an agent could read it.
         answers.add(api.admin("GET", "/api/audit?limit=500", null).body());

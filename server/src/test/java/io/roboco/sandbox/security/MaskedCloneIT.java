@@ -7,17 +7,14 @@ import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.OfficialClients;
 import io.roboco.sandbox.mcp.TypeScriptMcpClient;
 import io.roboco.sandbox.provision.LocalImages;
+import io.roboco.sandbox.provision.SourcePostgres;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,14 +41,12 @@ import org.junit.jupiter.api.Timeout;
 @SuppressWarnings("unchecked")
 class MaskedCloneIT {
     private static final String SOURCE_PASSWORD = "mask-canary-" + UUID.randomUUID();
-    private static final String SOURCE_NAME =
-            "roboco-it-mask-source-" + UUID.randomUUID().toString().substring(0, 8);
     private static final String CANARY = UUID.randomUUID().toString().substring(0, 8);
     private static final int USERS = 20;
     private static Path dir;
     private static ChildServer server;
     private static ApiClient api;
-    private static int sourcePort;
+    private static SourcePostgres source;
     private static final List<String> originals = new ArrayList<>();
     private static final List<String> answers = new ArrayList<>();
 
@@ -59,31 +54,11 @@ class MaskedCloneIT {
     static void start() throws Exception {
         LocalImages.requireDockerAndImages().close();
         dir = Files.createTempDirectory("roboco-mask-it");
-        sourcePort = ChildServer.freePort();
-        LocalImages.docker(
-                "run",
-                "-d",
-                "--name",
-                SOURCE_NAME,
-                "--network",
-                "host",
-                "--tmpfs",
-                "/var/lib/postgresql/data:rw,size=256m",
-                "-e",
-                "POSTGRES_USER=crm_owner",
-                "-e",
-                "POSTGRES_PASSWORD=" + SOURCE_PASSWORD,
-                "-e",
-                "POSTGRES_DB=crm",
-                "roboco-sandbox/postgres:15",
-                "postgres",
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "port=" + sourcePort,
-                "-c",
-                "fsync=off");
-        try (Connection c = awaitSource();
+        source = SourcePostgres.of("roboco-sandbox/postgres:15", "crm_owner", "crm")
+                .withPassword(SOURCE_PASSWORD)
+                .labelled("mask-source")
+                .start();
+        try (Connection c = source.connect();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE users (id int PRIMARY KEY, name text, email text NOT NULL UNIQUE,"
                     + " card_number varchar(19), password_hash text)");
@@ -101,7 +76,7 @@ class MaskedCloneIT {
             }
         }
         Map<String, String> env = Fixtures.serverEnv(dir.resolve("state"), "30s", "5m", "60s");
-        env.put("CRM_DB_URL", "postgresql://crm_owner:" + SOURCE_PASSWORD + "@127.0.0.1:" + sourcePort + "/crm");
+        env.put("CRM_DB_URL", source.url());
         server = ChildServer.start(env, ChildServer.freePort(), dir.resolve("server.log"));
         api = server.api;
     }
@@ -114,7 +89,9 @@ class MaskedCloneIT {
             }
         } finally {
             Fixtures.removeAllOf(Fixtures.instanceIdIn(dir.resolve("state")));
-            LocalImages.docker("rm", "-f", SOURCE_NAME);
+            if (source != null) {
+                source.close();
+            }
         }
     }
 
@@ -249,7 +226,9 @@ class MaskedCloneIT {
                 .contains("public.users.card_number", "denied-column pattern 'card_number'", "no mask rule")
                 .doesNotContain("127.0.0.1", "crm_owner", SOURCE_PASSWORD);
         assertThat(refused.body()).doesNotContain(CANARY);
-        assertThat(containersOf("dev-open")).as("no half-made sandbox").isZero();
+        assertThat(Fixtures.containersOf(Fixtures.instanceIdIn(dir.resolve("state")), "dev-open"))
+                .as("no half-made sandbox")
+                .isEmpty();
     }
 
     @Test
@@ -302,33 +281,6 @@ class MaskedCloneIT {
         answers.add(reply.body());
         assertThat(reply.body()).doesNotContain(SOURCE_PASSWORD);
         return reply;
-    }
-
-    private static int containersOf(String agent) {
-        String out = LocalImages.docker(
-                        "ps",
-                        "-aq",
-                        "--filter",
-                        "label=roboco.sandbox.instance=" + Fixtures.instanceIdIn(dir.resolve("state")),
-                        "--filter",
-                        "label=roboco.sandbox.agent=" + agent)
-                .strip();
-        return out.isEmpty() ? 0 : out.split("\\s+").length;
-    }
-
-    private static Connection awaitSource() throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (true) {
-            try {
-                return DriverManager.getConnection(
-                        "jdbc:postgresql://127.0.0.1:" + sourcePort + "/crm", "crm_owner", SOURCE_PASSWORD);
-            } catch (SQLException e) {
-                assertThat(Instant.now())
-                        .as("source database ready within 60 s: %s", e.getMessage())
-                        .isBefore(deadline);
-                Thread.sleep(50);
-            }
-        }
     }
 
     private static String psql(String url, String sql) {

@@ -1,16 +1,9 @@
 package io.roboco.sandbox.store;
 
-import io.roboco.sandbox.provision.LocalImages;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.security.SecureRandom;
+import io.roboco.sandbox.provision.SourcePostgres;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HexFormat;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -28,96 +21,21 @@ public final class TestPostgres implements AutoCloseable {
 
     public final String password;
     public final int port;
-    private final String container;
+    private final SourcePostgres server;
 
-    private TestPostgres(String container, String password, int port) {
-        this.container = container;
-        this.password = password;
-        this.port = port;
+    private TestPostgres(SourcePostgres server) {
+        this.server = server;
+        this.password = server.password;
+        this.port = server.port;
     }
 
-    /**
-     * Starts one, on a free port. A port taken by another process between the pick and the container's bind makes
-     * the container exit (it runs with {@code --rm}, so it is gone): that is tried again on a new port, 3 times in all.
-     */
+    /** Starts one, on a free port (see {@link SourcePostgres}). */
     public static TestPostgres start() throws Exception {
-        LocalImages.requireDockerAndImages().close();
-        IllegalStateException last = null;
-        for (int attempt = 1; attempt <= 3; attempt++) {
-            try {
-                return startOnce();
-            } catch (PortTaken e) {
-                last = e;
-                System.out.println("TestPostgres: " + e.getMessage() + "; starting again on a new port (attempt "
-                        + (attempt + 1) + " of 3)");
-            }
-        }
-        throw last;
-    }
-
-    private static TestPostgres startOnce() throws Exception {
-        SecureRandom random = new SecureRandom();
-        byte[] b = new byte[16];
-        random.nextBytes(b);
-        String password = HexFormat.of().formatHex(b);
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        String name = "store-it-" + HexFormat.of().formatHex(b, 0, 4);
-        LocalImages.docker(
-                "run",
-                "-d",
-                "--rm",
-                "--name",
-                name,
-                "--label",
-                "roboco.sandbox.test=store",
-                "--network",
-                "host",
-                "-e",
-                "POSTGRES_USER=" + USER,
-                "-e",
-                "POSTGRES_PASSWORD=" + password,
-                "-e",
-                "POSTGRES_DB=" + USER,
-                "--tmpfs",
-                "/var/lib/postgresql/data",
-                IMAGE,
-                "postgres",
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "port=" + port,
-                "-c",
-                "fsync=off",
-                "-c",
-                "max_connections=200");
-        TestPostgres pg = new TestPostgres(name, password, port);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        SQLException last = null;
-        for (int polls = 1; System.nanoTime() < deadline; polls++) {
-            try (Connection c = pg.connect(USER)) {
-                return pg;
-            } catch (SQLException e) {
-                last = e;
-            }
-            if (polls % 10 == 0
-                    && LocalImages.docker("ps", "-q", "--filter", "name=^" + name + "$")
-                            .isBlank()) {
-                throw new PortTaken("postgres test container " + name + " exited before it was ready (port " + port
-                        + " taken meanwhile?): " + last);
-            }
-            Thread.sleep(100);
-        }
-        pg.close();
-        throw new IllegalStateException("postgres test container " + name + " not ready in 60 s: " + last);
-    }
-
-    private static final class PortTaken extends IllegalStateException {
-        PortTaken(String message) {
-            super(message);
-        }
+        return new TestPostgres(SourcePostgres.of(IMAGE, USER, USER)
+                .labelled("store")
+                .withDataSize(null)
+                .with("max_connections=200")
+                .start());
     }
 
     /** A store on {@code url} (one of {@link #newDatabase()}'s) as this server's user. */
@@ -170,23 +88,15 @@ public final class TestPostgres implements AutoCloseable {
     }
 
     public String jdbcUrl(String db) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + db;
+        return server.jdbcUrl(db);
     }
 
     private Connection connect(String db) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", USER);
-        props.setProperty("password", password);
-        props.setProperty("connectTimeout", "2");
-        return DriverManager.getConnection(jdbcUrl(db), props);
+        return server.connect(db);
     }
 
     @Override
     public void close() {
-        try {
-            LocalImages.docker("rm", "-f", container);
-        } catch (RuntimeException e) {
-            System.err.println("could not remove " + container + ": " + e.getMessage());
-        }
+        server.close();
     }
 }
