@@ -220,6 +220,29 @@ class KubernetesSandboxesIT {
         assertThat(api.verb(agent, "release_sandbox", null).ok()).isTrue();
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void theDoctorChecksTheClusterItRunsOnNotADockerDaemon() {
+        ApiClient.Reply doctor = api.admin("GET", "/api/doctor", null);
+        assertThat(doctor.status()).as(doctor.body()).isEqualTo(200);
+        Map<String, Map<String, Object>> checks = ((List<Map<String, Object>>)
+                        doctor.json().get("checks"))
+                .stream().collect(Collectors.toMap(c -> (String) c.get("name"), c -> c));
+        assertThat(checks).doesNotContainKey("docker");
+        assertThat(checks.get("kubernetes"))
+                .as(doctor.body())
+                .containsEntry("status", "ok")
+                .extractingByKey("detail")
+                .asString()
+                .contains("Kubernetes", "reachable", "namespace " + NAMESPACE);
+        assertThat(checks.get("image:postgres"))
+                .as(doctor.body())
+                .containsEntry("status", "ok")
+                .extractingByKey("detail")
+                .asString()
+                .contains("pulled by the cluster's nodes");
+    }
+
     private static void awaitNoContainers(Set<String> pods) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline

@@ -84,23 +84,17 @@ public final class Doctor {
     /** Every check, in a fixed order. */
     public List<DoctorCheck> run() {
         List<DoctorCheck> checks = new ArrayList<>();
-        ContainerRuntime docker = null;
+        ContainerRuntime containers = null;
         RuntimeInfo info = RuntimeInfo.unknown();
         try {
-            docker = runtime.get();
-            info = docker.info();
-            checks.add(DoctorCheck.ok(
-                    "docker",
-                    "Docker " + info.serverVersion() + " reachable, API " + info.apiVersion() + ", " + info.cpus()
-                            + " CPUs, " + (info.memoryBytes() >> 20) + " MiB memory"));
+            containers = runtime.get();
+            info = containers.info();
+            checks.add(reachable(info));
         } catch (RuntimeException e) {
-            checks.add(DoctorCheck.fail(
-                    "docker",
-                    "the Docker daemon is not reachable: " + e.getMessage(),
-                    "start dockerd (./scripts/test.sh starts it), or point DOCKER_HOST at a reachable daemon"));
-            docker = null;
+            checks.add(unreachable(e));
+            containers = null;
         }
-        checks.addAll(images(docker));
+        checks.addAll(images(containers));
         SettingsStore settings = null;
         try {
             settings = store.get();
@@ -143,6 +137,42 @@ public final class Doctor {
 
     // --- checks ---------------------------------------------------------------------------
 
+    /** The check of the runtime the server is configured with: {@code docker}, or {@code kubernetes}. */
+    private String runtimeCheck() {
+        return config.runtime().kubernetes() ? "kubernetes" : "docker";
+    }
+
+    private DoctorCheck reachable(RuntimeInfo info) {
+        String capacity = info.cpus() + " CPUs, " + (info.memoryBytes() >> 20) + " MiB memory";
+        if (config.runtime().kubernetes()) {
+            return DoctorCheck.ok(
+                    runtimeCheck(),
+                    "Kubernetes " + info.serverVersion() + " reachable, namespace " + namespace() + ", " + capacity
+                            + " for sandboxes");
+        }
+        return DoctorCheck.ok(
+                runtimeCheck(),
+                "Docker " + info.serverVersion() + " reachable, API " + info.apiVersion() + ", " + capacity);
+    }
+
+    private DoctorCheck unreachable(RuntimeException e) {
+        if (config.runtime().kubernetes()) {
+            return DoctorCheck.fail(
+                    runtimeCheck(),
+                    "the Kubernetes API (namespace " + namespace() + ") is not reachable: " + e.getMessage(),
+                    "run the server in the cluster with the ServiceAccount and Role of deploy/kubernetes/, or set"
+                            + " KUBECONFIG to a kubeconfig whose user may manage pods and network policies there");
+        }
+        return DoctorCheck.fail(
+                runtimeCheck(),
+                "the Docker daemon is not reachable: " + e.getMessage(),
+                "start dockerd (./scripts/test.sh starts it), or point DOCKER_HOST at a reachable daemon");
+    }
+
+    private String namespace() {
+        return config.runtime().kubernetesSettings(config.readyTimeout()).namespace();
+    }
+
     private List<DoctorCheck> images(ContainerRuntime docker) {
         Map<String, String> recipes = recipeStates();
         List<DoctorCheck> out = new ArrayList<>();
@@ -153,7 +183,18 @@ public final class Doctor {
             String setting = ServerConfig.IMAGE_PREFIX + engine.name().toUpperCase(Locale.ROOT);
             String name = "image:" + engine.name();
             if (docker == null) {
-                out.add(DoctorCheck.fail(name, "not checked: Docker is not reachable", "fix the docker check first"));
+                out.add(DoctorCheck.fail(
+                        name,
+                        "not checked: " + (config.runtime().kubernetes() ? "the Kubernetes API" : "Docker")
+                                + " is not reachable",
+                        "fix the " + runtimeCheck() + " check first"));
+                continue;
+            }
+            if (config.runtime().kubernetes()) {
+                out.add(DoctorCheck.ok(
+                        name,
+                        String.join(", ", wanted) + " (pulled by the cluster's nodes, not checked from here; set "
+                                + setting + " to an image they can pull)"));
                 continue;
             }
             List<String> missing = new ArrayList<>();
@@ -344,7 +385,12 @@ public final class Doctor {
                                 : SandboxPluginBuilder.FALLBACK_CAPACITY;
         String used = live == null ? "" : live.capacityUsed() + " of ";
         String detail = used + max + " sandbox containers x " + (perContainer >> 20) + " MiB"
-                + (info.memoryBytes() > 0 ? " against " + (info.memoryBytes() >> 20) + " MiB host memory" : "");
+                + (info.memoryBytes() > 0
+                        ? " against " + (info.memoryBytes() >> 20)
+                                + (config.runtime().kubernetes()
+                                        ? " MiB the cluster gives the namespace"
+                                        : " MiB host memory")
+                        : "");
         if (info.memoryBytes() > 0 && (long) max * perContainer > info.memoryBytes()) {
             return DoctorCheck.warn(
                     "capacity",
