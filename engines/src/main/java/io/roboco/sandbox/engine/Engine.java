@@ -59,6 +59,15 @@ public interface Engine {
     /** The fixed allowlist of activatable features (extensions, modules). Empty when none. */
     Set<String> features();
 
+    /**
+     * The allowlisted feature that a module or extension the running service reports as loaded provides (Redis: the
+     * loaded module {@code ft} is the feature {@code search}), if it is one of {@link #features()}; by default none.
+     * What inspection asks to turn what the service says into feature names, without knowing the engine.
+     */
+    default Optional<String> featureOfLoaded(String loadedName) {
+        return Optional.empty();
+    }
+
     /** Word for features in envelopes: {@code available_extensions}, {@code available_modules}, or null when none. */
     String featuresKey();
 

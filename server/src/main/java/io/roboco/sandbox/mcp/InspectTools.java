@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mcp;
 
+import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.inspect.InspectionResult;
 import io.roboco.sandbox.inspect.MongoInspector;
@@ -35,8 +36,10 @@ final class InspectTools {
 
     private final Inspectors inspectors;
     private final int rowCap;
+    private final EngineRegistry registry;
 
-    InspectTools(Inspectors inspectors, int rowCap) {
+    InspectTools(Inspectors inspectors, int rowCap, EngineRegistry registry) {
+        this.registry = registry;
         this.inspectors = inspectors;
         this.rowCap = rowCap;
     }
@@ -224,6 +227,7 @@ final class InspectTools {
             Map<String, String> env = services.get(name).env();
             Outcome<?> outcome = name.equals("redis")
                     ? RedisInspector.describe(
+                            registry.require(name),
                             env.get("ROBOCO_TEST_REDIS_HOST"),
                             Integer.parseInt(env.get("ROBOCO_TEST_REDIS_PORT")),
                             env.get("ROBOCO_TEST_REDIS_USER"),

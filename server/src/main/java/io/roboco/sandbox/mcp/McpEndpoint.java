@@ -103,7 +103,7 @@ public final class McpEndpoint implements AutoCloseable {
         specs.addAll(new SandboxTools(plugin, sandboxes, clock).specs());
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());
-        specs.addAll(new InspectTools(inspectors, inspection.maxRows()).specs());
+        specs.addAll(new InspectTools(inspectors, inspection.maxRows(), plugin.registry()).specs());
         Gate gate = new Gate(
                 specs,
                 new DefaultJsonSchemaValidator(mapper),

@@ -1,6 +1,6 @@
 package io.roboco.sandbox.inspect;
 
-import io.roboco.sandbox.engine.redis.RedisEngine;
+import io.roboco.sandbox.engine.Engine;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,7 +27,9 @@ public final class RedisInspector {
 
     private RedisInspector() {}
 
-    public static Outcome<RedisDescription> describe(String host, int port, String user, String password) {
+    /** @param engine the Redis engine, which names the feature each loaded module provides */
+    public static Outcome<RedisDescription> describe(
+            Engine engine, String host, int port, String user, String password) {
         String tag = Untrusted.newTag();
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder()
                 .user(user)
@@ -55,7 +57,7 @@ public final class RedisInspector {
             });
             Map<String, String> keyspace = fields(jedis.info("keyspace"));
             List<String> features = modules.stream()
-                    .map(RedisEngine::featureOf)
+                    .map(engine::featureOfLoaded)
                     .flatMap(Optional::stream)
                     .distinct()
                     .sorted()

@@ -64,7 +64,11 @@ class DescribeSandboxIT {
             jedis.hset("h", "f", "v");
         }
         Outcome<RedisDescription> outcome = RedisInspector.describe(
-                host, port, redis.credentials().user(), redis.credentials().password());
+                EngineRegistry.defaults().require("redis"),
+                host,
+                port,
+                redis.credentials().user(),
+                redis.credentials().password());
         assertThat(outcome).as(String.valueOf(outcome)).isInstanceOf(Outcome.Ok.class);
         RedisDescription d = ((Outcome.Ok<RedisDescription>) outcome).result();
         assertThat(d.keys()).isEqualTo(3);
@@ -76,8 +80,12 @@ class DescribeSandboxIT {
         System.out.println("[figure] describe_sandbox redis: " + d.summary() + " "
                 + InspectJson.write(d.data().content()));
 
-        Outcome<RedisDescription> wrong =
-                RedisInspector.describe(host, port, redis.credentials().user(), "not-the-password");
+        Outcome<RedisDescription> wrong = RedisInspector.describe(
+                EngineRegistry.defaults().require("redis"),
+                host,
+                port,
+                redis.credentials().user(),
+                "not-the-password");
         assertThat(wrong).isInstanceOf(Outcome.Failed.class);
         assertThat(((Outcome.Failed<RedisDescription>) wrong).reason()).doesNotContain("not-the-password");
     }

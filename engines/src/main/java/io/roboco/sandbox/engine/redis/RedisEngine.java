@@ -424,7 +424,8 @@ public final class RedisEngine implements Engine {
     }
 
     /** The allowlisted feature a loaded module provides ({@code ft} → {@code search}), if it is one of them. */
-    public static Optional<String> featureOf(String loadedModuleName) {
+    @Override
+    public Optional<String> featureOfLoaded(String loadedModuleName) {
         return MODULES.entrySet().stream()
                 .filter(e -> e.getValue().names().contains(loadedModuleName))
                 .map(Map.Entry::getKey)
