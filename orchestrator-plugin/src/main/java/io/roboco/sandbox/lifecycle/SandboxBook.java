@@ -133,20 +133,9 @@ public final class SandboxBook implements Admission {
         live.putRecord(r);
     }
 
-    /** {@link #takeOnNamed(SandboxRecord)} with its services as re-adoption opened and checked them (same credentials). */
-    public void takeOnNamed(SandboxRecord r, Map<String, ServiceInstance> services) {
-        r.containers().forEach(c -> ledger.enter(c.containerId(), ContainerLedger.Reason.RECORDED, r.id()));
-        live.hold(r, services);
-    }
-
     /** The services of a sandbox of this instance, when this process holds its credentials. */
     public Optional<Map<String, ServiceInstance>> namedServices(String id) {
         return live.services(id);
-    }
-
-    /** A verb set a previous process of this instance handed out, re-adopted after a restart: its record is this book's again. */
-    public void adoptVerbSet(SandboxRecord r) {
-        live.putRecord(r);
     }
 
     // --- verb sets (the manager's admission) -------------------------------------------------

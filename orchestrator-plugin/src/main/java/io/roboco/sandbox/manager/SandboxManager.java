@@ -311,16 +311,21 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /**
-     * Takes back a set a previous process of this instance handed out (re-adoption at start, before the first call):
-     * cached and held for its agent as if just provisioned, so the agent's next call is a cache hit with the same
-     * credentials. Its services' liveness sessions are the caller's (opened by the check that found them live).
+     * Takes back sandbox {@code record}, whatever its kind, that a previous process of this instance handed out
+     * (re-adoption at start, before the first call), with {@code services} as the check opened them (same credentials,
+     * the liveness sessions the check opened): entered in the registry of live sandboxes as if just provisioned, so its
+     * owner's next call is answered with the same credentials, and its containers kept in the ledger for whoever orders
+     * its work ({@link #lockKey}): a verb set's held for its owner, any other sandbox's behind its record.
      */
-    public void adopt(AgentSandbox entry) throws InterruptedException {
-        ReentrantLock lock = locks.lockFor(entry.agent());
+    public void adopt(SandboxRecord record, Map<String, ServiceInstance> services) throws InterruptedException {
+        ReentrantLock lock = locks.lockFor(lockKey(record));
         lock.lockInterruptibly();
         try {
-            live.putSet(entry);
-            entry.containerIds().forEach(id -> ledger.enter(id, ContainerLedger.Reason.HELD, entry.agent()));
+            live.hold(record, services);
+            boolean owners = record.kind().ownersLock();
+            ContainerLedger.Reason reason = owners ? ContainerLedger.Reason.HELD : ContainerLedger.Reason.RECORDED;
+            String holder = owners ? record.owner() : record.id();
+            record.containerIds().forEach(id -> ledger.enter(id, reason, holder));
         } finally {
             lock.unlock();
         }

@@ -93,8 +93,8 @@ public final class SandboxPlugin implements AutoCloseable {
                 flagEffective,
                 handle,
                 new Guards(registry, manager.provisioner().settings(), manager.provisioner()::templates));
-        this.service = new SandboxService(registry, manager, store, chain, audit, events, data);
         this.sandboxes = wiring.book() == null ? null : new Sandboxes(this, wiring.book());
+        this.service = new SandboxService(registry, manager, store, chain, audit, events, data, sandboxes);
     }
 
     /**

@@ -47,6 +47,8 @@ public final class SandboxService {
     private final AuditTrail audit;
     private final SandboxEvents events;
     private final SandboxData data;
+    /** The sandboxes as records (null when the plugin keeps none): a release that names a sandbox ends its record. */
+    private final Sandboxes sandboxes;
     /** The template an agent's live sandbox named default was made from, when it was (per-call templates). */
     private final Map<String, String> templateOf = new ConcurrentHashMap<>();
 
@@ -57,7 +59,8 @@ public final class SandboxService {
             GuardChain chain,
             AuditTrail audit,
             SandboxEvents events,
-            SandboxData data) {
+            SandboxData data,
+            Sandboxes sandboxes) {
         this.registry = registry;
         this.manager = manager;
         this.store = store;
@@ -65,6 +68,7 @@ public final class SandboxService {
         this.audit = audit;
         this.events = events;
         this.data = data;
+        this.sandboxes = sandboxes;
     }
 
     /**
@@ -88,18 +92,31 @@ public final class SandboxService {
     }
 
     /**
-     * Ending an agent's sandbox named {@code default}: asked by the agent itself ({@link #byAgent}, which passes the guard
-     * chain's role step) or done after {@code verb} (an engagement's end, the operator, a stop), which always may.
+     * Ending a sandbox of an agent's: the one it names by id ({@code sandbox}), whatever its kind, or (none named) its
+     * sandbox named {@code default}. Asked by the agent itself ({@link #byAgent}, which passes the guard chain's role
+     * step) or done after {@code verb} (an engagement's end, the operator, a stop), which always may.
+     *
+     * @param sandbox the id of the sandbox to end (the caller's own, as the edge resolved it); null or empty: the agent's
+     *                sandbox named default
      */
-    public record Release(String agent, String verb, boolean byAgent) {
-        /** The agent's own {@code release_sandbox}. */
-        public static Release byAgent(String agent) {
-            return new Release(agent, Verbs.RELEASE_SANDBOX, true);
+    public record Release(String agent, String sandbox, String verb, boolean byAgent) {
+        public Release {
+            sandbox = sandbox == null || sandbox.isEmpty() ? null : sandbox;
         }
 
-        /** A release that follows {@code verb} (audited under it); never refused. */
+        /** The agent's own {@code release_sandbox} of its sandbox named default. */
+        public static Release byAgent(String agent) {
+            return new Release(agent, null, Verbs.RELEASE_SANDBOX, true);
+        }
+
+        /** The agent's own {@code release_sandbox} of {@code sandbox}, one of its own (null: its sandbox named default). */
+        public static Release byAgent(String agent, String sandbox) {
+            return new Release(agent, sandbox, Verbs.RELEASE_SANDBOX, true);
+        }
+
+        /** A release of the agent's sandbox named default that follows {@code verb} (audited under it); never refused. */
         public static Release after(String agent, String verb) {
-            return new Release(agent, verb, false);
+            return new Release(agent, null, verb, false);
         }
     }
 
@@ -112,6 +129,12 @@ public final class SandboxService {
 
         /** The sandbox is gone (or there was none): {@code removed} containers were removed. */
         record Released(int removed) implements ReleaseOutcome {}
+
+        /**
+         * The sandbox the release named by id is gone: {@code deleted} when this release ended it (false: it already was),
+         * with {@code removed} containers.
+         */
+        record Ended(String id, boolean deleted, int removed) implements ReleaseOutcome {}
 
         /** The guard chain said no; nothing was touched. */
         record NotReleased(SandboxDecision.Refused refusal) implements ReleaseOutcome {}
@@ -180,7 +203,12 @@ public final class SandboxService {
         return decision;
     }
 
-    /** Tears the agent's sandbox named default down (asked by the agent: after the guard chain's role step); never throws. */
+    /**
+     * Tears a sandbox of the agent's down (asked by the agent: after the guard chain's role step): the one the ask names
+     * by id through its record ({@link Sandboxes#delete}, the same end as {@code DELETE /api/sandboxes/{id}}, whatever its
+     * kind), else the agent's sandbox named default with whatever else of its the manager finds. Never throws for a
+     * release of the sandbox named default (a store that cannot answer must not stop it).
+     */
     public ReleaseOutcome release(Release ask) {
         long start = System.nanoTime();
         String slug = ask.agent();
@@ -202,6 +230,20 @@ public final class SandboxService {
                         List.of(),
                         0);
                 return new ReleaseOutcome.NotReleased(refused.refusal());
+            }
+        }
+        if (ask.sandbox() != null && sandboxes != null) {
+            String why = ask.byAgent() ? "released by its owner" : "released after " + ask.verb();
+            int containers = sandboxes
+                    .find(ask.sandbox())
+                    .map(r -> r.containers().size())
+                    .orElse(0);
+            try {
+                boolean deleted = sandboxes.delete(ask.sandbox(), why) == Sandboxes.Deletion.DELETED;
+                return new ReleaseOutcome.Ended(ask.sandbox(), deleted, deleted ? containers : 0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new ReleaseOutcome.Ended(ask.sandbox(), false, 0);
             }
         }
         String project = ask.byAgent() ? agent.map(Agent::project).orElse("") : projectOf(slug);

@@ -4,7 +4,6 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.lifecycle.SandboxBook;
-import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.pool.WarmPool;
 import io.roboco.sandbox.provision.ServiceInstance;
@@ -40,9 +39,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Re-adoption at start, before the first verb is served: every sandbox record of this instance is checked as the
- * liveness check does — each container runs, and its stored (sealed) agent credential logs in. A live verb set goes
- * back into the cache with its features, its expiry and the liveness session the check opened, so its agent's next
- * {@code request_sandbox} is a cache hit with the same credentials. A dead one (a container gone or not answering, a
+ * liveness check does — each container runs, and its stored (sealed) agent credential logs in. A live sandbox, whatever
+ * its kind, goes back into the registry of live sandboxes ({@link SandboxManager#adopt}) with its features, its expiry
+ * and the liveness session the check opened, so its owner's next call (a verb set's {@code request_sandbox}, a named
+ * one's data operation) is answered with the same credentials. A dead one (a container gone or not answering, a
  * credential that does not open: wrong key, altered, copied from another row) is closed: its record marked deleted,
  * its containers removed; the agent's next call provisions afresh. Idle warm-pool containers are taken back into the
  * pool when it still keeps their image and has room, else removed. Until each container is decided it is in the
@@ -136,7 +136,7 @@ public final class Readoption {
 
         int readopted = 0;
         int readoptedContainers = 0;
-        int namedKept = 0;
+        int unchecked = 0;
         int removed = 0;
         List<String> closed = new ArrayList<>();
         ExecutorService checks = Executors.newFixedThreadPool(CHECK_THREADS, r -> {
@@ -169,16 +169,9 @@ public final class Readoption {
                     verdict = new Verdict.Dead("agent " + r.owner() + " has another live set, re-adopted instead");
                 }
                 if (verdict instanceof Verdict.Live live) {
-                    if (r.kind() == SandboxRecord.Kind.DEFAULT) {
-                        manager.adopt(new AgentSandbox(
-                                r.owner(), r.project(), live.services(), r.created(), r.id(), r.expires()));
-                        book.adoptVerbSet(r);
-                        readopted++;
-                        readoptedContainers += live.services().size();
-                    } else {
-                        book.takeOnNamed(r, live.services());
-                        namedKept++;
-                    }
+                    manager.adopt(r, live.services());
+                    readopted++;
+                    readoptedContainers += live.services().size();
                     record(
                             r,
                             "readopted",
@@ -187,7 +180,7 @@ public final class Readoption {
                             t0);
                 } else if (verdict instanceof Verdict.Unchecked) {
                     book.takeOnNamed(r);
-                    namedKept++;
+                    unchecked++;
                 } else {
                     String reason = ((Verdict.Dead) verdict).reason();
                     removed += close(r, rowsOf.get(r), reason, now);
@@ -230,7 +223,7 @@ public final class Readoption {
             ReadoptionReport report = new ReadoptionReport(
                     readopted,
                     readoptedContainers,
-                    namedKept,
+                    unchecked,
                     closed,
                     poolReadopted,
                     removed,

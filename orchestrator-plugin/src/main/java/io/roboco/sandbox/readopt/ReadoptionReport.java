@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * What re-adoption at start found and did.
  *
- * @param readopted       verb sets taken back into the cache (same credentials), with {@code readoptedContainers}
- * @param namedKept       named sandboxes checked live (or kept unchecked: no sealed rows) and taken on
+ * @param readopted       sandboxes of every kind checked live and taken back (same credentials), with
+ *                        {@code readoptedContainers}
+ * @param unchecked       sandboxes whose owner holds the credentials, kept without a check (no sealed rows)
  * @param closed          sandboxes closed (record marked deleted, containers removed), one line each: id, owner, why
  * @param poolReadopted   idle warm-pool containers taken back into the pool
  * @param removed         containers removed that no live sandbox or pool took (dead sets, pool extras, strays)
@@ -16,7 +17,7 @@ import java.util.List;
 public record ReadoptionReport(
         int readopted,
         int readoptedContainers,
-        int namedKept,
+        int unchecked,
         List<String> closed,
         int poolReadopted,
         int removed,
@@ -28,8 +29,8 @@ public record ReadoptionReport(
 
     /** One line for the log. */
     public String summary() {
-        return readopted + " sandbox(es) re-adopted (" + readoptedContainers + " container(s)), " + namedKept
-                + " named kept, "
+        return readopted + " sandbox(es) re-adopted (" + readoptedContainers + " container(s)), " + unchecked
+                + " kept unchecked, "
                 + closed.size() + " closed, " + poolReadopted + " pool container(s) re-adopted, " + removed
                 + " container(s) removed, in " + took.toMillis() + " ms";
     }

@@ -107,7 +107,7 @@ public final class Restarts {
             }
             if (report.readopted() > 0) {
                 log.info(
-                        "re-adopted {} sandbox(es): their agents' next request_sandbox is a cache hit with the same credentials",
+                        "re-adopted {} sandbox(es): each answers its owner with the same credentials as before",
                         report.readopted());
             }
         } catch (InterruptedException e) {

@@ -26,7 +26,7 @@ import java.util.TreeMap;
 /**
  * An agent's named sandboxes through MCP: created with the agent as owner, in its project, within its quotas
  * ({@link Sandboxes#create}: the same guards, quota and capacity step and audit as {@code POST /api/sandboxes});
- * removed with {@link Sandboxes#delete}. Asking again for a name that is live answers the same sandbox and
+ * removed by the core's release ({@code SandboxService#release} of the sandbox the call names). Asking again for a name that is live answers the same sandbox and
  * credentials, as the verb does, from the core's registry of live sandboxes ({@link Sandboxes#heldGrants}: made
  * since the start over MCP or HTTP, or re-adopted after a restart); this class keeps no credentials of its own.
  */
@@ -101,18 +101,6 @@ final class NamedSandboxes {
                         envelope.error() + ": " + body.get("reason")
                                 + (Boolean.TRUE.equals(body.get("retryable")) ? " (retryable: try again shortly)" : ""))
                 .auditedByCore();
-    }
-
-    ToolResult release(ToolCall call) throws InterruptedException {
-        String id = call.sandbox().id();
-        Sandboxes.Deletion deletion = sandboxes.delete(id, "released by its owner over MCP");
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("ok", true);
-        body.put("id", id);
-        body.put("deleted", deletion == Sandboxes.Deletion.DELETED);
-        body.put("state", "deleted");
-        ToolResult result = ToolResult.ok(body, "sandbox " + id + " released");
-        return deletion == Sandboxes.Deletion.DELETED ? result.auditedByCore() : result;
     }
 
     /** The answer of {@code POST /api/sandboxes}: {@code {"ok":true,"sandbox":{…, "services":[{service, env}]}}}. */

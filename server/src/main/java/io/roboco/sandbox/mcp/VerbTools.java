@@ -23,7 +23,8 @@ import java.util.TreeMap;
  *
  * <p>They also carry the lifecycle's create and delete for the agent (one pair of tools instead of two keeps the
  * list short): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
- * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one.
+ * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one (the core's
+ * release ends the sandbox it names, whatever its kind).
  */
 final class VerbTools {
     private final SandboxService service;
@@ -140,11 +141,18 @@ final class VerbTools {
                 .auditedByCore();
     }
 
-    private ToolResult release(ToolCall call) throws InterruptedException {
-        if (call.sandbox() != null && !"default".equals(call.sandbox().kind())) {
-            return named.release(call);
+    private ToolResult release(ToolCall call) {
+        String named = call.sandbox() == null ? null : call.sandbox().id();
+        SandboxService.ReleaseOutcome outcome = service.release(SandboxService.Release.byAgent(call.agent(), named));
+        if (outcome instanceof SandboxService.ReleaseOutcome.Ended ended) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("ok", true);
+            body.put("id", ended.id());
+            body.put("deleted", ended.deleted());
+            body.put("state", "deleted");
+            ToolResult result = ToolResult.ok(body, "sandbox " + ended.id() + " released");
+            return ended.deleted() ? result.auditedByCore() : result;
         }
-        SandboxService.ReleaseOutcome outcome = service.release(SandboxService.Release.byAgent(call.agent()));
         Envelope envelope = Envelope.of(outcome);
         if (!envelope.ok()) {
             return failure(envelope).auditedByCore();
