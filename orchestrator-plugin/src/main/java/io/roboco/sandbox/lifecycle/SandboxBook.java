@@ -6,6 +6,7 @@ import io.roboco.sandbox.manager.AgentSandbox;
 import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.SandboxId;
 import io.roboco.sandbox.settings.ContainerRef;
 import io.roboco.sandbox.settings.OwnedSandbox;
 import io.roboco.sandbox.settings.Project;
@@ -473,7 +474,7 @@ public final class SandboxBook implements Admission {
     static String newId() {
         byte[] b = new byte[10];
         RANDOM.nextBytes(b);
-        return "sbx_" + HexFormat.of().formatHex(b);
+        return SandboxId.PREFIX + HexFormat.of().formatHex(b);
     }
 
     private static Instant min(Instant a, Instant b) {

@@ -9,6 +9,7 @@ import io.roboco.sandbox.engine.Readiness;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.engine.SpecRequest;
 import io.roboco.sandbox.ledger.ContainerLedger;
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.Limits;
@@ -299,7 +300,7 @@ final class ColdStart {
     }
 
     private String containerName(String agent, String service) {
-        String safeAgent = agent.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]", "-");
+        String safeAgent = Names.inDockerName(agent);
         if (safeAgent.length() > 40) {
             safeAgent = safeAgent.substring(0, 40);
         }

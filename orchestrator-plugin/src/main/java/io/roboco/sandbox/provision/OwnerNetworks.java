@@ -1,5 +1,6 @@
 package io.roboco.sandbox.provision;
 
+import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -14,7 +15,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -284,6 +284,6 @@ public final class OwnerNetworks {
     }
 
     private static String safe(String s) {
-        return s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]", "-");
+        return Names.inDockerName(s);
     }
 }

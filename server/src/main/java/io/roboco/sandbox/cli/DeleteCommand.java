@@ -1,5 +1,6 @@
 package io.roboco.sandbox.cli;
 
+import io.roboco.sandbox.request.SandboxId;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ final class DeleteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!id.matches("sbx_[0-9a-f]{1,64}")) {
+        if (!SandboxId.isValid(id)) {
             spec.commandLine()
                     .getErr()
                     .println("roboco-sandbox delete: '" + id + "' is not a sandbox id (sbx_ and hex digits; see list)");

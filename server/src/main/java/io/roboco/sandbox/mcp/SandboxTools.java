@@ -7,6 +7,7 @@ import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Owner;
+import io.roboco.sandbox.request.SandboxId;
 import io.roboco.sandbox.settings.SandboxQuery;
 import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.SandboxState;
@@ -39,7 +40,7 @@ final class SandboxTools {
     }
 
     static Map<String, Object> sandboxArgument(String description) {
-        return McpTools.string(description, "^[A-Za-z0-9_.-]{1,64}$", 64);
+        return McpTools.string(description, SandboxId.SHAPE);
     }
 
     List<ToolSpec> specs() {

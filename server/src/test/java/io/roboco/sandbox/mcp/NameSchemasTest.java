@@ -10,6 +10,7 @@ import io.roboco.sandbox.engine.NameShape;
 import io.roboco.sandbox.request.AgentSlug;
 import io.roboco.sandbox.request.Owner;
 import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.SandboxId;
 import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.request.ServiceName;
 import io.roboco.sandbox.request.TemplateName;
@@ -48,7 +49,13 @@ class NameSchemasTest {
             "a".repeat(64),
             "a".repeat(65),
             "job:" + "a".repeat(63),
-            "job:" + "a".repeat(64));
+            "job:" + "a".repeat(64),
+            "sbx_0a1b2c3d4e5f60718293",
+            "sbx_",
+            "sbx_ABC",
+            "sbx_0a1b\n",
+            "sbx_" + "f".repeat(64),
+            "sbx_" + "f".repeat(65));
     private final JsonSchemaValidator validator = new DefaultJsonSchemaValidator(new ObjectMapper());
 
     @Test
@@ -60,6 +67,7 @@ class NameSchemasTest {
                 ProjectId.SHAPE,
                 SandboxName.SHAPE,
                 SandboxName.NAMED,
+                SandboxId.SHAPE,
                 TemplateName.SHAPE,
                 CheckpointName.SHAPE)) {
             Map<String, Object> schema = McpTools.object(Map.of("v", McpTools.string("a name", shape)), List.of("v"));
@@ -82,6 +90,7 @@ class NameSchemasTest {
                 .contains(
                         ServiceName.SHAPE.jsonPattern(),
                         SandboxName.NAMED.jsonPattern(),
+                        SandboxId.SHAPE.jsonPattern(),
                         TemplateName.SHAPE.jsonPattern(),
                         CheckpointName.SHAPE.jsonPattern());
     }
