@@ -87,11 +87,6 @@ public final class AgentVerbs {
     }
 
     /**
-     * Runs one verb. {@code args} is the JSON-decoded argument object (null or empty for none).
-     *
-     * @throws BadRequest for a malformed slug, an unknown verb or malformed arguments
-     */
-    /**
      * {@code request_sandbox}'s arguments (a JSON-decoded object, null for none) as the core's typed ask, for an adapter
      * that calls {@link SandboxService#ensure} itself (the MCP tool).
      *
@@ -102,6 +97,11 @@ public final class AgentVerbs {
         return Arguments.sandboxRequest(slug, args);
     }
 
+    /**
+     * Runs one verb. {@code args} is the JSON-decoded argument object (null or empty for none).
+     *
+     * @throws BadRequest for a malformed slug, an unknown verb or malformed arguments
+     */
     public Envelope call(String slug, String verb, Map<String, Object> args) throws InterruptedException {
         AgentSlug.parse(slug);
         VerbNames.requireKnown(verb);
