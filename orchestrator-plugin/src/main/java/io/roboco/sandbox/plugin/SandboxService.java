@@ -15,6 +15,7 @@ import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditTrail;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.ProjectForm;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.settings.ServiceLimits;
 import io.roboco.sandbox.settings.SettingsStore;
 import java.time.Duration;
@@ -234,10 +235,16 @@ public final class SandboxService {
         }
         if (ask.sandbox() != null && sandboxes != null) {
             String why = ask.byAgent() ? "released by its owner" : "released after " + ask.verb();
-            int containers = sandboxes
-                    .find(ask.sandbox())
-                    .map(r -> r.containers().size())
-                    .orElse(0);
+            Optional<SandboxRecord> named = sandboxes.find(ask.sandbox());
+            if (named.isPresent() && !named.get().owner().equals(slug)) {
+                // The edge resolves the sandbox among the caller's own; the core does not take another owner's on
+                // trust.
+                SandboxDecision.Refused refusal = new SandboxDecision.Refused(
+                        "sandbox " + ask.sandbox() + " is not one of " + slug + "'s", false, "not_allowed", List.of());
+                audit.record(slug, named.get().project(), ask.verb(), "refused", refusal.reason(), List.of(), start);
+                return new ReleaseOutcome.NotReleased(refusal);
+            }
+            int containers = named.map(r -> r.containers().size()).orElse(0);
             try {
                 boolean deleted = sandboxes.delete(ask.sandbox(), why) == Sandboxes.Deletion.DELETED;
                 return new ReleaseOutcome.Ended(ask.sandbox(), deleted, deleted ? containers : 0);

@@ -86,6 +86,31 @@ class NamedSandboxDataTest {
     }
 
     @Test
+    void theFrontDoorsReleaseEndsTheSandboxItNamesByItsRecordAndOnlyForItsOwner() throws Exception {
+        SandboxRecord record = named("scratch");
+
+        SandboxService.ReleaseOutcome other =
+                plugin.service().release(SandboxService.Release.byAgent("dev-9", record.id()));
+        assertThat(other).isInstanceOf(SandboxService.ReleaseOutcome.NotReleased.class);
+        assertThat(((SandboxService.ReleaseOutcome.NotReleased) other).refusal().reason())
+                .contains("not one of dev-9's");
+        assertThat(book.namedServices(record.id()))
+                .as("another agent's release touched nothing")
+                .isPresent();
+
+        SandboxService.ReleaseOutcome own =
+                plugin.service().release(SandboxService.Release.byAgent("ci-1", record.id()));
+        assertThat(own).isEqualTo(new SandboxService.ReleaseOutcome.Ended(record.id(), true, 1));
+        assertThat(store.findSandbox(record.id()).orElseThrow().deleted()).isNotNull();
+        assertThat(book.namedServices(record.id())).isEmpty();
+        assertThat(runtime.runningCount()).as("its container removed").isZero();
+
+        assertThat(plugin.service().release(SandboxService.Release.byAgent("ci-1", record.id())))
+                .as("again: already gone")
+                .isEqualTo(new SandboxService.ReleaseOutcome.Ended(record.id(), false, 0));
+    }
+
+    @Test
     void aDeletionWaitsForAnOperationHoldingTheSandboxsLockAndAnOperationAfterItIsAConflict() throws Exception {
         SandboxRecord record = named("migration");
         assertThat(book.namedServices(record.id()))
