@@ -11,6 +11,18 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
+import io.roboco.sandbox.engine.CheckpointName;
+import io.roboco.sandbox.engine.NameShape;
+import io.roboco.sandbox.request.AgentSlug;
+import io.roboco.sandbox.request.IdempotencyKey;
+import io.roboco.sandbox.request.Labels;
+import io.roboco.sandbox.request.Owner;
+import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.SandboxId;
+import io.roboco.sandbox.request.SandboxName;
+import io.roboco.sandbox.request.ServiceName;
+import io.roboco.sandbox.request.SnapshotName;
+import io.roboco.sandbox.request.TemplateName;
 import io.roboco.sandbox.server.http.OpenApi;
 import io.roboco.sandbox.testkit.ApiClient;
 import java.io.IOException;
@@ -22,6 +34,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,6 +79,39 @@ class OpenApiContractTest {
         assertThat(drift.undocumented()).containsExactly("GET /api/undocumented");
         assertThat(drift.unrouted()).containsExactly("DELETE /api/templates/{name}");
         assertThat(drift.toString()).contains("routes without an entry in docs/openapi.yaml: [GET /api/undocumented]");
+    }
+
+    /**
+     * Each name pattern is written once, in its value type: every {@code pattern} of the document is a value type's
+     * ({@link NameShape#jsonPattern}), but for those that are not names (a duration, a size, the tokens' prefixes).
+     */
+    @Test
+    void everyNamePatternOfTheDocumentIsAValueTypes() {
+        Set<String> shapes = Stream.of(
+                        AgentSlug.SHAPE,
+                        Owner.JOB,
+                        Owner.SHAPE,
+                        ProjectId.SHAPE,
+                        ServiceName.SHAPE,
+                        SandboxName.NAMED,
+                        SandboxId.SHAPE,
+                        TemplateName.SHAPE,
+                        CheckpointName.SHAPE,
+                        SnapshotName.SHAPE,
+                        IdempotencyKey.SHAPE,
+                        Labels.KEY)
+                .map(NameShape::jsonPattern)
+                .collect(Collectors.toSet());
+        Set<String> notNames = Set.of("^[0-9]+(ms|s|m|h|d)$", "^[0-9]+[kmgKMG]?$", "^rbxa_", "^rbxc_");
+        List<String> patterns = OpenApi.document().findValues("pattern").stream()
+                .map(JsonNode::asText)
+                .toList();
+        assertThat(patterns).as("the document's patterns").isNotEmpty();
+        assertThat(patterns.stream()
+                        .filter(p -> !shapes.contains(p) && !notNames.contains(p))
+                        .toList())
+                .as("patterns in docs/openapi.yaml that are no value type's (write the type's jsonPattern)")
+                .isEmpty();
     }
 
     @Test
