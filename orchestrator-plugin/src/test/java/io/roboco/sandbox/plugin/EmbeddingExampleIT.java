@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docs/embedding.md's example, run as an embedder would: its own JVM (a child process) builds the plugin with the
- * server's options (warm pool, TTL, quota, templates), provisions a real Postgres sandbox whose env works for the agent,
- * closes the plugin and returns from main. The test waits for that JVM to exit on its own (no System.exit: any thread
+ * server's options (warm pool, TTL, quota, templates, re-adoption), provisions a real Postgres sandbox whose env works
+ * for the agent, closes the plugin (which keeps the sandbox), builds it again on the same store and key and is answered
+ * the same sandbox with the same credentials (a cache hit), releases it, closes and returns from main. The test waits for that JVM to exit on its own (no System.exit: any thread
  * the plugin left running would keep it alive) and finds nothing of the instance left. The local images stand in for
  * the production ones.
  */
@@ -59,7 +60,8 @@ class EmbeddingExampleIT {
                 System.getProperty("java.class.path"),
                 EmbeddingExample.class.getName(),
                 INSTANCE,
-                Files.createDirectories(dir.resolve("templates")).toString()));
+                Files.createDirectories(dir.resolve("templates")).toString(),
+                dir.resolve("readopt.key").toString()));
         LocalImages.IMAGES.forEach((engine, image) -> command.add(engine + "=" + image));
         Path output = dir.resolve("child.log");
         long t0 = System.nanoTime();
@@ -89,6 +91,7 @@ class EmbeddingExampleIT {
                 .anySatisfy(l -> assertThat(l).startsWith("answered agent_").endsWith(" true"))
                 .anySatisfy(l -> assertThat(l).matches("expires-in-minutes (59|60)"))
                 .anySatisfy(l -> assertThat(l).matches("path (pool|cold)"))
+                .contains("path hit", "readopted-same-credentials true")
                 .contains("threads-after-close ");
         assertThat(String.join("\n", lines)).as("no password printed").doesNotContainIgnoringCase("password=");
         assertThat(docker.list(SandboxLabels.ofInstance(INSTANCE)))
