@@ -35,6 +35,13 @@ public interface PhysicalCopies {
     ContainerSpec held(ContainerSpec spec);
 
     /**
+     * {@link #held} whose first process copies the unpacked copy mounted read-only at {@code copyDir} (a directory holding
+     * what {@link #capture} archived) into the data directory before it waits: {@link #restore} is then called with no
+     * archive. A memory-speed copy inside the container instead of a stream through an exec.
+     */
+    ContainerSpec heldFrom(ContainerSpec spec, String copyDir);
+
+    /**
      * Stops the server of a {@link #supervised} container cleanly and writes its data directory to {@code out} as one
      * archive; {@code source} carries the credentials the container runs with. The container's server does not run
      * afterwards.
@@ -44,7 +51,8 @@ public interface PhysicalCopies {
     /**
      * Writes {@code archive} ({@code length} bytes, from {@link #capture}) into the data directory of a {@link #held}
      * container, gives the origin's admin, role and database the names and passwords of {@code target}, then lets its
-     * server start. Refuses, naming both, a copy of another major than the image's server.
+     * server start. Refuses, naming both, a copy of another major than the image's server. A null {@code archive}: the
+     * container was started {@link #heldFrom} a copy, which its first process has copied in already.
      */
     void restore(ContainerExec exec, Origin origin, Credentials target, InputStream archive, long length)
             throws SeedException;

@@ -273,6 +273,7 @@ public final class TemplateSaving {
                             manager.provisioner().capturePhysical(engine, source, seed, features, t.project(), out),
                             0));
             PhysicalCopy copy = withCopy.physical();
+            manager.provisioner().unpackPhysical(withCopy);
             Map<String, Object> brief = new LinkedHashMap<>();
             brief.put("image", copy.image());
             brief.put("major", copy.major());

@@ -459,6 +459,7 @@ public final class SandboxManager implements AutoCloseable {
     @Override
     public void close() {
         sets.close();
+        provisioner.dropTemplateVolumes();
     }
 
     // --- internals -------------------------------------------------------------------------------

@@ -16,9 +16,11 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
+import io.roboco.sandbox.runtime.VolumeMount;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntSupplier;
@@ -116,7 +118,8 @@ final class ColdStart {
             boolean pool,
             Map<String, String> moreLabels)
             throws ProvisionException {
-        return startReady(engine, choice, limits, agent, project, pool, moreLabels, UnaryOperator.identity(), null);
+        return startReady(
+                engine, choice, limits, agent, project, pool, moreLabels, UnaryOperator.identity(), List.of(), null);
     }
 
     /** What runs once the runtime has started the container and before readiness is awaited (a data directory written in). */
@@ -127,7 +130,7 @@ final class ColdStart {
 
     /**
      * {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean, Map)} with the engine's container spec
-     * changed by {@code specOf} (a server held back, or supervised) and {@code beforeReady} (null: nothing) run between
+     * changed by {@code specOf} (a server held back, or supervised), {@code volumes} mounted, and {@code beforeReady} (null: nothing) run between
      * the start and readiness; a failure of it is diagnosed as a failed start and the container removed.
      */
     Started startReady(
@@ -139,6 +142,7 @@ final class ColdStart {
             boolean pool,
             Map<String, String> moreLabels,
             UnaryOperator<ContainerSpec> specOf,
+            List<VolumeMount> volumes,
             BeforeReady beforeReady)
             throws ProvisionException {
         StartQueue.Turn turn;
@@ -151,7 +155,7 @@ final class ColdStart {
         }
         try {
             for (int attempt = 1; ; attempt++) {
-                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf);
+                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
                 try {
                     return startAndAwait(engine, agent, next, beforeReady);
                 } catch (PortTaken taken) {
@@ -202,7 +206,8 @@ final class ColdStart {
             String project,
             boolean pool,
             Map<String, String> moreLabels,
-            UnaryOperator<ContainerSpec> specOf) {
+            UnaryOperator<ContainerSpec> specOf,
+            List<VolumeMount> volumes) {
         String image = choice.image();
         Credentials credentials = engine.newCredentials(secrets);
         boolean hostMode = settings.network() instanceof NetworkMode.Host;
@@ -220,8 +225,8 @@ final class ColdStart {
             labels.put(SandboxLabels.POOL, "1");
         }
         labels.putAll(moreLabels);
-        RunRequest request =
-                new RunRequest(name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES);
+        RunRequest request = new RunRequest(
+                name, spec, labels, limits, settings.network(), RunRequest.ENTRYPOINT_CAPABILITIES, volumes);
         return new Attempt(request, image, credentials, name, port, created, hostMode, pool ? null : agent);
     }
 

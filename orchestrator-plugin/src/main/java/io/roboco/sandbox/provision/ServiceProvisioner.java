@@ -18,6 +18,7 @@ import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.template.TemplateStore;
 import java.io.OutputStream;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -54,6 +55,7 @@ public final class ServiceProvisioner {
     private final PoolClaim poolClaim;
     private final Seeding seeding;
     private final PhysicalStart physicalStart;
+    private final TemplateVolumes templateVolumes;
     private final SecretSource secrets;
     /** How a seeded pool container gets its seed: the plan's, applied as the seeder ({@link Activation#seed}). */
     private final PoolSeedStep poolSeedStep;
@@ -166,10 +168,25 @@ public final class ServiceProvisioner {
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.seeding = new Seeding(environment, templates);
-        this.physicalStart = new PhysicalStart(templates, containers);
+        this.templateVolumes = new TemplateVolumes(runtime, templates, settings.instanceId(), settings.limits());
+        this.templateVolumes.purge();
+        this.physicalStart = new PhysicalStart(templates, containers, templateVolumes);
         this.activation = new Activation(containers, seeding);
         this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
         this.poolSeedStep = poolSeedStep != null ? poolSeedStep : activation::seed;
+    }
+
+    /**
+     * Unpacks {@code template}'s physical copy into its volume now, where the runtime mounts volumes, so the first
+     * sandbox from it does not pay for it; a failure is logged and leaves the stream.
+     */
+    public void unpackPhysical(io.roboco.sandbox.template.TemplateInfo template) {
+        physicalStart.unpack(template);
+    }
+
+    /** Removes this instance's unpacked template copies (at shutdown; the store's archives stay). */
+    public void dropTemplateVolumes() {
+        templateVolumes.purge();
     }
 
     /** The templates this provisioner restores from ({@link io.roboco.sandbox.template.TemplateStore#none()} when it was given none). */
@@ -214,7 +231,8 @@ public final class ServiceProvisioner {
                         project,
                         false,
                         Map.of(),
-                        copy.get().copies()::held,
+                        copy.get()::held,
+                        copy.get().volumes(),
                         started -> physicalStart.restore(copy.get(), started, started.credentials()));
         long ready = System.nanoTime();
         try {
@@ -244,12 +262,13 @@ public final class ServiceProvisioner {
             liveness.openLater(engine, instance);
             if (copy.isPresent()) {
                 log.debug(
-                        "{} for agent {}: started from template '{}''s physical copy ({} bytes): copied in and ready {} ms,"
-                                + " total {} ms",
+                        "{} for agent {}: started from template '{}''s physical copy ({} bytes, {}): copied in and ready"
+                                + " {} ms, total {} ms",
                         engine.name(),
                         agent,
                         copy.get().template().name(),
                         copy.get().copy().sizeBytes(),
+                        copy.get().volume() != null ? "from its unpacked volume" : "streamed in",
                         ms(s.startedAt(), ready),
                         ms(t0, System.nanoTime()));
             } else if (log.isDebugEnabled()) {
@@ -335,7 +354,8 @@ public final class ServiceProvisioner {
                         POOL_OWNER,
                         true,
                         Map.of(SandboxLabels.POOL_SEED, seedLabel),
-                        copy.get().copies()::held,
+                        copy.get()::held,
+                        copy.get().volumes(),
                         started -> {
                             // the copy's role becomes the seeder's, handed over at claim as a seed's is; its database
                             // is the one the container was started with, which readiness logs in to
@@ -414,6 +434,7 @@ public final class ServiceProvisioner {
                 false,
                 Map.of(),
                 copies::supervised,
+                List.of(),
                 null);
         String id = s.container().id();
         try {

@@ -73,6 +73,30 @@ public interface ContainerRuntime extends AutoCloseable {
         return exec(containerId, command, env, stdin, stdout);
     }
 
+    // --- named volumes (a template's unpacked physical copy) ---------------------------------------
+
+    /**
+     * True when {@link #start} accepts {@link RunRequest#volumes()} and {@link #createVolume} / {@link #removeVolume} /
+     * {@link #volumes} work. A runtime that cannot (this default; Kubernetes) starts sandboxes from a template's copy by
+     * streaming it through an exec instead.
+     */
+    default boolean mountsVolumes() {
+        return false;
+    }
+
+    /** Makes an empty named volume carrying {@code labels}; one of that name already there is an error. */
+    default void createVolume(String name, Map<String, String> labels) {
+        throw new ContainerRuntimeException(getClass().getSimpleName() + " cannot make volume " + name);
+    }
+
+    /** Removes the named volume; a missing one is success. Refused while a container mounts it. */
+    default void removeVolume(String name) {}
+
+    /** Names of the volumes carrying every given label; a null value matches any value of that key. */
+    default List<String> volumes(Map<String, String> labels) {
+        return List.of();
+    }
+
     /** The container's state, or empty when it does not exist. */
     Optional<ContainerState> inspect(String containerId);
 

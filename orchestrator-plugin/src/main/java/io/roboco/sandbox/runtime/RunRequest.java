@@ -1,6 +1,7 @@
 package io.roboco.sandbox.runtime;
 
 import io.roboco.sandbox.engine.ContainerSpec;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -14,6 +15,8 @@ import java.util.Set;
  * @param limits        memory, CPU and pids caps
  * @param network       host mode or a named network
  * @param capabilities  Linux capabilities to keep; all others are dropped
+ * @param volumes       named volumes (a template's unpacked copy, read-only in a sandbox); empty for almost every container,
+ *                      and refused by a runtime that does not {@linkplain ContainerRuntime#mountsVolumes() mount volumes}
  */
 public record RunRequest(
         String name,
@@ -21,7 +24,8 @@ public record RunRequest(
         Map<String, String> labels,
         Limits limits,
         NetworkMode network,
-        Set<String> capabilities) {
+        Set<String> capabilities,
+        List<VolumeMount> volumes) {
     /** What the official images' entrypoints need to chown the data dir and drop to their service user. */
     public static final Set<String> ENTRYPOINT_CAPABILITIES =
             Set.of("CHOWN", "SETUID", "SETGID", "FOWNER", "DAC_OVERRIDE");
@@ -33,5 +37,24 @@ public record RunRequest(
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(network, "network");
         capabilities = Set.copyOf(capabilities);
+        volumes = List.copyOf(volumes);
+    }
+
+    /** A request that mounts no volume. */
+    public RunRequest(
+            String name,
+            ContainerSpec spec,
+            Map<String, String> labels,
+            Limits limits,
+            NetworkMode network,
+            Set<String> capabilities) {
+        this(name, spec, labels, limits, network, capabilities, List.of());
+    }
+
+    /** This request with {@code more} volumes mounted. */
+    public RunRequest withVolumes(List<VolumeMount> more) {
+        List<VolumeMount> all = new java.util.ArrayList<>(volumes);
+        all.addAll(more);
+        return new RunRequest(name, spec, labels, limits, network, capabilities, all);
     }
 }

@@ -56,6 +56,9 @@ class PhysicalTemplatesIT {
 
     private static ContainerRuntime docker;
 
+    /** The label of a volume holding a template's unpacked copy (its value: the server's instance). */
+    private static final String TEMPLATE_VOLUME = "roboco.sandbox.template-copy";
+
     @TempDir
     Path stateDir;
 
@@ -73,6 +76,10 @@ class PhysicalTemplatesIT {
     }
 
     private void start(Map<String, String> more) {
+        start(more, DockerContainerRuntime.connect());
+    }
+
+    private void start(Map<String, String> more, ContainerRuntime runtime) {
         Map<String, String> env = new HashMap<>(Map.of(
                 "ROBOCO_SANDBOX_STATE_DIR", stateDir.toString(),
                 "ROBOCO_SANDBOX_NETWORK", "host",
@@ -86,7 +93,7 @@ class PhysicalTemplatesIT {
         env.putAll(more);
         server = new TestServer(
                 ServerConfig.fromEnv(env).withPort(0),
-                DockerContainerRuntime.connect(),
+                runtime,
                 EngineRegistry.defaults(),
                 JdbcSettingsStore.embedded(stateDir));
         api = server.api;
@@ -101,7 +108,12 @@ class PhysicalTemplatesIT {
         server.close();
         docker.list(Map.of(SandboxLabels.SANDBOX, "1", SandboxLabels.INSTANCE, instance))
                 .forEach(c -> docker.remove(c.id()));
+        List<String> left = docker.volumes(Map.of(TEMPLATE_VOLUME, instance));
+        left.forEach(docker::removeVolume);
         server = null;
+        assertThat(left)
+                .as("the server removed its unpacked template copies when it closed")
+                .isEmpty();
     }
 
     @Test
@@ -131,9 +143,13 @@ class PhysicalTemplatesIT {
         try (LogCapture log = new LogCapture()) {
             seeded = sandbox("dev-2", "shop", "{\"template\":\"shop-v1\"}");
             assertThat(log.logged())
-                    .as("the server started dev-2's Postgres from the copy")
-                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy");
+                    .as("the server started dev-2's Postgres from the copy, unpacked into a volume at save")
+                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy")
+                    .contains("bytes, from its unpacked volume)");
         }
+        assertThat(docker.volumes(Map.of(TEMPLATE_VOLUME, server.server.instanceId())))
+                .as("one volume holds the template's unpacked copy")
+                .hasSize(1);
         assertHoldsTheTemplate(seeded);
         assertThat(seeded.get("ROBOCO_TEST_DB_PASSWORD")).isNotEqualTo(source.get("ROBOCO_TEST_DB_PASSWORD"));
         assertThat(seeded.get("ROBOCO_TEST_DB_USER")).isNotEqualTo(originUser);
@@ -152,6 +168,42 @@ class PhysicalTemplatesIT {
         assertThat(psql(source, "SELECT count(*) FROM customers"))
                 .as("the source sandbox is untouched by the copy")
                 .isEqualTo("5000");
+    }
+
+    @Test
+    void aRuntimeThatMountsNoVolumesStreamsTheCopyIn() throws Exception {
+        start(Map.of(), noVolumes(DockerContainerRuntime.connect()));
+        project("shop", "15", null);
+        Map<String, String> source = sandbox("dev-1", "shop", "{}");
+        psql(source, SCHEMA);
+        assertThat(ok("dev-1", "save_template", "{\"name\":\"shop-v1\"}").get("physical_copy"))
+                .isInstanceOf(Map.class);
+        Map<String, String> seeded;
+        try (LogCapture log = new LogCapture()) {
+            seeded = sandbox("dev-2", "shop", "{\"template\":\"shop-v1\"}");
+            assertThat(log.logged())
+                    .as("as on Kubernetes: the copy is streamed through an exec")
+                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy")
+                    .contains("bytes, streamed in)");
+        }
+        assertThat(docker.volumes(Map.of(TEMPLATE_VOLUME, server.server.instanceId())))
+                .isEmpty();
+        assertHoldsTheTemplate(seeded);
+    }
+
+    /** {@code runtime} as one that mounts no volumes (the Kubernetes runtime's answer), otherwise itself. */
+    private static ContainerRuntime noVolumes(ContainerRuntime runtime) {
+        return (ContainerRuntime) java.lang.reflect.Proxy.newProxyInstance(
+                ContainerRuntime.class.getClassLoader(), new Class<?>[] {ContainerRuntime.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("mountsVolumes")) {
+                        return false;
+                    }
+                    try {
+                        return m.invoke(runtime, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Test

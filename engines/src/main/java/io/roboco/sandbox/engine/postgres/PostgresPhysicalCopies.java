@@ -48,6 +48,10 @@ final class PostgresPhysicalCopies implements PhysicalCopies {
     private static final String HOLDER =
             "mkdir -p \"$PGDATA\" && chown postgres:postgres \"$PGDATA\" && chmod 0700 \"$PGDATA\""
                     + " || exit 1\n"
+                    + "if [ -n \"${ROBOCO_COPY_FROM:-}\" ]; then\n"
+                    + "  cp -a \"$ROBOCO_COPY_FROM\"/. \"$PGDATA\"/"
+                    + " || { echo \"the template's copy could not be copied from $ROBOCO_COPY_FROM\" >&2; exit 1; }\n"
+                    + "fi\n"
                     + "touch " + AWAITING + "\n"
                     + "until [ -e " + COPIED + " ]; do sleep 0.01; done\n"
                     + "exec docker-entrypoint.sh \"$@\"\n";
@@ -75,7 +79,7 @@ final class PostgresPhysicalCopies implements PhysicalCopies {
             + "  echo \"the copy was written by PostgreSQL $ROBOCO_COPY_MAJOR and this image's server is PostgreSQL $v\" >&2\n"
             + "  exit 3\n"
             + "fi\n"
-            + "tar -x -f - -C \"$PGDATA\"\n"
+            + "[ -n \"${ROBOCO_COPY_IN_PLACE:-}\" ] || tar -x -f - -C \"$PGDATA\"\n"
             + "if ! out=$(printf '%s\\n' \"$ROBOCO_COPY_SQL\" | postgres --single -D \"$PGDATA\" -c fsync=off"
             + " -c log_min_messages=warning -c log_min_error_statement=panic postgres 2>&1 >/dev/null); then\n"
             + "  echo \"$out\" >&2; exit 5\n"
@@ -94,6 +98,14 @@ final class PostgresPhysicalCopies implements PhysicalCopies {
     @Override
     public ContainerSpec held(ContainerSpec spec) {
         return wrapped(spec, HOLDER, "roboco-held");
+    }
+
+    @Override
+    public ContainerSpec heldFrom(ContainerSpec spec, String copyDir) {
+        ContainerSpec held = held(spec);
+        Map<String, String> env = new LinkedHashMap<>(held.env());
+        env.put("ROBOCO_COPY_FROM", copyDir);
+        return new ContainerSpec(held.image(), env, held.command(), held.dataDir(), held.port());
     }
 
     private static ContainerSpec wrapped(ContainerSpec spec, String script, String name) {
@@ -130,11 +142,14 @@ final class PostgresPhysicalCopies implements PhysicalCopies {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("ROBOCO_COPY_MAJOR", origin.major());
         env.put("ROBOCO_COPY_SQL", renames(origin, target));
+        if (archive == null) {
+            env.put("ROBOCO_COPY_IN_PLACE", "1");
+        }
         ExecResult result = run(
                 exec,
                 RESTORE,
                 env,
-                new KnownLengthInput(archive, length),
+                archive == null ? null : new KnownLengthInput(archive, length),
                 OutputStream.nullOutputStream(),
                 "writing the copy in");
         if (!result.ok()) {

@@ -309,6 +309,48 @@ public final class DockerContainerRuntime implements ContainerRuntime {
     }
 
     @Override
+    public boolean mountsVolumes() {
+        return true;
+    }
+
+    @Override
+    public void createVolume(String name, Map<String, String> labels) {
+        try {
+            client.createVolumeCmd().withName(name).withLabels(labels).exec();
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "making volume " + name, e);
+        }
+    }
+
+    @Override
+    public void removeVolume(String name) {
+        try {
+            client.removeVolumeCmd(name).exec();
+        } catch (NotFoundException e) {
+            // already gone
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "removing volume " + name, e);
+        }
+    }
+
+    @Override
+    public List<String> volumes(Map<String, String> labels) {
+        try {
+            List<String> filters = new ArrayList<>();
+            labels.forEach((k, v) -> filters.add(v == null ? k : k + "=" + v));
+            var found =
+                    client.listVolumesCmd().withFilter("label", filters).exec().getVolumes();
+            return found == null
+                    ? List.of()
+                    : found.stream()
+                            .map(com.github.dockerjava.api.command.InspectVolumeResponse::getName)
+                            .toList();
+        } catch (RuntimeException e) {
+            throw DockerFailures.of(dockerHost, "listing volumes", e);
+        }
+    }
+
+    @Override
     public NetworkState ensureNetwork(NetworkSpec spec) {
         return networks.ensure(spec);
     }

@@ -1,11 +1,14 @@
 package io.roboco.sandbox.runtime.docker;
 
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.LogConfig;
 import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.RestartPolicy;
+import com.github.dockerjava.api.model.Volume;
 import io.roboco.sandbox.runtime.ContainerRuntimeException;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.LogCap;
@@ -18,7 +21,7 @@ import java.util.Map;
 /**
  * The locked-down host configuration of a sandbox container: data dir on tmpfs, memory without swap,
  * CPU and pids caps, no-new-privileges, every capability dropped but the requested ones, not privileged,
- * no binds or volumes, no restart, host mode or a named network (network mode: the back network, its port published on
+ * no binds and no volumes but the request's named ones (a template's unpacked copy), no restart, host mode or a named network (network mode: the back network, its port published on
  * the host's 127.0.0.1 only), and a log capped on the host ({@code json-file}
  * with {@code max-size} / {@code max-file}, whatever the daemon's default driver is).
  */
@@ -51,6 +54,11 @@ final class SandboxHostConfig {
                 .withNetworkMode(network)
                 .withRestartPolicy(RestartPolicy.noRestart())
                 .withLogConfig(logConfig(logs));
+        if (!request.volumes().isEmpty()) {
+            config.withBinds(request.volumes().stream()
+                    .map(v -> new Bind(v.name(), new Volume(v.path()), v.readOnly() ? AccessMode.ro : AccessMode.rw))
+                    .toList());
+        }
         if (request.network() instanceof NetworkMode.Isolated) {
             // Docker picks a free host port; bound to the host's loopback only, the plugin's way in.
             config.withPortBindings(new Ports(ExposedPort.tcp(request.spec().port()), Ports.Binding.bindIp(LOOPBACK)));
