@@ -45,6 +45,7 @@ final class TemplateBench {
     private final AtomicInteger agents = new AtomicInteger();
     private RunningServer server;
     private Api api;
+    private ContainerRuntime docker;
 
     TemplateBench(Map<String, String> images, Bench.Options options) {
         this.images = images;
@@ -63,6 +64,7 @@ final class TemplateBench {
     }
 
     void run(Path state, ContainerRuntime docker) throws Exception {
+        this.docker = docker;
         server = start(state.resolve("templates-bench"));
         api = new Api(server.port(), Bench.API, Bench.ADMIN);
         try {
@@ -194,7 +196,9 @@ final class TemplateBench {
         api.working(agent, project);
         try {
             double ms = Bench.time(() -> api.requestSandbox(agent));
-            if (server.poolIdle().getOrDefault(ServerConfig.SEEDED_KEY, 0) >= seededPools()) {
+            // the claimed container carries the seeded pool's label (a refill from a physical copy may be back in the
+            // pool before the claim's answer, so the pool's idle count does not tell)
+            if (!claimedFromSeededPool(agent)) {
                 throw new IllegalStateException("the request did not claim from the seeded pool");
             }
             samples.get(key(mb, path, true)).add(ms);
@@ -207,6 +211,23 @@ final class TemplateBench {
             api.release(agent);
             api.forget(agent);
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private boolean claimedFromSeededPool(String agent) throws Exception {
+        List<Map<String, Object>> sandboxes = (List<Map<String, Object>>)
+                api.admin("GET", "/api/sandboxes?owner=" + agent, null).get("sandboxes");
+        for (Map<String, Object> sandbox : sandboxes) {
+            for (Map<String, Object> c : (List<Map<String, Object>>) sandbox.get("containers")) {
+                String id = (String) c.get("container_id");
+                if (docker.inspect(id)
+                        .map(state -> state.labels().containsKey(SandboxLabels.POOL_SEED))
+                        .orElse(false)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static int seededPools() {

@@ -48,6 +48,40 @@ class PostgresPhysicalCopiesTest {
     }
 
     @Test
+    void heldFromAMountedCopyCopiesItInBeforeItWaitsAndTheRestoreThenStreamsNothing() throws Exception {
+        ContainerSpec spec = new ContainerSpec(
+                "img", Map.of("PGDATA", "/d"), List.of("postgres", "-c", "port=5"), "/var/lib/postgresql/data", 5);
+        ContainerSpec held = COPIES.heldFrom(spec, "/roboco-template");
+        assertThat(held.env()).containsAllEntriesOf(spec.env()).containsEntry("ROBOCO_COPY_FROM", "/roboco-template");
+        assertThat(held.command()).isEqualTo(COPIES.held(spec).command());
+        String script = held.command().get(2);
+        assertThat(script.indexOf("cp -a \"$ROBOCO_COPY_FROM\"/."))
+                .as("the copy is made before the restore is told the directory is ready")
+                .isPositive()
+                .isLessThan(script.indexOf(PostgresPhysicalCopies.AWAITING));
+
+        AtomicReference<Map<String, String>> env = new AtomicReference<>();
+        AtomicReference<InputStream> stdin = new AtomicReference<>();
+        ContainerExec exec = new ContainerExec() {
+            @Override
+            public ExecResult exec(List<String> command, Map<String, String> e) {
+                throw new AssertionError("not used");
+            }
+
+            @Override
+            public ExecResult execAs(
+                    String user, List<String> command, Map<String, String> e, InputStream in, OutputStream out) {
+                env.set(e);
+                stdin.set(in);
+                return new ExecResult(0, "", "");
+            }
+        };
+        COPIES.restore(exec, ORIGIN, TARGET, null, 123);
+        assertThat(stdin.get()).as("nothing streamed").isNull();
+        assertThat(env.get()).containsEntry("ROBOCO_COPY_IN_PLACE", "1").containsKey("ROBOCO_COPY_SQL");
+    }
+
+    @Test
     void theRenamesCarryVerifiersAndTheNewNamesOnly() {
         String sql = PostgresPhysicalCopies.renames(ORIGIN, TARGET);
         assertThat(sql.lines())

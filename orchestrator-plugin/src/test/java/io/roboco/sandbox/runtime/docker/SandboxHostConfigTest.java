@@ -10,6 +10,7 @@ import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.LogCap;
 import io.roboco.sandbox.runtime.NetworkMode;
 import io.roboco.sandbox.runtime.RunRequest;
+import io.roboco.sandbox.runtime.VolumeMount;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,5 +47,21 @@ class SandboxHostConfigTest {
     void aCapTooSmallToDiagnoseAStartOrWithoutFilesIsRefused() {
         assertThatThrownBy(() -> new LogCap(1024, 2)).hasMessageContaining("at least 64 KB");
         assertThatThrownBy(() -> new LogCap(LogCap.DEFAULT_FILE_BYTES, 0)).hasMessageContaining("1-100 files");
+    }
+
+    @Test
+    void aContainerMountsNoVolumeButTheNamedOnesItsRequestAsksForReadOnlyWhenAsked() {
+        assertThat(SandboxHostConfig.of(request, LogCap.defaults()).getBinds()).isNullOrEmpty();
+
+        HostConfig host = SandboxHostConfig.of(
+                request.withVolumes(List.of(
+                        new VolumeMount("tpl-copy", "/roboco-template", true),
+                        new VolumeMount("tpl-fill", "/roboco-fill", false))),
+                LogCap.defaults());
+
+        assertThat(host.getBinds())
+                .extracting(b -> b.getPath() + " " + b.getVolume().getPath() + " " + b.getAccessMode())
+                .containsExactly("tpl-copy /roboco-template ro", "tpl-fill /roboco-fill rw");
+        assertThat(host.getTmpFs()).containsOnlyKeys("/data");
     }
 }
