@@ -14,6 +14,7 @@ import io.roboco.sandbox.runtime.NetworkSpec;
 import io.roboco.sandbox.runtime.NetworkState;
 import io.roboco.sandbox.runtime.RunRequest;
 import io.roboco.sandbox.runtime.StartedContainer;
+import io.roboco.sandbox.runtime.VolumeMount;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -185,6 +186,46 @@ public abstract class ContainerRuntimeContract {
                 .isEmpty();
         assertThat(result.stderr()).isEqualTo("done\n");
         runtime().remove(started.id());
+    }
+
+    @Test
+    void aNamedVolumeIsMountedReadOnlyWhereAskedOrARequestForOneIsRefused() throws Exception {
+        String volume = "roboco-contract-vol-" + runId;
+        Map<String, String> volumeLabels = Map.of("roboco.sandbox.contract", runId);
+        RunRequest base = longRunningRequest(uniqueName("vol"), labels());
+        if (!runtime().mountsVolumes()) {
+            assertThatThrownBy(() -> runtime().start(base.withVolumes(List.of(new VolumeMount(volume, "/v", true)))))
+                    .isInstanceOf(ContainerRuntimeException.class)
+                    .hasMessageContaining("volume");
+            assertThat(runtime().volumes(volumeLabels)).isEmpty();
+            return;
+        }
+        runtime().createVolume(volume, volumeLabels);
+        try {
+            StartedContainer writer = runtime().start(base.withVolumes(List.of(new VolumeMount(volume, "/v", false))));
+            assertThat(runtime()
+                            .exec(writer.id(), List.of("sh", "-c", "echo kept > /v/f"), Map.of())
+                            .exitCode())
+                    .isZero();
+            runtime().remove(writer.id());
+            StartedContainer reader = runtime()
+                    .start(longRunningRequest(uniqueName("vol-ro"), labels())
+                            .withVolumes(List.of(new VolumeMount(volume, "/v", true))));
+            assertThat(runtime()
+                            .exec(reader.id(), List.of("cat", "/v/f"), Map.of())
+                            .stdout())
+                    .isEqualTo("kept\n");
+            assertThat(runtime()
+                            .exec(reader.id(), List.of("sh", "-c", "echo x > /v/g"), Map.of())
+                            .exitCode())
+                    .as("a read-only mount refuses a write")
+                    .isNotZero();
+            assertThat(runtime().volumes(volumeLabels)).containsExactly(volume);
+            runtime().remove(reader.id());
+        } finally {
+            runtime().removeVolume(volume);
+        }
+        assertThat(runtime().volumes(volumeLabels)).isEmpty();
     }
 
     @Test

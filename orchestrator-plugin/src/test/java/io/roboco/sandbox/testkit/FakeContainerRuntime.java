@@ -297,6 +297,9 @@ public final class FakeContainerRuntime implements ContainerRuntime {
 
     @Override
     public StartedContainer start(RunRequest request) {
+        if (!request.volumes().isEmpty()) {
+            throw new ContainerRuntimeException("the fake runtime mounts no volume (" + request.volumes() + ")");
+        }
         onStart.accept(request);
         starts.incrementAndGet();
         checkReachable();

@@ -156,6 +156,11 @@ public final class KubernetesContainerRuntime implements ContainerRuntime {
 
     @Override
     public StartedContainer start(RunRequest request) {
+        if (!request.volumes().isEmpty()) {
+            // mountsVolumes() is false here: a template's copy is streamed into the pod through an exec instead
+            throw new ContainerRuntimeException("the Kubernetes runtime mounts no named volume (" + request.volumes()
+                    + "); a template's physical copy is streamed in instead");
+        }
         Pod created;
         long t0 = System.nanoTime();
         try {
