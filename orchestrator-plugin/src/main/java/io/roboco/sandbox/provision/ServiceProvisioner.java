@@ -168,7 +168,8 @@ public final class ServiceProvisioner {
         this.diagnosis = new StartDiagnosis(runtime, containers, settings.readyTimeout());
         this.coldStart = new ColdStart(runtime, settings, secrets, clock, ledger, containers, diagnosis);
         this.seeding = new Seeding(environment, templates);
-        this.templateVolumes = new TemplateVolumes(runtime, templates, settings.instanceId(), settings.limits());
+        this.templateVolumes =
+                new TemplateVolumes(runtime, templates, settings.instanceId(), settings.limits(), ledger);
         this.templateVolumes.purge();
         this.physicalStart = new PhysicalStart(templates, containers, templateVolumes);
         this.activation = new Activation(containers, seeding);

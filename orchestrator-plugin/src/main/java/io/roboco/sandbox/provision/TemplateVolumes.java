@@ -3,6 +3,7 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.ExecResult;
 import io.roboco.sandbox.engine.KnownLengthInput;
+import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * first process copies it into the sandbox's own tmpfs data directory at memory speed, instead of the copy being
  * streamed in through an exec. The template store's archive stays the copy's truth; a volume is a cache of it, one per
  * saved copy (its name digests instance, project, template name and the save's instant, so a replaced template gets a
- * new one), labelled {@value #LABEL} with this server's instance, dropped when its template is saved again, and all of
- * them when the server starts and closes. Any failure to make one falls back to the stream.
+ * new one), labelled {@value #LABEL} with this server's instance, dropped when its template is saved again or deleted
+ * (noticed at the next unpack), and all of them when the server starts and closes (one a sandbox still mounts stays
+ * until the next start). Any failure to make one falls back to the stream.
  */
 final class TemplateVolumes {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
@@ -55,7 +57,15 @@ final class TemplateVolumes {
     /** project NUL template → the volume of its current copy (an older one is removed when a newer is made). */
     private final Map<String, String> current = new ConcurrentHashMap<>();
 
-    TemplateVolumes(ContainerRuntime runtime, TemplateStore templates, String instanceId, Limits limits) {
+    private final ContainerLedger ledger;
+
+    TemplateVolumes(
+            ContainerRuntime runtime,
+            TemplateStore templates,
+            String instanceId,
+            Limits limits,
+            ContainerLedger ledger) {
+        this.ledger = ledger;
         this.runtime = runtime;
         this.templates = templates;
         this.instanceId = instanceId;
@@ -95,6 +105,7 @@ final class TemplateVolumes {
         if (!Boolean.TRUE.equals(ready.get(name))) {
             synchronized (this) {
                 if (!Boolean.TRUE.equals(ready.get(name))) {
+                    sweepStale();
                     try {
                         unpack(name, template, copy);
                         ready.put(name, Boolean.TRUE);
@@ -140,6 +151,7 @@ final class TemplateVolumes {
                         Set.of("CHOWN", "FOWNER", "DAC_OVERRIDE"))
                 .withVolumes(List.of(new VolumeMount(name, FILL, false)));
         StartedContainer helper = runtime.start(request);
+        ledger.enter(helper.id(), ContainerLedger.Reason.IN_FLIGHT, "template-volume");
         try (InputStream archive = templates.openPhysical(template.project(), template.name())) {
             ExecResult r = runtime.execAs(
                     helper.id(),
@@ -155,6 +167,7 @@ final class TemplateVolumes {
         } finally {
             try {
                 runtime.remove(helper.id());
+                ledger.strike(helper.id());
             } catch (RuntimeException e) {
                 log.warn("template volume helper {} could not be removed: {}", helper.name(), e.getMessage());
             }
@@ -166,6 +179,21 @@ final class TemplateVolumes {
                 copy.sizeBytes(),
                 name,
                 (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** Drops the volumes of templates deleted or saved again since they were unpacked (under the caller's lock). */
+    private void sweepStale() {
+        for (Map.Entry<String, String> e : Map.copyOf(current).entrySet()) {
+            String[] key = e.getKey().split("\0", 2);
+            Optional<TemplateInfo> now = templates.find(key[0], key[1]);
+            if (now.isEmpty()
+                    || now.get().physical() == null
+                    || !volumeName(now.get()).equals(e.getValue())) {
+                current.remove(e.getKey());
+                ready.remove(e.getValue());
+                removeQuietly(e.getValue());
+            }
+        }
     }
 
     private void removeQuietly(String name) {
