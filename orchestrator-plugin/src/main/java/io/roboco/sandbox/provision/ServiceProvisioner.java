@@ -15,6 +15,7 @@ import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.io.OutputStream;
 import java.time.Clock;
@@ -181,7 +182,7 @@ public final class ServiceProvisioner {
      * Unpacks {@code template}'s physical copy into its volume now, where the runtime mounts volumes, so the first
      * sandbox from it does not pay for it; a failure is logged and leaves the stream.
      */
-    public void unpackPhysical(io.roboco.sandbox.template.TemplateInfo template) {
+    public void unpackPhysical(TemplateInfo template) {
         physicalStart.unpack(template);
     }
 

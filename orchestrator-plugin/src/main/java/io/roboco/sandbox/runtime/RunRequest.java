@@ -1,6 +1,7 @@
 package io.roboco.sandbox.runtime;
 
 import io.roboco.sandbox.engine.ContainerSpec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,7 +54,7 @@ public record RunRequest(
 
     /** This request with {@code more} volumes mounted. */
     public RunRequest withVolumes(List<VolumeMount> more) {
-        List<VolumeMount> all = new java.util.ArrayList<>(volumes);
+        List<VolumeMount> all = new ArrayList<>(volumes);
         all.addAll(more);
         return new RunRequest(name, spec, labels, limits, network, capabilities, all);
     }

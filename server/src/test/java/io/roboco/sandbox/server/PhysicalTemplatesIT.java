@@ -15,6 +15,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -191,14 +193,14 @@ class PhysicalTemplatesIT {
 
     /** {@code runtime} as one that mounts no volumes (the Kubernetes runtime's answer), otherwise itself. */
     private static ContainerRuntime noVolumes(ContainerRuntime runtime) {
-        return (ContainerRuntime) java.lang.reflect.Proxy.newProxyInstance(
+        return (ContainerRuntime) Proxy.newProxyInstance(
                 ContainerRuntime.class.getClassLoader(), new Class<?>[] {ContainerRuntime.class}, (proxy, m, args) -> {
                     if (m.getName().equals("mountsVolumes")) {
                         return false;
                     }
                     try {
                         return m.invoke(runtime, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
+                    } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
                 });

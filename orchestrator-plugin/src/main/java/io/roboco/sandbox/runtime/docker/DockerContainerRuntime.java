@@ -3,6 +3,7 @@ package io.roboco.sandbox.runtime.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.InspectImageResponse;
+import com.github.dockerjava.api.command.InspectVolumeResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -342,9 +343,7 @@ public final class DockerContainerRuntime implements ContainerRuntime {
                     client.listVolumesCmd().withFilter("label", filters).exec().getVolumes();
             return found == null
                     ? List.of()
-                    : found.stream()
-                            .map(com.github.dockerjava.api.command.InspectVolumeResponse::getName)
-                            .toList();
+                    : found.stream().map(InspectVolumeResponse::getName).toList();
         } catch (RuntimeException e) {
             throw DockerFailures.of(dockerHost, "listing volumes", e);
         }
