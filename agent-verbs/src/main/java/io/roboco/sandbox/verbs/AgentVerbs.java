@@ -88,13 +88,14 @@ public final class AgentVerbs {
 
     /**
      * {@code request_sandbox}'s arguments (a JSON-decoded object, null for none) as the core's typed ask, for an adapter
-     * that calls {@link SandboxService#ensure} itself (the MCP tool).
+     * that calls {@link SandboxService#ensure} itself (the MCP tool): besides the verb's own, {@code name} (a sandbox of
+     * the agent's other than its verb set) and {@code ttl} (that one's lifetime), parsed by their value types.
      *
-     * @throws BadRequest for a malformed slug or malformed arguments
+     * @throws BadRequest for a malformed slug or malformed arguments (a {@code ttl} without a {@code name} too)
      */
     public static SandboxService.Ensure ensureAsk(String slug, Map<String, Object> args) {
         AgentSlug.parse(slug);
-        return Arguments.sandboxRequest(slug, args);
+        return Arguments.sandboxRequest(slug, args, Arguments.NAMED_KEYS);
     }
 
     /**

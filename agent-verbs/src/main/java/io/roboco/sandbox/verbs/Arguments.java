@@ -2,11 +2,14 @@ package io.roboco.sandbox.verbs;
 
 import io.roboco.sandbox.plugin.SandboxService;
 import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.DurationText;
 import io.roboco.sandbox.request.Labels;
 import io.roboco.sandbox.request.Names;
 import io.roboco.sandbox.request.ProjectId;
+import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.request.ServiceName;
 import io.roboco.sandbox.request.TemplateName;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,11 +33,27 @@ final class Arguments {
     /**
      * {@code request_sandbox}: {@code services} an optional array of strings, {@code extensions} an optional object
      * service → array of strings, {@code labels} an optional object of string labels for the agent's sandbox record,
-     * {@code template} an optional template name (a new sandbox starts from it): parsed once, into the core's typed ask.
+     * {@code template} an optional template name (a new sandbox starts from it), and where the edge takes them
+     * ({@link #NAMED_KEYS}) {@code name} a sandbox name other than default and {@code ttl} its lifetime: parsed once,
+     * into the core's typed ask.
      */
     static SandboxService.Ensure sandboxRequest(String slug, Map<String, Object> args) {
-        Map<String, Object> in =
-                onlyKeys(VerbNames.REQUEST_SANDBOX, args, Set.of("services", "extensions", "labels", "template"));
+        return sandboxRequest(slug, args, VERB_SET_KEYS);
+    }
+
+    /** The arguments of {@code request_sandbox} for the agent's verb set. */
+    static final Set<String> VERB_SET_KEYS = Set.of("services", "extensions", "labels", "template");
+    /** ... and for a sandbox of another name, where the edge offers one (the MCP tool). */
+    static final Set<String> NAMED_KEYS = Set.of("services", "extensions", "labels", "template", "name", "ttl");
+
+    static SandboxService.Ensure sandboxRequest(String slug, Map<String, Object> args, Set<String> keys) {
+        Map<String, Object> in = onlyKeys(VerbNames.REQUEST_SANDBOX, args, keys);
+        SandboxName name = in.get("name") == null ? null : SandboxName.parseNamed("name", in.get("name"));
+        Duration ttl = null;
+        if (in.get("ttl") != null) {
+            (name == null ? SandboxName.VERB_SET : name).requireFixedTtl("ttl");
+            ttl = DurationText.require("ttl", in.get("ttl"));
+        }
         List<String> services = null;
         Object rawServices = in.get("services");
         if (rawServices != null) {
@@ -54,9 +73,9 @@ final class Arguments {
             for (Map.Entry<?, ?> e : ((Map<?, ?>) rawExtensions).entrySet()) {
                 String service = ServiceName.parse(String.valueOf(e.getKey())).value();
                 List<String> names = strings("extensions." + service, e.getValue());
-                for (String name : names) {
-                    if (name.isEmpty() || name.length() > MAX_FEATURE_LENGTH) {
-                        throw new BadRequest("extension name '" + Names.printable(name) + "' for " + service
+                for (String feature : names) {
+                    if (feature.isEmpty() || feature.length() > MAX_FEATURE_LENGTH) {
+                        throw new BadRequest("extension name '" + Names.printable(feature) + "' for " + service
                                 + " must be 1-" + MAX_FEATURE_LENGTH + " characters");
                     }
                 }
@@ -67,7 +86,7 @@ final class Arguments {
         String template = in.get("template") == null
                 ? null
                 : TemplateName.parse("template", in.get("template")).value();
-        return new SandboxService.Ensure(slug, services, extensions, labels, template);
+        return new SandboxService.Ensure(slug, name, services, extensions, ttl, labels, template);
     }
 
     static Work work(Map<String, Object> args) {

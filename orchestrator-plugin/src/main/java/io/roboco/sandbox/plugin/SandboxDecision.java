@@ -1,6 +1,7 @@
 package io.roboco.sandbox.plugin;
 
 import io.roboco.sandbox.settings.OwnedSandbox;
+import io.roboco.sandbox.settings.SandboxRecord;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,9 @@ public sealed interface SandboxDecision {
      * @param expires         when it expires unless used again (null for never)
      * @param expiredPrevious the agent's previous sandbox, when it had expired and this is a fresh set; else null
      * @param path            {@code hit}, {@code pool} or {@code cold}
+     * @param record          the sandbox's record, for a sandbox answered as it was made (a named one: its answer is
+     *                        the record's view with these credentials, as {@code POST /api/sandboxes} answers); null for
+     *                        the verb set, whose answer is its grants
      */
     record Granted(
             List<Grant> sandboxes,
@@ -22,8 +26,20 @@ public sealed interface SandboxDecision {
             String sandboxId,
             Instant expires,
             String expiredPrevious,
-            String path)
+            String path,
+            SandboxRecord record)
             implements SandboxDecision {
+        /** A verb set's grant (no record in its answer). */
+        public Granted(
+                List<Grant> sandboxes,
+                boolean cacheHit,
+                String sandboxId,
+                Instant expires,
+                String expiredPrevious,
+                String path) {
+            this(sandboxes, cacheHit, sandboxId, expires, expiredPrevious, path, null);
+        }
+
         public Granted(List<Grant> sandboxes, boolean cacheHit) {
             this(sandboxes, cacheHit, "", null, null, cacheHit ? "hit" : "cold");
         }

@@ -10,6 +10,8 @@ import io.roboco.sandbox.manager.EnsureOutcome;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.manager.SandboxRequest;
 import io.roboco.sandbox.provision.ServiceInstance;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.AuditTrail;
@@ -73,22 +75,43 @@ public final class SandboxService {
     }
 
     /**
-     * An agent's ask for its sandbox named {@code default} ({@code request_sandbox}), its shapes parsed at the edge.
+     * An agent's ask for its sandbox of a name ({@code request_sandbox}), its shapes parsed at the edge: the one named
+     * {@code default} (its verb set) unless the ask names another.
      *
+     * @param name       the sandbox's name ({@link SandboxName#VERB_SET} when none was given); how its sandbox lives is
+     *                   the name's property ({@link SandboxName#slides})
      * @param services   the services wanted now, in the order asked (empty: the project's whole set)
      * @param extensions service → per-call features on top of the project's standing set
+     * @param ttl        a named sandbox's fixed lifetime (null: the project's default); the verb set's slides, so it
+     *                   takes none
      * @param labels     labels for the sandbox's record (already validated; null keeps the record's)
      * @param template   a template of the project's own a new sandbox starts from (null: the project's seed)
      */
     public record Ensure(
             String agent,
+            SandboxName name,
             List<String> services,
             Map<String, List<String>> extensions,
+            Duration ttl,
             Map<String, String> labels,
             String template) {
         public Ensure {
+            name = name == null ? SandboxName.VERB_SET : name;
+            if (ttl != null) {
+                name.requireFixedTtl("ttl");
+            }
             services = services == null ? List.of() : List.copyOf(new LinkedHashSet<>(services));
             extensions = extensions == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extensions));
+        }
+
+        /** An ask for the agent's verb set (its sandbox named {@code default}). */
+        public Ensure(
+                String agent,
+                List<String> services,
+                Map<String, List<String>> extensions,
+                Map<String, String> labels,
+                String template) {
+            this(agent, SandboxName.VERB_SET, services, extensions, null, labels, template);
         }
     }
 
@@ -141,13 +164,21 @@ public final class SandboxService {
         record NotReleased(SandboxDecision.Refused refusal) implements ReleaseOutcome {}
     }
 
-    /** The agent's sandbox named default for {@code ask}: from the live cache, grown, or newly provisioned. */
+    /**
+     * The agent's sandbox of the ask's name. The verb set (named default, {@link SandboxName#slides}): from the live
+     * cache, grown, or newly provisioned. Another name: the live one of that name with the credentials this process
+     * holds for it, answered again as it was made, else a new one through the same guards, quota, capacity and audit as
+     * {@code POST /api/sandboxes} ({@link Sandboxes#createForAgent}). Either way one typed decision and one audit record.
+     */
     public SandboxDecision ensure(Ensure ask) throws InterruptedException {
         return ensure(ask, store.findAgent(ask.agent()));
     }
 
     /** {@link #ensure(Ensure)} for a caller that has already looked the agent up in this plugin's store. */
     public SandboxDecision ensure(Ensure ask, Optional<Agent> agent) throws InterruptedException {
+        if (!ask.name().slides()) {
+            return named(ask, agent);
+        }
         long start = System.nanoTime();
         SandboxDecision decision = decide(ask, agent);
         long decided = System.nanoTime();
@@ -164,6 +195,88 @@ public final class SandboxService {
                     (System.nanoTime() - decided) / 1000);
         }
         return decision;
+    }
+
+    /**
+     * The agent's sandbox of a fixed lifetime by its name: the live one with its held credentials, else a create (whose
+     * own record is the call's audit); the answer again, and a refusal before the create, are audited here.
+     */
+    private SandboxDecision named(Ensure ask, Optional<Agent> agent) throws InterruptedException {
+        long start = System.nanoTime();
+        String slug = ask.agent();
+        String name = ask.name().value();
+        String project = agent.map(Agent::project).orElse(null);
+        SandboxDecision answer;
+        if (sandboxes == null) {
+            answer = new SandboxDecision.Refused(
+                    "this server keeps no sandbox records, so it makes no named sandbox; request_sandbox without"
+                            + " 'name' answers your task's own",
+                    false,
+                    "not_allowed",
+                    List.of());
+        } else if (project == null) {
+            answer = new SandboxDecision.Refused(
+                    "you are not bound to a project; the orchestrator spawns you with one (POST /api/agents/" + slug
+                            + "/spawn)",
+                    false,
+                    "not_allowed",
+                    List.of());
+        } else {
+            Optional<SandboxRecord> live = sandboxes.live(slug, name);
+            if (live.isEmpty()) {
+                return create(ask, project, start);
+            }
+            // The core's registry of live sandboxes holds it: made since the start (MCP or HTTP), or re-adopted after a
+            // restart.
+            SandboxRecord record = live.get();
+            answer = sandboxes
+                    .heldGrants(record.id())
+                    .<SandboxDecision>map(held ->
+                            new SandboxDecision.Granted(held, true, record.id(), record.expires(), null, "hit", record))
+                    .orElseGet(() -> new SandboxDecision.Refused(
+                            "your sandbox named '" + name + "' (" + record.id()
+                                    + ") exists, but its credentials were answered only when it was created and this"
+                                    + " server no longer holds them; release it (release_sandbox with sandbox="
+                                    + record.id() + ") and request it again, or pick another name",
+                            false,
+                            "not_allowed",
+                            List.of()));
+        }
+        tell(answer, System.nanoTime() - start);
+        List<String> audited = answer instanceof SandboxDecision.Granted g
+                ? g.sandboxes().stream().map(SandboxDecision.Grant::service).toList()
+                : ask.services();
+        audit(slug, project == null ? "" : project, Verbs.REQUEST_SANDBOX, answer, audited, start);
+        return answer;
+    }
+
+    /** A new named sandbox for the ask: {@link Sandboxes#createForAgent}, which audits it. */
+    private SandboxDecision create(Ensure ask, String project, long start) throws InterruptedException {
+        Sandboxes.CreateOutcome outcome;
+        try {
+            outcome = sandboxes.createForAgent(new Sandboxes.CreateRequest(
+                    ask.agent(),
+                    project,
+                    ask.services(),
+                    ask.extensions(),
+                    ask.name().value(),
+                    ask.ttl(),
+                    ask.labels(),
+                    ask.template()));
+        } catch (BadRequest e) {
+            // Well-formed but over a limit (a ttl past the project's max): a refusal the agent can correct.
+            SandboxDecision.Refused refusal =
+                    new SandboxDecision.Refused(e.getMessage(), false, "not_allowed", List.of());
+            tell(refusal, System.nanoTime() - start);
+            audit(ask.agent(), project, Sandboxes.CREATE_VERB, refusal, ask.services(), start);
+            return refusal;
+        }
+        if (outcome instanceof Sandboxes.CreateOutcome.Created created) {
+            SandboxRecord record = created.record();
+            return new SandboxDecision.Granted(
+                    created.services(), false, record.id(), record.expires(), null, "cold", record);
+        }
+        return ((Sandboxes.CreateOutcome.NotCreated) outcome).decision();
     }
 
     private SandboxDecision decide(Ensure ask, Optional<Agent> agent) throws InterruptedException {

@@ -99,9 +99,10 @@ public final class Sandboxes {
 
     /**
      * An agent's create: owner {@code r.owner()} is the agent, and the whole guard chain applies (role, flag, active task,
-     * opted in, allowlist, handle), as for its verb set. The project is the agent's own; another is refused.
+     * opted in, allowlist, handle), as for its verb set. The project is the agent's own; another is refused. Reached only
+     * through the front door, {@link SandboxService#ensure} of a name other than default.
      */
-    public CreateOutcome createForAgent(CreateRequest r) throws InterruptedException {
+    CreateOutcome createForAgent(CreateRequest r) throws InterruptedException {
         long start = System.nanoTime();
         requireNamed(r);
         GuardChain.Verdict verdict = plugin.guards().admit(r.owner(), AgentOperation.CREATE_NAMED);
@@ -350,6 +351,21 @@ public final class Sandboxes {
             return Optional.empty();
         }
         return plugin.manager().services(id);
+    }
+
+    /** The owner's live sandbox named {@code name}, if it has one. */
+    public Optional<SandboxRecord> live(String owner, String name) {
+        return book
+                .list(new SandboxQuery(
+                        owner,
+                        null,
+                        Map.of(),
+                        EnumSet.of(SandboxState.LIVE),
+                        null,
+                        book.clock().instant()))
+                .stream()
+                .filter(r -> r.name().equals(name))
+                .findFirst();
     }
 
     public List<SandboxRecord> list(SandboxQuery query) {

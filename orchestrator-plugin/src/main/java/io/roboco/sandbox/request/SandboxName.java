@@ -16,6 +16,8 @@ public record SandboxName(String value) {
             "1-63 characters of letters, digits, '_', '.', '-', starting with a letter or digit");
     /** The name of a sandbox created by name: any but {@value #DEFAULT}. */
     public static final NameShape NAMED = SHAPE.except(DEFAULT);
+    /** The agent's verb set's name. */
+    public static final SandboxName VERB_SET = new SandboxName(DEFAULT);
 
     /** @throws BadRequest naming the shape, when {@code value} is not of it */
     public SandboxName {
@@ -34,6 +36,28 @@ public record SandboxName(String value) {
             throw new BadRequest(SHAPE.mustBe(field, raw));
         }
         return new SandboxName(name);
+    }
+
+    /**
+     * How a sandbox of this name lives, as a property rather than a code path of its own: the verb set's ({@value
+     * #DEFAULT}) grows with the services asked, its expiry slides with use, and the manager caches it; a sandbox of any
+     * other name is created once with a fixed lifetime and answered again as it was made.
+     */
+    public boolean slides() {
+        return DEFAULT.equals(value);
+    }
+
+    /**
+     * The ask for a sandbox of this name with a lifetime of its own: only a named sandbox's is fixed at its create
+     * ({@code ttl}); the verb set's slides.
+     *
+     * @throws BadRequest when this name's sandbox slides
+     */
+    public void requireFixedTtl(String field) {
+        if (slides()) {
+            throw new BadRequest("'" + field + "' applies to a named sandbox: add 'name' (your request_sandbox set"
+                    + " lives as long as your project's sandbox_ttl_default and slides while you use it)");
+        }
     }
 
     @Override

@@ -15,6 +15,9 @@ import io.roboco.sandbox.manager.LiveSandboxes;
 import io.roboco.sandbox.manager.SandboxManager;
 import io.roboco.sandbox.provision.ProvisionSettings;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.request.BadRequest;
+import io.roboco.sandbox.request.SandboxName;
+import io.roboco.sandbox.settings.Agent;
 import io.roboco.sandbox.settings.InMemorySettingsStore;
 import io.roboco.sandbox.settings.Project;
 import io.roboco.sandbox.settings.SandboxRecord;
@@ -108,6 +111,51 @@ class NamedSandboxDataTest {
         assertThat(plugin.service().release(SandboxService.Release.byAgent("ci-1", record.id())))
                 .as("again: already gone")
                 .isEqualTo(new SandboxService.ReleaseOutcome.Ended(record.id(), false, 0));
+    }
+
+    @Test
+    void theFrontDoorsEnsureOfANameCreatesItOnceThenAnswersTheSameSandboxAgainEachAuditedOnce() throws Exception {
+        store.saveProject(new Project("shop", "Shop", List.of("postgres"), Map.of()));
+        store.saveAgent(new Agent("dev-1", "developer", "shop", "t-1"));
+        SandboxName scratch = new SandboxName("scratch");
+
+        SandboxDecision first = plugin.service()
+                .ensure(new SandboxService.Ensure(
+                        "dev-1", scratch, List.of(), Map.of(), Duration.ofMinutes(20), Map.of("purpose", "x"), null));
+        assertThat(first).isInstanceOf(SandboxDecision.Granted.class);
+        SandboxDecision.Granted created = (SandboxDecision.Granted) first;
+        SandboxRecord record = created.record();
+        assertThat(record).as("a named sandbox is answered with its record").isNotNull();
+        assertThat(created.cacheHit()).isFalse();
+        assertThat(record.name()).isEqualTo("scratch");
+        assertThat(record.owner()).isEqualTo("dev-1");
+        assertThat(record.labels()).containsEntry("purpose", "x");
+        assertThat(Duration.between(record.created(), record.expires()))
+                .as("its fixed ttl")
+                .isEqualTo(Duration.ofMinutes(20));
+
+        SandboxDecision again = plugin.service()
+                .ensure(new SandboxService.Ensure("dev-1", scratch, List.of(), Map.of(), null, null, null));
+        assertThat(again).isInstanceOf(SandboxDecision.Granted.class);
+        SandboxDecision.Granted same = (SandboxDecision.Granted) again;
+        assertThat(same.cacheHit()).isTrue();
+        assertThat(same.record().id()).isEqualTo(record.id());
+        assertThat(same.sandboxes().get(0).env())
+                .as("the same credentials")
+                .isEqualTo(created.sandboxes().get(0).env());
+        assertThat(runtime.runningCount()).as("one container: created once").isEqualTo(1);
+        assertThat(manager.find("dev-1"))
+                .as("the verb set is another sandbox, not made")
+                .isEmpty();
+        assertThat(store.recent("dev-1", "granted", 10))
+                .extracting(a -> a.verb())
+                .as("one record per call: the create's, then the answer again's")
+                .containsExactlyInAnyOrder(Sandboxes.CREATE_VERB, "request_sandbox");
+
+        assertThatThrownBy(() -> new SandboxService.Ensure(
+                        "dev-1", null, List.of(), Map.of(), Duration.ofMinutes(5), null, null))
+                .isInstanceOf(BadRequest.class)
+                .hasMessageContaining("'ttl' applies to a named sandbox");
     }
 
     @Test

@@ -99,7 +99,7 @@ public final class McpEndpoint implements AutoCloseable {
                                 "the MCP endpoint needs sandbox records (a plugin made by SandboxPlugin.builder()) to scope its tools"));
         OwnSandboxes own = new OwnSandboxes(plugin, sandboxes, clock);
         List<ToolSpec> specs = new ArrayList<>();
-        specs.addAll(new VerbTools(plugin.service(), new NamedSandboxes(sandboxes, plugin.store(), clock)).specs());
+        specs.addAll(new VerbTools(plugin.service()).specs());
         specs.addAll(new SandboxTools(plugin, sandboxes, clock).specs());
         specs.addAll(new DoctorTool(doctor).specs());
         specs.addAll(new DataTools(verbs, plugin).specs());

@@ -3,13 +3,14 @@ package io.roboco.sandbox.mcp;
 import io.roboco.sandbox.guard.AgentOperation;
 import io.roboco.sandbox.plugin.SandboxDecision;
 import io.roboco.sandbox.plugin.SandboxService;
-import io.roboco.sandbox.request.BadRequest;
 import io.roboco.sandbox.request.SandboxName;
 import io.roboco.sandbox.request.ServiceName;
 import io.roboco.sandbox.request.TemplateName;
+import io.roboco.sandbox.settings.SandboxRecord;
 import io.roboco.sandbox.verbs.AgentVerbs;
 import io.roboco.sandbox.verbs.Envelope;
 import io.roboco.sandbox.verbs.VerbNames;
+import io.roboco.sandbox.views.SandboxViews;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,17 +23,15 @@ import java.util.TreeMap;
  * answer is the verb's envelope, byte for byte the HTTP API's JSON; the text is rendered from the typed outcome.
  *
  * <p>They also carry the lifecycle's create and delete for the agent (one pair of tools instead of two keeps the
- * list short): {@code request_sandbox} with a {@code name} creates (or answers again) a named sandbox of the
- * caller's ({@link NamedSandboxes}), {@code release_sandbox} with a {@code sandbox} id removes that one (the core's
- * release ends the sandbox it names, whatever its kind).
+ * list short): {@code request_sandbox} with a {@code name} asks the same front door for the caller's sandbox of that
+ * name (the core answers the live one again or creates it), {@code release_sandbox} with a {@code sandbox} id removes
+ * that one (the core's release ends the sandbox it names, whatever its kind).
  */
 final class VerbTools {
     private final SandboxService service;
-    private final NamedSandboxes named;
 
-    VerbTools(SandboxService service, NamedSandboxes named) {
+    VerbTools(SandboxService service) {
         this.service = service;
-        this.named = named;
     }
 
     List<ToolSpec> specs() {
@@ -114,14 +113,11 @@ final class VerbTools {
                         AgentOperation.RELEASE));
     }
 
+    /**
+     * One ask of the core, whatever the name: the typed outcome rendered as the verb's envelope, or for a sandbox
+     * answered with its record (a named one) as {@code POST /api/sandboxes} answers.
+     */
     private ToolResult request(ToolCall call) throws InterruptedException {
-        if (call.arguments().containsKey("name")) {
-            return named.request(call);
-        }
-        if (call.arguments().containsKey("ttl")) {
-            throw new BadRequest("'ttl' applies to a named sandbox: add 'name' (your request_sandbox set"
-                    + " lives as long as your project's sandbox_ttl_default and slides while you use it)");
-        }
         SandboxDecision decision = service.ensure(AgentVerbs.ensureAsk(call.agent(), call.arguments()));
         Envelope envelope = Envelope.of(decision);
         if (!(decision instanceof SandboxDecision.Granted granted)) {
@@ -129,16 +125,37 @@ final class VerbTools {
         }
         List<String> services =
                 granted.sandboxes().stream().map(SandboxDecision.Grant::service).toList();
+        if (granted.record() != null) {
+            return created(granted).withServices(services).auditedByCore();
+        }
         StringBuilder text = new StringBuilder("sandbox ready: ")
                 .append(String.join(", ", services))
                 .append(". Export these (also in structuredContent.evidence):");
-        for (SandboxDecision.Grant grant : granted.sandboxes()) {
-            new TreeMap<>(grant.env())
-                    .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
-        }
+        append(text, granted.sandboxes());
         return ToolResult.ok(envelope.asMap(), text.toString())
                 .withServices(services)
                 .auditedByCore();
+    }
+
+    /** The answer of {@code POST /api/sandboxes}: {@code {"ok":true,"sandbox":{…, "services":[{service, env}]}}}. */
+    private static ToolResult created(SandboxDecision.Granted granted) {
+        SandboxRecord record = granted.record();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("ok", true);
+        body.put("sandbox", SandboxViews.created(record, granted.sandboxes()));
+        StringBuilder text = new StringBuilder(
+                (granted.cacheHit() ? "the same named sandbox as before " : "a new named sandbox ") + record.id() + " '"
+                        + record.name() + "', expires " + record.expires()
+                        + ". Export these (also in structuredContent.sandbox.services):");
+        append(text, granted.sandboxes());
+        return ToolResult.ok(body, text.toString());
+    }
+
+    private static void append(StringBuilder text, List<SandboxDecision.Grant> grants) {
+        for (SandboxDecision.Grant grant : grants) {
+            new TreeMap<>(grant.env())
+                    .forEach((k, v) -> text.append('\n').append(k).append('=').append(v));
+        }
     }
 
     private ToolResult release(ToolCall call) {

@@ -44,7 +44,10 @@ class EmbeddingApiTest {
             // The container-start admission's numbers (issue 21): what metrics and a bench read; its turns stay
             // internal.
             "io.roboco.sandbox.provision.StartQueue",
-            "io.roboco.sandbox.data.DataOutcome");
+            "io.roboco.sandbox.data.DataOutcome",
+            // The front door's ask names the sandbox by its value type (issue 19: the verb set is the one named
+            // default; its policy, SandboxName.slides, is the name's).
+            "io.roboco.sandbox.request.SandboxName");
     static final Set<String> SPI_PACKAGES = Set.of(
             "io.roboco.sandbox.engine",
             "io.roboco.sandbox.runtime",

@@ -84,7 +84,7 @@ class NameSchemasTest {
 
     @Test
     void theToolsDeclareTheValueTypesPatterns() {
-        String described = List.of(new VerbTools(null, null).specs(), new DataTools(null, null).specs())
+        String described = List.of(new VerbTools(null).specs(), new DataTools(null, null).specs())
                 .toString();
         assertThat(described)
                 .contains(

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * route, the MCP gate) to the container create, counted on the thread that took the request (parked while the set
  * starts) and on the worker that starts the container (the fake runtime's and this test's own frames not counted). The
  * ceiling is issue 19's: no more than the depth measured when the one front door was built, 16 frames over HTTP and 20
- * over MCP (16 and 18 when this test was written; a count of frames does not depend on the machine's speed). A new
+ * over MCP (16 and 18 when this test was written; a named sandbox's {@code request_sandbox}, through the same front
+ * door since, 19 under the MCP ceiling; a count of frames does not depend on the machine's speed). A new
  * layer on the way fails here, printing the frames.
  */
 class FrontDoorFramesTest {
@@ -67,6 +68,14 @@ class FrontDoorFramesTest {
     @Test
     void theMcpRequestSandboxReachesTheContainerCreateWithinTheCeiling() {
         start(frame -> frame.getClassName().equals("io.roboco.sandbox.mcp.Gate"));
+        requestOverMcp(Map.of("services", List.of("postgres")));
+        List<String> frames = seen.get();
+        print("MCP", frames);
+        assertThat(frames).as("the frames from the MCP gate to the create").hasSizeLessThanOrEqualTo(MCP_CEILING);
+    }
+
+    /** An agent's MCP {@code request_sandbox} with {@code arguments}, which must succeed. */
+    private void requestOverMcp(Map<String, Object> arguments) {
         ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
         String token = (String) minted.json().get("token");
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
@@ -77,12 +86,19 @@ class FrontDoorFramesTest {
                 .build();
         mcp = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
         mcp.initialize();
-        McpSchema.CallToolResult result =
-                mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of("services", List.of("postgres"))));
+        McpSchema.CallToolResult result = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", arguments));
         assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
+    }
+
+    @Test
+    void theMcpRequestSandboxOfANameReachesTheContainerCreateWithinTheCeiling() {
+        start(frame -> frame.getClassName().equals("io.roboco.sandbox.mcp.Gate"));
+        requestOverMcp(Map.of("name", "scratch", "ttl", "20m", "services", List.of("postgres")));
         List<String> frames = seen.get();
-        print("MCP", frames);
-        assertThat(frames).as("the frames from the MCP gate to the create").hasSizeLessThanOrEqualTo(MCP_CEILING);
+        print("MCP (named)", frames);
+        assertThat(frames)
+                .as("the frames from the MCP gate to the create of a named sandbox")
+                .hasSizeLessThanOrEqualTo(MCP_CEILING);
     }
 
     /** A server over the fake runtime whose first start records the frames: the requesting thread's, then the worker's. */

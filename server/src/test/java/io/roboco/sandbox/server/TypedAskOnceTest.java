@@ -133,20 +133,15 @@ class TypedAskOnceTest {
     @Test
     void theMcpRequestSandboxDecodesItsArgumentsOnceAtTheEdge() {
         start(frame -> frame.getClassName().equals("io.roboco.sandbox.mcp.Gate"));
-        ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
-        String token = (String) minted.json().get("token");
-        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
-                        "http://127.0.0.1:" + t.server.port())
-                .endpoint("/mcp")
-                .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
-                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
-                .build();
-        mcp = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
-        mcp.initialize();
-        McpSchema.CallToolResult result =
-                mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", Map.of("services", List.of("postgres"))));
-        assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
+        requestOverMcp(Map.of("services", List.of("postgres")));
         assertTypedFromTheFrontDoorOn("MCP");
+    }
+
+    @Test
+    void theMcpRequestSandboxOfANameDecodesItsArgumentsOnceAtTheEdgeToo() {
+        start(frame -> frame.getClassName().equals("io.roboco.sandbox.mcp.Gate"));
+        requestOverMcp(Map.of("name", "scratch", "ttl", "20m", "services", List.of("postgres")));
+        assertTypedFromTheFrontDoorOn("MCP, named");
     }
 
     private void assertTypedFromTheFrontDoorOn(String door) {
@@ -184,6 +179,22 @@ class TypedAskOnceTest {
         assertThat(deeper)
                 .as(door + ": frames from the front door to the container create that take a map of request fields")
                 .isEmpty();
+    }
+
+    /** An agent's MCP {@code request_sandbox} with {@code arguments}, which must succeed. */
+    private void requestOverMcp(Map<String, Object> arguments) {
+        ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
+        String token = (String) minted.json().get("token");
+        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
+                        "http://127.0.0.1:" + t.server.port())
+                .endpoint("/mcp")
+                .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
+                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
+                .build();
+        mcp = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
+        mcp.initialize();
+        McpSchema.CallToolResult result = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", arguments));
+        assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
     }
 
     /** A server over the fake runtime whose first start records the frames of ours on the way. */
