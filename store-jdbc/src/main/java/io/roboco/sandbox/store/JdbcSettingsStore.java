@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * The persistent settings store: an embedded H2 file database in the state directory by default, or
  * PostgreSQL when the operator gives a {@code jdbc:postgresql://} URL. The schema is created or
  * migrated at open. Lists come back ordered by key; audit reads newest first (ties: last appended first).
- * Thread-safe: calls share one connection, one transaction at a time (see {@link SingleConnection}).
+ * Thread-safe: writes run one after another on one connection, concurrent ones sharing a commit; reads run on a few
+ * reader connections beside it (see {@link StoreConnections}).
  */
 public final class JdbcSettingsStore implements SettingsStore {
     /** File name (without H2's {@code .mv.db}) of the embedded database inside the state directory. */
@@ -74,9 +75,9 @@ public final class JdbcSettingsStore implements SettingsStore {
             "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
     private static final String AUDIT_COLUMNS = "ts, agent, project, verb, decision, reason, services, duration_ms, id";
 
-    private final SingleConnection db;
+    private final StoreConnections db;
 
-    private JdbcSettingsStore(SingleConnection db) {
+    private JdbcSettingsStore(StoreConnections db) {
         this.db = db;
     }
 
@@ -87,7 +88,7 @@ public final class JdbcSettingsStore implements SettingsStore {
      */
     public static JdbcSettingsStore open(String jdbcUrl, String user, String password) {
         DatabaseUrl url = DatabaseUrl.parse(jdbcUrl);
-        SingleConnection db = new SingleConnection(url, user == null ? "" : user, password == null ? "" : password);
+        StoreConnections db = new StoreConnections(url, user == null ? "" : user, password == null ? "" : password);
         try {
             int found = Schema.migrate(db, url.redacted());
             LOG.info(
@@ -131,7 +132,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Project> findProject(String id) {
-        return db.transaction(
+        return db.read(
                 "read project " + id,
                 c -> one(
                         c,
@@ -142,7 +143,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public List<Project> allProjects() {
-        return db.transaction(
+        return db.read(
                 "list projects",
                 c -> all(
                         c,
@@ -181,7 +182,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Boolean> storedFlag(String name) {
-        return db.transaction(
+        return db.read(
                 "read flag " + name,
                 c -> one(c, "SELECT enabled FROM flags WHERE name = ?", rs -> rs.getBoolean(1), name));
     }
@@ -203,7 +204,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<Agent> findAgent(String slug) {
-        return db.transaction(
+        return db.read(
                 "read agent " + slug,
                 c -> one(
                         c,
@@ -214,7 +215,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public List<Agent> allAgents() {
-        return db.transaction(
+        return db.read(
                 "list agents",
                 c -> all(c, "SELECT slug, role, project, task FROM agents ORDER BY slug", JdbcSettingsStore::agent));
     }
@@ -256,7 +257,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<String> engagement(String agent) {
-        return db.transaction(
+        return db.read(
                 "read the engagement of agent " + agent,
                 c -> one(c, "SELECT engagement FROM agent_engagements WHERE agent = ?", rs -> rs.getString(1), agent));
     }
@@ -290,7 +291,7 @@ public final class JdbcSettingsStore implements SettingsStore {
     @Override
     public Optional<AgentToken> findToken(String digest) {
         // A token from before engagements (no expiry) is never current: its agent is minted a new one.
-        return db.transaction(
+        return db.read(
                 "look up an MCP token",
                 c -> one(
                         c,
@@ -335,7 +336,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<ClientToken> findClientToken(String digest) {
-        return db.transaction(
+        return db.read(
                 "look up a client token",
                 c -> one(
                         c,
@@ -346,7 +347,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public List<ClientToken> clientTokens() {
-        return db.transaction(
+        return db.read(
                 "list the client tokens",
                 c -> all(
                         c,
@@ -442,7 +443,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
         sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
         args.add(limit);
-        return db.transaction(
+        return db.read(
                 "read the audit trail", c -> all(c, sql.toString(), JdbcSettingsStore::auditRecord, args.toArray()));
     }
 
@@ -468,7 +469,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
         sql.append(" ORDER BY ts DESC, id DESC LIMIT ?");
         args.add(q.limit() + 1);
-        List<Object[]> rows = db.transaction(
+        List<Object[]> rows = db.read(
                 "read a page of the audit trail",
                 c -> all(c, sql.toString(), rs -> new Object[] {auditRecord(rs), rs.getLong(9)}, args.toArray()));
         boolean more = rows.size() > q.limit();
@@ -505,12 +506,12 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<SandboxRecord> findSandbox(String id) {
-        return db.transaction("read sandbox " + id, c -> JdbcSandboxes.find(c, id));
+        return db.read("read sandbox " + id, c -> JdbcSandboxes.find(c, id));
     }
 
     @Override
     public List<SandboxRecord> sandboxes(SandboxQuery query) {
-        return db.transaction("list sandboxes", c -> JdbcSandboxes.list(c, query));
+        return db.read("list sandboxes", c -> JdbcSandboxes.list(c, query));
     }
 
     @Override
@@ -555,12 +556,12 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Map<String, Instant> heartbeats() {
-        return db.transaction("read instance heartbeats", JdbcSandboxes::heartbeats);
+        return db.read("read instance heartbeats", JdbcSandboxes::heartbeats);
     }
 
     /** The schema version the database records now. */
     public int schemaVersion() {
-        return db.transaction(
+        return db.read(
                 "read the schema version",
                 c -> one(c, "SELECT MAX(version) FROM schema_version", rs -> rs.getInt(1))
                         .orElse(0));
@@ -587,13 +588,12 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public Optional<StoredSnapshot> findSnapshot(String sandbox, String name) {
-        return db.transaction(
-                "read snapshot '" + name + "' of sandbox " + sandbox, c -> JdbcSnapshots.find(c, sandbox, name));
+        return db.read("read snapshot '" + name + "' of sandbox " + sandbox, c -> JdbcSnapshots.find(c, sandbox, name));
     }
 
     @Override
     public List<String> snapshotNames(String sandbox) {
-        return db.transaction("list the snapshots of sandbox " + sandbox, c -> JdbcSnapshots.names(c, sandbox));
+        return db.read("list the snapshots of sandbox " + sandbox, c -> JdbcSnapshots.names(c, sandbox));
     }
 
     @Override
@@ -612,7 +612,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public List<SealedContainer> sealedOf(String instance) {
-        return db.transaction(
+        return db.read(
                 "read the sealed credentials of instance " + instance, c -> JdbcSealedCredentials.of(c, instance));
     }
 
@@ -707,7 +707,7 @@ public final class JdbcSettingsStore implements SettingsStore {
         }
     }
 
-    /** Safe without MERGE or ON CONFLICT because {@link SingleConnection} runs one transaction at a time. */
+    /** Safe without MERGE or ON CONFLICT because {@link StoreConnections} runs one transaction at a time. */
     private static Void upsert(Connection c, String updateSql, String insertSql, Object... args) throws SQLException {
         if (update(c, updateSql, args) == 0) {
             update(c, insertSql, args);

@@ -88,7 +88,7 @@ final class Schema {
     private Schema() {}
 
     /** Brings the database up to {@link #CURRENT}; returns the version it found. */
-    static int migrate(SingleConnection db, String where) {
+    static int migrate(StoreConnections db, String where) {
         int found = db.transaction("create the schema_version table", c -> {
             execute(
                     c,
