@@ -14,6 +14,15 @@ public interface ClaimSession extends AutoCloseable {
     /** {@link Engine#prepareClaim} for {@code target} (the claim's credentials), using what this session holds. Once. */
     void claim(ProbeTarget target) throws Exception;
 
+    /**
+     * After a {@link #claim} that succeeded: the agent's own login this session made ahead, handed over as the sandbox's
+     * liveness session (what {@link Engine#openLiveSession} would open), so the claimed sandbox needs no second login;
+     * null when it holds none (the default). Once: this session no longer closes what it handed over.
+     */
+    default LiveSession handOverLiveSession() {
+        return null;
+    }
+
     /** Releases what the session holds; never throws. */
     @Override
     void close();

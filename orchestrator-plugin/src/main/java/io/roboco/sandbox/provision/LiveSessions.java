@@ -47,6 +47,11 @@ final class LiveSessions {
                         background));
     }
 
+    /** Holds {@code session}, already open (a claim handed over the agent login it made ahead). */
+    void hold(ServiceInstance instance, LiveSession session) {
+        replace(instance.containerId(), CompletableFuture.completedFuture(session));
+    }
+
     /** The session held for this container, waiting while it is still being opened; null when there is none. */
     LiveSession held(ServiceInstance instance) throws InterruptedException {
         CompletableFuture<LiveSession> future = sessions.get(instance.containerId());

@@ -27,6 +27,15 @@ final class Liveness {
         sessions.openLater(engine, instance);
     }
 
+    /** Holds {@code session} for {@code instance} (an agent login a claim made ahead); null: opens one later. */
+    void hold(Engine engine, ServiceInstance instance, LiveSession session) {
+        if (session == null) {
+            sessions.openLater(engine, instance);
+        } else {
+            sessions.hold(instance, session);
+        }
+    }
+
     /**
      * The container runs and the service answers on the held session. When the session holds a connection into the
      * container, its answer proves the container runs ({@link LiveSession#provesRunning}) and no runtime inspect is

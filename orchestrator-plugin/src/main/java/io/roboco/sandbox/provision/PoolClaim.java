@@ -5,6 +5,7 @@ import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.FeatureUnavailableException;
+import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.PoolSeeding;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
@@ -75,6 +76,7 @@ final class PoolClaim {
                 : engine.claimCredentials(pooled.credentials(), secrets);
         Credentials credentials = proposed;
         ClaimSession claim = session;
+        LiveSession handed = null;
         try {
             if (containers.networks() != null) {
                 containers.networks().join(id, agent); // network mode: onto its new owner's network
@@ -91,6 +93,7 @@ final class PoolClaim {
                 target = containers.target(id, pooled.endpoint(), credentials);
                 if (claim != null) {
                     claim.claim(target);
+                    handed = claim.handOverLiveSession();
                 } else {
                     engine.prepareClaim(target);
                 }
@@ -119,7 +122,8 @@ final class PoolClaim {
                     pooled.limits(),
                     true,
                     pooled.agentEndpoint());
-            liveness.openLater(engine, instance);
+            liveness.hold(engine, instance, handed); // the agent's login made ahead, or one opened in the background
+            handed = null;
             log.debug(
                     "{} pool container {} claimed for agent {}: prepareClaim {} ms, activate {} ms",
                     engine.name(),
@@ -129,15 +133,23 @@ final class PoolClaim {
                     (System.nanoTime() - prepared) / 1_000_000);
             return instance;
         } catch (FeatureUnavailableException e) {
+            closeQuietly(handed);
             containers.remove(id);
             throw new ProvisionException(e.getMessage() + "; container removed", false, null);
         } catch (Exception | Error e) {
+            closeQuietly(handed);
             containers.remove(id);
             throw new ProvisionException(
                     StartDiagnosis.what(engine, agent) + " claim of a warm-pool container failed: "
                             + Redaction.of(String.valueOf(e.getMessage()), credentials) + "; container removed",
                     true,
                     null);
+        }
+    }
+
+    private static void closeQuietly(LiveSession session) {
+        if (session != null) {
+            session.close();
         }
     }
 

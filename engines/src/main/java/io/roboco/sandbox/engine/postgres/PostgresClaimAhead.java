@@ -2,6 +2,7 @@ package io.roboco.sandbox.engine.postgres;
 
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.Credentials;
+import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
@@ -36,7 +37,9 @@ final class PostgresClaimAhead implements ClaimSession {
     private final String role;
     private final String database;
     /** The agent role's login, opened ahead; null when it could not be (the claim then proves the login itself). */
-    private final Connection provingLogin;
+    private Connection provingLogin;
+
+    private boolean claimed;
     /** A seeded pool's seeder role, whose objects the claim hands over; null for an unseeded pool. */
     private final String seeder;
 
@@ -122,6 +125,7 @@ final class PostgresClaimAhead implements ClaimSession {
             s.execute(sql.toString()); // one simple-protocol query: one implicit transaction
         }
         long handed = System.nanoTime();
+        claimed = true;
         if (provingLogin == null) {
             PostgresEngine.selectOne(target, Login.AGENT);
         }
@@ -134,6 +138,16 @@ final class PostgresClaimAhead implements ClaimSession {
                             ? ", agent login " + (System.nanoTime() - handed) / 1000 + " us"
                             : " (login proven ahead)");
         }
+    }
+
+    @Override
+    public LiveSession handOverLiveSession() {
+        if (!claimed || provingLogin == null) {
+            return null;
+        }
+        LiveSession session = PostgresEngine.liveSession(provingLogin); // the agent's role, logged in ahead
+        provingLogin = null;
+        return session;
     }
 
     @Override

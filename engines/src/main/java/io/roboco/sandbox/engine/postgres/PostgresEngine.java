@@ -318,7 +318,11 @@ public final class PostgresEngine implements Engine {
     /** One held agent connection; a check is one empty-query round trip on it (pgjdbc {@code isValid}). */
     @Override
     public LiveSession openLiveSession(ProbeTarget target) throws SQLException {
-        Connection connection = connect(target, Login.AGENT);
+        return liveSession(connect(target, Login.AGENT));
+    }
+
+    /** A liveness session on {@code connection}, an agent login into the sandbox's container (closed with it). */
+    static LiveSession liveSession(Connection connection) {
         return new LiveSession() {
             @Override
             public boolean provesRunning() {
