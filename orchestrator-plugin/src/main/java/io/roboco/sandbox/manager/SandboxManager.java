@@ -51,6 +51,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private final ContainerLedger ledger;
     private final SetOperations sets;
+    private final SharedListing listing;
     private final WarmPool pool;
     private final Admission admission;
     /** Per agent, the id of its set that expired, until a call makes the next one (that call's answer says so). */
@@ -92,6 +93,7 @@ public final class SandboxManager implements AutoCloseable {
         this.pool = pool;
         this.ledger = provisioner.ledger();
         this.sets = new SetOperations(registry, provisioner, pool);
+        this.listing = new SharedListing(this::listInstanceContainers, sets.workers());
     }
 
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
@@ -135,9 +137,8 @@ public final class SandboxManager implements AutoCloseable {
                 // The agent's leftovers (a previous process's containers) are listed while the new set starts and
                 // removed after it is ready, off the answer's path: new containers have fresh names and ports, so
                 // nothing needs to go first, and those the listing caught are kept. (A daemon list costs 5-50 ms on
-                // a loaded 2-core machine: half a warm-pool claim.)
-                CompletableFuture<List<ContainerState>> leftovers =
-                        CompletableFuture.supplyAsync(() -> listAgentContainers(request.agent()), sets.workers());
+                // a loaded 2-core machine: half a warm-pool claim; the sets that start while one runs share it.)
+                CompletableFuture<List<ContainerState>> leftovers = listing.of(request.agent());
                 Map<String, ServiceInstance> started = Map.of();
                 try {
                     started = startAll(request, request.services(), cold);
@@ -602,6 +603,22 @@ public final class SandboxManager implements AutoCloseable {
                 .filter(e -> e.reason() == ContainerLedger.Reason.RECORDED
                         || (e.owner() != null && e.owner().startsWith(NAMED_KEY)))
                 .isPresent();
+    }
+
+    private List<ContainerState> listInstanceContainers() {
+        try {
+            return provisioner
+                    .runtime()
+                    .list(SandboxLabels.ofInstance(provisioner.settings().instanceId()));
+        } catch (RuntimeException e) {
+            log.warn("could not list this instance's containers: {}", e.getMessage());
+            return List.of();
+        }
+    }
+
+    /** Listings of this instance's containers made for new sets' leftovers so far (tests). */
+    long leftoverListings() {
+        return listing.listings();
     }
 
     private List<ContainerState> listAgentContainers(String agent) {
