@@ -68,6 +68,8 @@ final class ColdStart {
      * owners, bounded per owner and in time ({@link StartQueue}).
      */
     private final StartQueue starts;
+    /** Claims first: a start waits (bounded) while warm-pool claims run ({@link ClaimTurns}). */
+    private final ClaimTurns claims = new ClaimTurns();
 
     ColdStart(
             ContainerRuntime runtime,
@@ -147,6 +149,7 @@ final class ColdStart {
             throws ProvisionException {
         StartQueue.Turn turn;
         try {
+            claims.awaitClaims(ClaimTurns.MAX_DEFER);
             turn = starts.await(agent, StartDiagnosis.what(engine, agent));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -180,6 +183,11 @@ final class ColdStart {
         } finally {
             turn.close();
         }
+    }
+
+    /** The claims a start gives way to. */
+    ClaimTurns claims() {
+        return claims;
     }
 
     /** The start admission's queue. */

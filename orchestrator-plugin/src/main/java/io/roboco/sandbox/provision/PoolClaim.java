@@ -30,6 +30,7 @@ final class PoolClaim {
     private final Containers containers;
     private final Activation activation;
     private final Liveness liveness;
+    private final ClaimTurns turns;
 
     PoolClaim(
             SecretSource secrets,
@@ -37,13 +38,15 @@ final class PoolClaim {
             ContainerLedger ledger,
             Containers containers,
             Activation activation,
-            Liveness liveness) {
+            Liveness liveness,
+            ClaimTurns turns) {
         this.secrets = secrets;
         this.clock = clock;
         this.ledger = ledger;
         this.containers = containers;
         this.activation = activation;
         this.liveness = liveness;
+        this.turns = turns;
     }
 
     /** What a later claim of {@code pooled} can open ahead of time; null when it cannot be opened (the claim logs in itself). */
@@ -66,6 +69,15 @@ final class PoolClaim {
      * container ({@link ServiceProvisioner#startSeededPooled}) is handed over ({@link PoolSeeding}) and not seeded again.
      */
     ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent, boolean seeded)
+            throws ProvisionException {
+        ClaimTurns.Turn turn = turns.claim();
+        try (turn) {
+            return claimNow(plan, pooled, session, agent, seeded);
+        }
+    }
+
+    private ServiceInstance claimNow(
+            ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent, boolean seeded)
             throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();

@@ -174,7 +174,7 @@ public final class ServiceProvisioner {
         this.templateVolumes.purge();
         this.physicalStart = new PhysicalStart(templates, containers, templateVolumes);
         this.activation = new Activation(containers, seeding);
-        this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness);
+        this.poolClaim = new PoolClaim(secrets, clock, ledger, containers, activation, liveness, coldStart.claims());
         this.poolSeedStep = poolSeedStep != null ? poolSeedStep : activation::seed;
     }
 
