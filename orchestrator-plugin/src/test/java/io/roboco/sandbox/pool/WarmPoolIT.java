@@ -173,6 +173,46 @@ class WarmPoolIT {
         }
     }
 
+    /**
+     * Issue 21: the login the pool made ahead becomes the claimed sandbox's liveness session, so a claim makes no second
+     * agent login (a burst of claims made one more SCRAM login and server backend each): after the claim and a liveness
+     * check, the agent's role has exactly one session in its container, opened before the claim.
+     */
+    @Test
+    void theLoginMadeAheadIsTheClaimedSandboxsLivenessSession() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        while (pool.idle("postgres") < 1) {
+            assertThat(System.nanoTime())
+                    .as("a ready pool container within 150 s")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        Engine postgres = REGISTRY.require("postgres");
+        double claimStarted = System.currentTimeMillis() / 1000.0; // the container shares the host's clock
+        ServiceInstance claimed =
+                pool.claim(Plans.of(provisioner.settings(), postgres), "dev-3").orElseThrow();
+        try {
+            assertThat(provisioner.isLive(postgres, claimed)).isTrue();
+            assertThat(provisioner.isLive(postgres, claimed)).isTrue();
+            try (Connection admin = login(
+                            claimed,
+                            claimed.credentials().adminUser(),
+                            claimed.credentials().adminPassword());
+                    Statement s = admin.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*), max(extract(epoch FROM backend_start))"
+                            + " FROM pg_stat_activity WHERE usename = '"
+                            + claimed.credentials().user() + "'")) {
+                rs.next();
+                assertThat(rs.getInt(1))
+                        .as("the agent's sessions: the login made ahead, now held for liveness")
+                        .isEqualTo(1);
+                assertThat(rs.getDouble(2)).as("opened before the claim").isLessThan(claimStarted);
+            }
+        } finally {
+            provisioner.removeQuietly(claimed.containerId());
+        }
+    }
+
     private static Connection login(ServiceInstance target, String user, String password) throws SQLException {
         return DriverManager.getConnection(
                 "jdbc:postgresql://" + target.endpoint().host() + ":"
