@@ -91,7 +91,16 @@ public final class Envelope {
         }
         if (decision instanceof SandboxDecision.InvalidState) {
             SandboxDecision.InvalidState invalid = (SandboxDecision.InvalidState) decision;
-            return invalidState(invalid.reason(), invalid.retryable());
+            Envelope envelope = invalidState(invalid.reason(), invalid.retryable());
+            if (invalid.queue() == null) {
+                return envelope;
+            }
+            // The start queue refused it: where it stood, as fields a client can act on (the reason says the same).
+            Map<String, Object> body = new LinkedHashMap<>(envelope.body);
+            body.put("queue_position", invalid.queue().position());
+            body.put("queue_length", invalid.queue().length());
+            body.put("estimated_wait_seconds", invalid.queue().estimatedWaitSeconds());
+            return new Envelope(body);
         }
         throw new IllegalArgumentException(
                 "unknown decision type " + decision.getClass().getName());

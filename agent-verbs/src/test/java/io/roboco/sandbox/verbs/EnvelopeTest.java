@@ -3,6 +3,7 @@ package io.roboco.sandbox.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.roboco.sandbox.plugin.SandboxDecision;
+import io.roboco.sandbox.provision.QueueStanding;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,25 @@ class EnvelopeTest {
                         Map.entry("retryable", false));
         assertThat(Envelope.of(new SandboxDecision.Refused("starting", true)).asMap())
                 .containsEntry("retryable", true);
+    }
+
+    @Test
+    void aStartQueueRefusalCarriesItsQueuePositionAndEstimateAsFields() {
+        Envelope e = Envelope.of(new SandboxDecision.InvalidState(
+                "postgres sandbox for agent dev-1 waited 120 s ...; position 37 of 80 in the start queue",
+                true,
+                "provisioning",
+                new QueueStanding(37, 80, 4, 4, 25)));
+        assertThat(e.asMap())
+                .containsEntry("ok", false)
+                .containsEntry("error", "invalid_state")
+                .containsEntry("retryable", true)
+                .containsEntry("queue_position", 37)
+                .containsEntry("queue_length", 80)
+                .containsEntry("estimated_wait_seconds", 25L);
+        assertThat(Envelope.of(new SandboxDecision.InvalidState("not ready in 30s", true))
+                        .asMap())
+                .doesNotContainKeys("queue_position", "queue_length", "estimated_wait_seconds");
     }
 
     @Test

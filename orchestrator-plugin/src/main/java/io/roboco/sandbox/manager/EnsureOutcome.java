@@ -1,5 +1,6 @@
 package io.roboco.sandbox.manager;
 
+import io.roboco.sandbox.provision.QueueStanding;
 import io.roboco.sandbox.provision.ServiceInstance;
 import java.time.Instant;
 import java.util.List;
@@ -45,5 +46,10 @@ public sealed interface EnsureOutcome {
     record Denied(Admission.Decision.Denied denial) implements EnsureOutcome {}
 
     /** Provisioning failed; nothing of this attempt is left running. The reason has no secrets. */
-    record Failed(String reason, boolean retryable) implements EnsureOutcome {}
+    /** {@code queue}: where a start the start queue refused stood in it (null: not such a refusal). */
+    record Failed(String reason, boolean retryable, QueueStanding queue) implements EnsureOutcome {
+        public Failed(String reason, boolean retryable) {
+            this(reason, retryable, null);
+        }
+    }
 }

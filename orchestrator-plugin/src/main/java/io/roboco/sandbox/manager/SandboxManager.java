@@ -202,7 +202,8 @@ public final class SandboxManager implements AutoCloseable {
             if (admitted != null) {
                 admission.failed(admitted, growing);
             }
-            return new EnsureOutcome.Failed(e.getMessage(), e.retryable());
+            return new EnsureOutcome.Failed(
+                    e.getMessage(), e.retryable(), e.queue().orElse(null));
         } catch (RuntimeException | InterruptedException e) {
             if (admitted != null) {
                 admission.failed(admitted, growing);

@@ -114,7 +114,14 @@ final class SetOperations implements AutoCloseable {
             String reason = String.join(
                     "; ", failures.stream().map(Throwable::getMessage).toList());
             boolean retryable = failures.stream().allMatch(ProvisionException::retryable);
-            throw new ProvisionException(reason, retryable, null);
+            throw new ProvisionException(
+                    reason,
+                    retryable,
+                    null,
+                    failures.stream()
+                            .flatMap(f -> f.queue().stream())
+                            .findFirst()
+                            .orElse(null));
         }
         return started;
     }

@@ -1,5 +1,6 @@
 package io.roboco.sandbox.plugin;
 
+import io.roboco.sandbox.provision.QueueStanding;
 import io.roboco.sandbox.settings.OwnedSandbox;
 import io.roboco.sandbox.settings.SandboxRecord;
 import java.time.Instant;
@@ -66,9 +67,14 @@ public sealed interface SandboxDecision {
      * Provisioning failed (image missing, daemon unreachable, readiness timeout) or the server is at
      * capacity; nothing was left behind.
      *
-     * @param code {@code capacity} or {@code provisioning}
+     * @param code  {@code capacity} or {@code provisioning}
+     * @param queue where a start the start queue refused stood in it (null: not such a refusal)
      */
-    record InvalidState(String reason, boolean retryable, String code) implements SandboxDecision {
+    record InvalidState(String reason, boolean retryable, String code, QueueStanding queue) implements SandboxDecision {
+        public InvalidState(String reason, boolean retryable, String code) {
+            this(reason, retryable, code, null);
+        }
+
         public InvalidState(String reason, boolean retryable) {
             this(reason, retryable, "provisioning");
         }

@@ -446,7 +446,7 @@ public final class SandboxService {
             return denial(denied.denial());
         }
         EnsureOutcome.Failed failed = (EnsureOutcome.Failed) outcome;
-        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning");
+        return new SandboxDecision.InvalidState(failed.reason(), failed.retryable(), "provisioning", failed.queue());
     }
 
     static SandboxDecision denial(Admission.Decision.Denied d) {

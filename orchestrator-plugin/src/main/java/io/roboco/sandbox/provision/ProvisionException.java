@@ -7,10 +7,22 @@ package io.roboco.sandbox.provision;
  */
 public final class ProvisionException extends Exception {
     private final boolean retryable;
+    private final QueueStanding queue;
 
     public ProvisionException(String message, boolean retryable, Throwable cause) {
+        this(message, retryable, cause, null);
+    }
+
+    /** A refusal of the start queue's, with where the start stood in it ({@code queue}, null: none). */
+    public ProvisionException(String message, boolean retryable, Throwable cause, QueueStanding queue) {
         super(message, cause);
         this.retryable = retryable;
+        this.queue = queue;
+    }
+
+    /** Where the refused start stood in the start queue, when the queue refused it. */
+    public java.util.Optional<QueueStanding> queue() {
+        return java.util.Optional.ofNullable(queue);
     }
 
     public boolean retryable() {

@@ -123,7 +123,8 @@ public final class StartQueue {
                                 + " (at most " + perOwner + " per owner, so one owner cannot fill the queue); "
                                 + queueLine(queue.size() + 1, queue.size() + 1),
                         true,
-                        null);
+                        null,
+                        standing(queue.size() + 1, queue.size() + 1));
             }
             Waiter me = new Waiter(owner, lock.newCondition());
             queue.addLast(me);
@@ -141,7 +142,8 @@ public final class StartQueue {
                                 what + " waited " + seconds(maxWait.toNanos()) + " s for its turn to start a container"
                                         + " and did not get it; " + queueLine(position, of),
                                 true,
-                                null);
+                                null,
+                                standing(position, of));
                     }
                     left = me.turn.awaitNanos(left);
                 }
@@ -232,10 +234,15 @@ public final class StartQueue {
 
     /** "position 3 of 40 in the start queue (4 starting now, at most 4 at once); estimated wait about 2 s; retry then". */
     private String queueLine(int position, int of) {
-        long estimate = (long) Math.ceil(position * meanTurnNanos / limit);
-        return "position " + position + " of " + of + " in the start queue (" + inFlight
-                + " starting now, at most " + limit + " at once); estimated wait about " + seconds(estimate)
+        QueueStanding s = standing(position, of);
+        return "position " + position + " of " + of + " in the start queue (" + s.startingNow()
+                + " starting now, at most " + limit + " at once); estimated wait about " + s.estimatedWaitSeconds()
                 + " s; retry then";
+    }
+
+    private QueueStanding standing(int position, int of) {
+        long estimate = (long) Math.ceil(position * meanTurnNanos / limit);
+        return new QueueStanding(position, of, inFlight, limit, seconds(estimate));
     }
 
     private static long seconds(long nanos) {

@@ -94,6 +94,12 @@ class StartQueueTest {
                             .contains("already has 2 container starts waiting")
                             .contains("position 3 of 3 in the start queue")
                             .contains("estimated wait about");
+                    assertThat(e.queue()).hasValueSatisfying(q -> {
+                        assertThat(q.position()).isEqualTo(3);
+                        assertThat(q.length()).isEqualTo(3);
+                        assertThat(q.limit()).isEqualTo(1);
+                        assertThat(q.estimatedWaitSeconds()).isPositive();
+                    });
                 });
         // Another owner still gets in line behind them.
         Future<StartQueue.Turn> polite = threads.submit(() -> queue.await("polite", "polite"));
@@ -123,6 +129,13 @@ class StartQueueTest {
                             .containsPattern("position [12] of [12] in the start queue")
                             .contains("1 starting now, at most 1 at once")
                             .contains("estimated wait about");
+                    assertThat(e.queue()).hasValueSatisfying(q -> {
+                        assertThat(q.position()).isBetween(1, 2);
+                        assertThat(q.startingNow()).isEqualTo(1);
+                        assertThat(e.getMessage())
+                                .contains("position " + q.position() + " of " + q.length())
+                                .contains("estimated wait about " + q.estimatedWaitSeconds() + " s");
+                    });
                 });
         assertThat(queue.snapshot().timedOut()).isGreaterThanOrEqualTo(1);
         held.close();

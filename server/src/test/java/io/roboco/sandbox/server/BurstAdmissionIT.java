@@ -130,6 +130,11 @@ class BurstAdmissionIT {
                     .contains("for its turn to start a container")
                     .contains("position 1 of 1 in the start queue")
                     .contains("estimated wait about");
+            assertThat(late.json())
+                    .as("where it stood, as envelope fields")
+                    .containsEntry("queue_position", 1)
+                    .containsEntry("queue_length", 1)
+                    .containsKey("estimated_wait_seconds");
             assertThat(s.runtime.list(Map.of(SandboxLabels.AGENT, "late")))
                     .as("the late start never reached the daemon")
                     .isEmpty();
@@ -171,6 +176,7 @@ class BurstAdmissionIT {
             assertThat((String) hog.json().get("reason"))
                     .contains("was not queued to start")
                     .contains("at most 1 per owner");
+            assertThat(hog.json()).containsKeys("queue_position", "queue_length", "estimated_wait_seconds");
             assertThat(s.server.startQueue().snapshot().refused()).isPositive();
             holderStart.open();
             assertThat(holder.get(5, TimeUnit.MINUTES).ok()).isTrue();
