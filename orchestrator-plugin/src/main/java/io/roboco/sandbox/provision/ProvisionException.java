@@ -1,5 +1,7 @@
 package io.roboco.sandbox.provision;
 
+import java.util.Optional;
+
 /**
  * A sandbox service could not be provisioned. The message is safe to show an agent (no secrets) and
  * says what happened, what was tried and what to do; {@link #retryable()} says whether trying again
@@ -21,8 +23,8 @@ public final class ProvisionException extends Exception {
     }
 
     /** Where the refused start stood in the start queue, when the queue refused it. */
-    public java.util.Optional<QueueStanding> queue() {
-        return java.util.Optional.ofNullable(queue);
+    public Optional<QueueStanding> queue() {
+        return Optional.ofNullable(queue);
     }
 
     public boolean retryable() {
