@@ -44,6 +44,8 @@ class EmbeddingApiTest {
             // The container-start admission's numbers (issue 21): what metrics and a bench read; its turns stay
             // internal.
             "io.roboco.sandbox.provision.StartQueue",
+            // Where a start stood when its wait ran out (a refusal's queue_position, queue_length and estimate).
+            "io.roboco.sandbox.provision.QueueStanding",
             "io.roboco.sandbox.data.DataOutcome",
             // The front door's ask names the sandbox by its value type (issue 19: the verb set is the one named
             // default; its policy, SandboxName.slides, is the name's).

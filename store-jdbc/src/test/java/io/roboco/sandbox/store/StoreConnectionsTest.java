@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.roboco.sandbox.settings.SettingsStoreException;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -146,7 +148,7 @@ class StoreConnectionsTest {
         return db.transaction("insert " + key, c -> insertOn(c, key, value));
     }
 
-    private static int insertOn(java.sql.Connection c, String key, int value) throws java.sql.SQLException {
+    private static int insertOn(Connection c, String key, int value) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("INSERT INTO t (k, v) VALUES (?, ?)")) {
             p.setString(1, key);
             p.setInt(2, value);
