@@ -4,9 +4,8 @@ package io.roboco.sandbox.engine;
 public interface ClaimSession extends AutoCloseable {
     /**
      * The credentials the claim hands out, from {@code proposed} (made at claim time, with a fresh password): by default
-     * the proposal; a session that made the agent's role and database ahead answers its own user and database name, and
-     * may answer a fresh password it drew itself when it was opened (never used before the claim), which {@link #claim}
-     * then sets.
+     * the proposal; a session that made the agent's role and database ahead answers its own user and database name with
+     * the proposal's password, which {@link #claim} then sets.
      */
     default Credentials credentials(Credentials proposed) {
         return proposed;

@@ -21,8 +21,7 @@ import org.slf4j.LoggerFactory;
  * own database for an unseeded pool, the seeded one for a seeded pool), the agent's login role made with a provisional
  * password only this object ever held, and that role's first login into the database opened and held: the proving
  * login, done ahead. At claim, one round trip on the admin connection, one implicit transaction: the role's password
- * set to the claim's fresh one (drawn, and its SCRAM verifier computed, when this session was opened: the plaintext
- * never reaches the server, and the PBKDF2 is off the claim's path), the
+ * set to the claim's fresh one (a SCRAM verifier computed here, so the plaintext never reaches the server), the
  * database (and on Postgres 14 and older its {@code public} schema; a seeded pool: every object the seeder made, then
  * the seeder dropped) given to the role. No database is copied and no login is made on the agent's path.
  *
@@ -41,13 +40,6 @@ final class PostgresClaimAhead implements ClaimSession {
     private Connection provingLogin;
 
     private boolean claimed;
-    /**
-     * The password the claim hands out, drawn when this session was opened, and its SCRAM verifier computed then (a
-     * PBKDF2 of 4096 rounds: a few ms of CPU taken off the claim's path). Held only here until the claim sets it.
-     */
-    private final String claimPassword = SECRETS.password();
-
-    private final String claimVerifier = ScramVerifier.of(claimPassword);
     /** A seeded pool's seeder role, whose objects the claim hands over; null for an unseeded pool. */
     private final String seeder;
 
@@ -96,7 +88,7 @@ final class PostgresClaimAhead implements ClaimSession {
 
     @Override
     public Credentials credentials(Credentials proposed) {
-        return new Credentials(proposed.adminUser(), proposed.adminPassword(), role, claimPassword, database);
+        return new Credentials(proposed.adminUser(), proposed.adminPassword(), role, proposed.password(), database);
     }
 
     @Override
@@ -110,8 +102,7 @@ final class PostgresClaimAhead implements ClaimSession {
                 .append("ALTER ROLE ")
                 .append(agent)
                 .append(" PASSWORD ")
-                .append(PostgresEngine.literal(
-                        c.password().equals(claimPassword) ? claimVerifier : ScramVerifier.of(c.password())))
+                .append(PostgresEngine.literal(ScramVerifier.of(c.password())))
                 .append(";\nALTER DATABASE ")
                 .append(PostgresEngine.identifier(database))
                 .append(" OWNER TO ")
