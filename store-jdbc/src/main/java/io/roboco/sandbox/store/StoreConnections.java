@@ -50,6 +50,9 @@ final class StoreConnections implements AutoCloseable {
     private final ConcurrentLinkedDeque<Connection> idleReaders = new ConcurrentLinkedDeque<>();
     private Connection connection; // the writer's; guarded by writer
     private volatile boolean closed;
+    /** Set when a connection was found broken (the database restarted or shut): the writer is checked before use. */
+    private volatile boolean checkWriter;
+
     private final AtomicLong commits = new AtomicLong();
     private volatile CountDownLatch[] batchGate; // tests: {parked, open}: parks the next batch before it runs
 
@@ -138,6 +141,9 @@ final class StoreConnections implements AutoCloseable {
                     idleReaders.addFirst(c);
                 } else {
                     closeQuietly(c);
+                    if (!keep) {
+                        brokenConnectionSeen();
+                    }
                 }
             }
         } finally {
@@ -301,10 +307,29 @@ final class StoreConnections implements AutoCloseable {
     }
 
     private Connection connection() {
+        if (checkWriter) {
+            checkWriter = false;
+            if (connection != null && !stillValid(connection)) {
+                closeQuietly(connection);
+                connection = null;
+            }
+        }
         if (connection == null) {
             connection = open(false);
         }
         return connection;
+    }
+
+    /**
+     * One connection was found broken, so the others likely are too (the database restarted, or was shut): the idle
+     * readers are dropped and the writer is checked before its next use, so the call that found it is the only one
+     * that fails, as it was with a single connection.
+     */
+    private void brokenConnectionSeen() {
+        checkWriter = true;
+        for (Connection c = idleReaders.pollFirst(); c != null; c = idleReaders.pollFirst()) {
+            closeQuietly(c);
+        }
     }
 
     private Connection open(boolean reader) {
@@ -361,6 +386,7 @@ final class StoreConnections implements AutoCloseable {
         }
         closeQuietly(c);
         connection = null;
+        brokenConnectionSeen();
     }
 
     @Override

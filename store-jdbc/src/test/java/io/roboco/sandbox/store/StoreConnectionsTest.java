@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.roboco.sandbox.settings.SettingsStoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -127,6 +129,23 @@ class StoreConnectionsTest {
         }
         assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(value("held")).as("committed before the write returned").isEqualTo(8);
+    }
+
+    @Test
+    void afterTheDatabaseWasShutOneCallFailsAndThenReadsAndWritesReconnect() throws Exception {
+        insert("before", 1);
+        assertThat(value("before")).isEqualTo(1); // a reader connection is open and idle now
+        try (Connection other = DriverManager.getConnection(
+                        "jdbc:h2:file:" + dir.resolve("t") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "");
+                Statement st = other.createStatement()) {
+            st.execute("SHUTDOWN");
+        }
+        assertThatThrownBy(() -> value("before"))
+                .as("the call that finds the connections broken fails")
+                .isInstanceOf(SettingsStoreException.class);
+        assertThat(insert("after", 2)).as("the writer was checked and reopened").isEqualTo(1);
+        assertThat(value("before")).isEqualTo(1);
+        assertThat(value("after")).isEqualTo(2);
     }
 
     @Test
