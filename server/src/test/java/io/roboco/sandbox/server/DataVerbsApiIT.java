@@ -2,11 +2,7 @@ package io.roboco.sandbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.provision.LocalImages;
@@ -335,15 +331,7 @@ class DataVerbsApiIT {
     }
 
     private McpSyncClient mcp(String token) {
-        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
-                        "http://127.0.0.1:" + server.server.port())
-                .endpoint("/mcp")
-                .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
-                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
-                .build();
-        McpSyncClient client =
-                McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).build();
-        client.initialize();
+        McpSyncClient client = McpClients.connect(server.server.port(), token, Duration.ofSeconds(60));
         return client;
     }
 

@@ -2,11 +2,7 @@ package io.roboco.sandbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.server.config.ServerConfig;
 import io.roboco.sandbox.testkit.ApiClient;
@@ -78,14 +74,7 @@ class FrontDoorFramesTest {
     private void requestOverMcp(Map<String, Object> arguments) {
         ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
         String token = (String) minted.json().get("token");
-        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
-                        "http://127.0.0.1:" + t.server.port())
-                .endpoint("/mcp")
-                .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
-                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
-                .build();
-        mcp = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
-        mcp.initialize();
+        mcp = McpClients.connect(t.server.port(), token, Duration.ofSeconds(30));
         McpSchema.CallToolResult result = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", arguments));
         assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
     }

@@ -2,11 +2,7 @@ package io.roboco.sandbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.roboco.sandbox.mcp.Toolset;
 import io.roboco.sandbox.testkit.ApiClient;
@@ -51,16 +47,8 @@ class McpToolsetsTest {
     }
 
     private McpSyncClient client(String token) {
-        HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(
-                        "http://127.0.0.1:" + t.server.port())
-                .endpoint("/mcp")
-                .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
-                .httpRequestCustomizer((b, method, uri, body, context) -> b.header("Authorization", "Bearer " + token))
-                .build();
-        McpSyncClient client =
-                McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30)).build();
+        McpSyncClient client = McpClients.connect(t.server.port(), token, Duration.ofSeconds(30));
         clients.add(client);
-        client.initialize();
         return client;
     }
 
