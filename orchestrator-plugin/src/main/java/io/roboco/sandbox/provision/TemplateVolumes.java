@@ -52,9 +52,10 @@ final class TemplateVolumes {
     private final TemplateStore templates;
     private final String instanceId;
     private final Limits limits;
-    /** Volume name → ready; only volumes fully unpacked by this process are used. */
-    private final Map<String, Boolean> ready = new ConcurrentHashMap<>();
-    /** project NUL template → the volume of its current copy (an older one is removed when a newer is made). */
+    /**
+     * project NUL template → the volume of its current copy, once this process has fully unpacked it (only those are
+     * mounted; an older one is removed when a newer is made).
+     */
     private final Map<String, String> current = new ConcurrentHashMap<>();
 
     private final ContainerLedger ledger;
@@ -88,7 +89,6 @@ final class TemplateVolumes {
         } catch (RuntimeException e) {
             log.warn("template copy volumes of instance {} could not be listed: {}", instanceId, e.getMessage());
         }
-        ready.clear();
         current.clear();
     }
 
@@ -102,16 +102,15 @@ final class TemplateVolumes {
             return Optional.empty();
         }
         String name = volumeName(template);
-        if (!Boolean.TRUE.equals(ready.get(name))) {
+        String key = key(template);
+        if (!name.equals(current.get(key))) {
             synchronized (this) {
-                if (!Boolean.TRUE.equals(ready.get(name))) {
+                if (!name.equals(current.get(key))) {
                     sweepStale();
                     try {
                         unpack(name, template, copy);
-                        ready.put(name, Boolean.TRUE);
-                        String before = current.put(key(template), name);
+                        String before = current.put(key, name);
                         if (before != null && !before.equals(name)) {
-                            ready.remove(before);
                             removeQuietly(before);
                         }
                     } catch (Exception e) {
@@ -190,7 +189,6 @@ final class TemplateVolumes {
                     || now.get().physical() == null
                     || !volumeName(now.get()).equals(e.getValue())) {
                 current.remove(e.getKey());
-                ready.remove(e.getValue());
                 removeQuietly(e.getValue());
             }
         }

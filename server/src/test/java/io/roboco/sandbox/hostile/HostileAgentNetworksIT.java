@@ -2,6 +2,7 @@ package io.roboco.sandbox.hostile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.roboco.sandbox.it.Fixtures;
 import io.roboco.sandbox.it.InProcessServer;
 import io.roboco.sandbox.it.LogCapture;
 import io.roboco.sandbox.provision.LocalImages;
@@ -143,8 +144,8 @@ class HostileAgentNetworksIT {
         int attempts = 0;
         int refused = 0;
         List<String> reached = new ArrayList<>();
-        List<String> attackersSandboxes = containersOf(instance, "netz-attacker");
-        List<String> victimsSandboxes = containersOf(instance, "netz-victim");
+        List<String> attackersSandboxes = Fixtures.containersOf(instance, "netz-attacker");
+        List<String> victimsSandboxes = Fixtures.containersOf(instance, "netz-victim");
         assertThat(victimsSandboxes).as("the victim's Postgres and Redis").hasSize(2);
         String victimNetwork = ownerNetwork(instance, "netz-victim");
         for (String container : victimsSandboxes) {
@@ -213,20 +214,6 @@ class HostileAgentNetworksIT {
                 "frames_sniffed=" + capture.frames() + " bytes_sniffed=" + capture.bytes()
                         + " passwords_seen=0 admin_commands_seen=0 sandboxes_on_shared_network=0"
                         + " victim_network_removed_on_release=true");
-    }
-
-    /** Sandbox containers of one owner of the instance. */
-    private static List<String> containersOf(String instance, String owner) {
-        String out = LocalImages.docker(
-                        "ps",
-                        "-aq",
-                        "--no-trunc",
-                        "--filter",
-                        "label=" + SandboxLabels.INSTANCE + "=" + instance,
-                        "--filter",
-                        "label=" + SandboxLabels.AGENT + "=" + owner)
-                .strip();
-        return out.isEmpty() ? List.of() : Arrays.asList(out.split("\\s+"));
     }
 
     private static String ownerNetwork(String instance, String owner) {

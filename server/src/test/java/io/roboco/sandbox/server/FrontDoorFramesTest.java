@@ -9,7 +9,6 @@ import io.roboco.sandbox.testkit.ApiClient;
 import io.roboco.sandbox.testkit.FakeContainerRuntime;
 import io.roboco.sandbox.testkit.FakeSettingsStore;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -72,9 +71,7 @@ class FrontDoorFramesTest {
 
     /** An agent's MCP {@code request_sandbox} with {@code arguments}, which must succeed. */
     private void requestOverMcp(Map<String, Object> arguments) {
-        ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
-        String token = (String) minted.json().get("token");
-        mcp = McpClients.connect(t.server.port(), token, Duration.ofSeconds(30));
+        mcp = McpClients.asAgent(t, "dev-1");
         McpSchema.CallToolResult result = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", arguments));
         assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
     }

@@ -5,6 +5,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.roboco.sandbox.testkit.ApiClient;
 import java.time.Duration;
 
 /** The MCP SDK's own client on a test server's {@code /mcp} (Streamable HTTP) with a bearer token, initialized. */
@@ -22,5 +23,11 @@ final class McpClients {
         McpSyncClient client = McpClient.sync(transport).requestTimeout(timeout).build();
         client.initialize();
         return client;
+    }
+
+    /** A client as agent {@code slug}, with a token the orchestrator mints for it on {@code t} (its default toolsets). */
+    static McpSyncClient asAgent(TestServer t, String slug) {
+        ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/" + slug + "/token", null);
+        return connect(t.server.port(), (String) minted.json().get("token"), Duration.ofSeconds(30));
     }
 }

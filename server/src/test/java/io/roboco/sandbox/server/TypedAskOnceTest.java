@@ -24,7 +24,6 @@ import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -179,9 +178,7 @@ class TypedAskOnceTest {
 
     /** An agent's MCP {@code request_sandbox} with {@code arguments}, which must succeed. */
     private void requestOverMcp(Map<String, Object> arguments) {
-        ApiClient.Reply minted = t.api.orchestrator("POST", "/api/agents/dev-1/token", null);
-        String token = (String) minted.json().get("token");
-        mcp = McpClients.connect(t.server.port(), token, Duration.ofSeconds(30));
+        mcp = McpClients.asAgent(t, "dev-1");
         McpSchema.CallToolResult result = mcp.callTool(new McpSchema.CallToolRequest("request_sandbox", arguments));
         assertThat(result.isError()).as(String.valueOf(result.content())).isNotEqualTo(Boolean.TRUE);
     }
