@@ -187,6 +187,7 @@ public final class Bench {
             int warmup,
             int rounds,
             int hits,
+            int jitWarmup,
             int scaleAgents,
             boolean scaleFullSet,
             Path out,
@@ -213,6 +214,7 @@ public final class Bench {
             Set<String> only = Set.of();
             Path out = Path.of("target", "bench", "summary.json");
             Integer rounds = null;
+            Integer jitWarmup = null;
             List<Integer> burstSizes = List.of(20, 50, 100);
             List<Integer> burstPoolSizes = null;
             int burstFullSet = 20;
@@ -220,6 +222,7 @@ public final class Bench {
                 switch (args[i]) {
                     case "--quick" -> quick = true;
                     case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                    case "--jit-warmup" -> jitWarmup = Integer.parseInt(args[++i]);
                     case "--out" -> out = Path.of(args[++i]);
                     case "--no-scale" -> scale = false;
                     case "--only" -> only = Set.of(args[++i].split(","));
@@ -228,7 +231,7 @@ public final class Bench {
                     case "--burst-full-set" -> burstFullSet = Integer.parseInt(args[++i]);
                     default ->
                         throw new IllegalArgumentException("unknown option " + args[i]
-                                + "; use --quick, --rounds N, --out FILE, --no-scale, --only contender,contender (or"
+                                + "; use --quick, --rounds N, --jit-warmup N (0: none), --out FILE, --no-scale, --only contender,contender (or"
                                 + " --only templates: the template scenarios alone; --only burst: issue 21's bursts),"
                                 + " --burst-sizes N,N, --burst-pool-sizes N,N, --burst-full-set N");
                 }
@@ -248,6 +251,7 @@ public final class Bench {
                             1,
                             rounds == null ? 4 : rounds,
                             5,
+                            jitWarmup == null ? 300 : jitWarmup,
                             20,
                             true,
                             out,
@@ -261,6 +265,7 @@ public final class Bench {
                             2,
                             rounds == null ? 12 : rounds,
                             10,
+                            jitWarmup == null ? 300 : jitWarmup,
                             20,
                             true,
                             out,

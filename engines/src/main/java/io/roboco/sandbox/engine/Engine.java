@@ -86,6 +86,16 @@ public interface Engine {
      */
     void prepareAgent(ProbeTarget target) throws Exception;
 
+    /**
+     * {@link #prepareAgent}, handing over the agent login that proved the credential as the sandbox's liveness session
+     * (what {@link #openLiveSession} would open), so no second login follows the answer; by default
+     * {@link #prepareAgent} and null (the session is opened later). The caller closes what it gets.
+     */
+    default LiveSession prepareAgentHolding(ProbeTarget target) throws Exception {
+        prepareAgent(target);
+        return null;
+    }
+
     /** Whether the agent's own credential works right now: the live re-verification of a cached sandbox. */
     ReadinessProbe liveness();
 
@@ -125,20 +135,13 @@ public interface Engine {
     void prepareClaim(ProbeTarget target) throws Exception;
 
     /**
-     * What a later claim of a ready warm-pool container can open ahead of time, off the agent's path: by
-     * default nothing ({@link ClaimSession#claim} runs {@link #prepareClaim}); Postgres holds an admin
-     * connection so the claim skips an admin login. {@code pooled} carries the pool container's own credentials.
+     * What a later claim of a ready warm-pool container can open ahead of time, off the agent's path: by default
+     * nothing ({@link ClaimSession#claim} runs {@link #prepareClaim}); Postgres makes the claim's role, its password and
+     * the login that proves it ahead, so the claim only hands the database over. {@code pooled} carries the pool
+     * container's own credentials; {@code claim} the claim's ({@link #claimCredentials}, drawn now).
      */
-    default ClaimSession openClaimSession(ProbeTarget pooled) throws Exception {
-        return new ClaimSession() {
-            @Override
-            public void claim(ProbeTarget target) throws Exception {
-                prepareClaim(target);
-            }
-
-            @Override
-            public void close() {}
-        };
+    default ClaimSession openClaimSession(ProbeTarget pooled, Credentials claim) throws Exception {
+        return ClaimSession.holdingNothing(claim, this::prepareClaim);
     }
 
     /**

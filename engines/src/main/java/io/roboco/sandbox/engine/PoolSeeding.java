@@ -33,7 +33,8 @@ public interface PoolSeeding {
     /**
      * What the claim of a seeded container can open ahead of time (off the agent's path); its
      * {@link ClaimSession#claim} makes the agent's role from the target's credentials and hands it the seeded database
-     * and everything in it, then proves the agent can log in. {@code seeder} carries the seeder's credentials.
+     * and everything in it, then proves the agent can log in. {@code seeder} carries the seeder's credentials;
+     * {@code claim} the claim's ({@link #claimCredentials}, drawn now).
      */
-    ClaimSession openClaimSession(ProbeTarget seeder) throws Exception;
+    ClaimSession openClaimSession(ProbeTarget seeder, Credentials claim) throws Exception;
 }

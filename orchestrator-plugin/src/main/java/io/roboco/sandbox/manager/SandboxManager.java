@@ -51,7 +51,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private final ContainerLedger ledger;
     private final SetOperations sets;
-    private final SharedListing listing;
+    private final Leftovers leftovers;
     private final WarmPool pool;
     private final Admission admission;
     /** Per agent, the id of its set that expired, until a call makes the next one (that call's answer says so). */
@@ -93,7 +93,7 @@ public final class SandboxManager implements AutoCloseable {
         this.pool = pool;
         this.ledger = provisioner.ledger();
         this.sets = new SetOperations(registry, provisioner, pool);
-        this.listing = new SharedListing(this::listInstanceContainers, sets.workers());
+        this.leftovers = new Leftovers(this::listInstanceContainers, sets.workers());
     }
 
     /** The agent's sandbox for the requested services: from the live-verified cache, or freshly provisioned. */
@@ -134,17 +134,16 @@ public final class SandboxManager implements AutoCloseable {
                     return new EnsureOutcome.Denied(denied);
                 }
                 admitted = (Admission.Decision.Admitted) decision;
-                // The agent's leftovers (a previous process's containers) are listed while the new set starts and
-                // removed after it is ready, off the answer's path: new containers have fresh names and ports, so
-                // nothing needs to go first, and those the listing caught are kept. (A daemon list costs 5-50 ms on
-                // a loaded 2-core machine: half a warm-pool claim; the sets that start while one runs share it.)
-                CompletableFuture<List<ContainerState>> leftovers = listing.of(request.agent());
+                // The agent's leftovers (a previous process's containers, listed once by this process) are removed
+                // after the new set is ready, off the answer's path: new containers have fresh names and ports, so
+                // nothing needs to go first, and what this process holds is kept.
+                CompletableFuture<List<ContainerState>> previous = leftovers.of(request.agent());
                 Map<String, ServiceInstance> started = Map.of();
                 try {
                     started = startAll(request, request.services(), cold);
                 } finally {
                     Map<String, ServiceInstance> keep = started;
-                    leftovers.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
+                    previous.thenAcceptAsync(listed -> removeLeftovers(request.agent(), listed, keep), sets.workers());
                 }
                 entry = new AgentSandbox(
                         request.agent(),
@@ -606,20 +605,21 @@ public final class SandboxManager implements AutoCloseable {
                 .isPresent();
     }
 
+    /** This instance's containers; throws when the runtime cannot list them (the next new set lists again). */
     private List<ContainerState> listInstanceContainers() {
         try {
             return provisioner
                     .runtime()
                     .list(SandboxLabels.ofInstance(provisioner.settings().instanceId()));
         } catch (RuntimeException e) {
-            log.warn("could not list this instance's containers: {}", e.getMessage());
-            return List.of();
+            log.warn("could not list this instance's containers for leftovers: {}", e.getMessage());
+            throw e;
         }
     }
 
     /** Listings of this instance's containers made for new sets' leftovers so far (tests). */
     long leftoverListings() {
-        return listing.listings();
+        return leftovers.listings();
     }
 
     private List<ContainerState> listAgentContainers(String agent) {

@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A ready warm-pool container made one agent's: credentials made at claim time ({@link Engine#claimCredentials}), the
- * agent's user and database created in it ({@link Engine#prepareClaim}, on a claim session held open since the
- * container became ready when there is one), the plan's features activated. A failed claim removes the container.
+ * A ready warm-pool container made one agent's: credentials drawn from the plugin's secret source
+ * ({@link Engine#claimCredentials}) when its claim session is opened (the container became ready) or, without one, at
+ * claim; the agent's user and database made in it ({@link Engine#prepareClaim}, or ahead by the session); the plan's
+ * features activated. A failed claim removes the container.
  */
 final class PoolClaim {
     private static final Logger log = LoggerFactory.getLogger(ServiceProvisioner.class);
@@ -49,11 +50,13 @@ final class PoolClaim {
         this.turns = turns;
     }
 
-    /** What a later claim of {@code pooled} can open ahead of time; null when it cannot be opened (the claim logs in itself). */
+    /**
+     * What a later claim of {@code pooled} can open ahead of time, for the claim's credentials drawn now; null when it
+     * cannot be opened (the claim draws them and logs in itself).
+     */
     ClaimSession openSession(Engine engine, ServiceInstance pooled, boolean seeded) {
         try {
-            ProbeTarget target = ProbeTarget.of(pooled.endpoint(), pooled.credentials());
-            return seeded ? seeding(engine).openClaimSession(target) : engine.openClaimSession(target);
+            return open(engine, pooled, seeded);
         } catch (Exception e) {
             log.info(
                     "{} pool container {}: claim session not opened ({}); its claim will log in itself",
@@ -62,6 +65,15 @@ final class PoolClaim {
                     Redaction.of(String.valueOf(e.getMessage()), pooled.credentials()));
             return null;
         }
+    }
+
+    private ClaimSession open(Engine engine, ServiceInstance pooled, boolean seeded) throws Exception {
+        ProbeTarget target = ProbeTarget.of(pooled.endpoint(), pooled.credentials());
+        if (seeded) {
+            PoolSeeding seeding = seeding(engine);
+            return seeding.openClaimSession(target, seeding.claimCredentials(pooled.credentials(), engine, secrets));
+        }
+        return engine.openClaimSession(target, engine.claimCredentials(pooled.credentials(), secrets));
     }
 
     /**
@@ -83,10 +95,7 @@ final class PoolClaim {
         long t0 = System.nanoTime();
         String id = pooled.containerId();
         ledger.enter(id, ContainerLedger.Reason.CLAIMED, agent);
-        Credentials proposed = seeded
-                ? seeding(engine).claimCredentials(pooled.credentials(), engine, secrets)
-                : engine.claimCredentials(pooled.credentials(), secrets);
-        Credentials credentials = proposed;
+        Credentials credentials = pooled.credentials(); // until the claim's are known: what a failure redacts
         ClaimSession claim = session;
         LiveSession handed = null;
         try {
@@ -98,10 +107,11 @@ final class PoolClaim {
             ProbeTarget target;
             try {
                 if (claim == null && seeded) {
-                    claim = seeding(engine).openClaimSession(ProbeTarget.of(pooled.endpoint(), pooled.credentials()));
+                    claim = open(engine, pooled, true);
                 }
-                // A session that made the role and database ahead names them; the password is the fresh one.
-                credentials = claim != null ? claim.credentials(proposed) : proposed;
+                credentials = claim != null
+                        ? claim.credentials() // drawn when the session was opened; its role may be made already
+                        : engine.claimCredentials(pooled.credentials(), secrets);
                 target = containers.target(id, pooled.endpoint(), credentials);
                 if (claim != null) {
                     claim.claim(target);

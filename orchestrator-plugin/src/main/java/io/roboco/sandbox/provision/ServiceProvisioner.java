@@ -237,9 +237,10 @@ public final class ServiceProvisioner {
                         copy.get().volumes(),
                         started -> physicalStart.restore(copy.get(), started, started.credentials()));
         long ready = System.nanoTime();
+        LiveSession proving = null; // the agent login that proved the credential, held on for liveness
         try {
             if (copy.isEmpty()) {
-                engine.prepareAgent(s.target());
+                proving = engine.prepareAgentHolding(s.target());
             } else {
                 engine.liveness().check(s.target()); // the agent's role and database came with the copy, renamed
             }
@@ -261,7 +262,8 @@ public final class ServiceProvisioner {
                     limits,
                     false,
                     s.agentEndpoint());
-            liveness.openLater(engine, instance);
+            liveness.hold(engine, instance, proving); // null: one is opened in the background
+            proving = null;
             if (copy.isPresent()) {
                 log.debug(
                         "{} for agent {}: started from template '{}''s physical copy ({} bytes, {}): copied in and ready"
@@ -286,6 +288,9 @@ public final class ServiceProvisioner {
             }
             return instance;
         } catch (Exception | Error e) {
+            if (proving != null) {
+                proving.close();
+            }
             throw diagnosis.failed(engine, agent, s, e);
         }
     }

@@ -70,6 +70,40 @@ class ServiceProvisionerIT {
         return instance;
     }
 
+    /**
+     * Issue 21: a cold start's proving login is held on as the sandbox's liveness session, so no second agent login
+     * follows the answer; the checks after it run on that one session (Postgres: one agent backend, opened before the
+     * answer; Mongo: the ping that proved the user is the held client's).
+     */
+    @Test
+    void aColdStartsProvingLoginIsItsLivenessSession() throws Exception {
+        Engine postgres = REGISTRY.require("postgres");
+        ServiceInstance instance = provision("postgres", "dev-proving", Set.of());
+        double answered = System.currentTimeMillis() / 1000.0; // the container shares the host's clock
+        try {
+            assertThat(provisioner.isLive(postgres, instance)).isTrue();
+            assertThat(provisioner.isLive(postgres, instance)).isTrue();
+            try (Connection admin = DriverManager.getConnection(
+                            "jdbc:postgresql://" + instance.endpoint().host() + ":"
+                                    + instance.endpoint().port() + "/"
+                                    + instance.credentials().database() + "?sslmode=disable&connectTimeout=5",
+                            instance.credentials().adminUser(),
+                            instance.credentials().adminPassword());
+                    Statement s = admin.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*), max(extract(epoch FROM backend_start))"
+                            + " FROM pg_stat_activity WHERE usename = '"
+                            + instance.credentials().user() + "'")) {
+                rs.next();
+                assertThat(rs.getInt(1))
+                        .as("the agent's sessions: the proving login, held for liveness")
+                        .isEqualTo(1);
+                assertThat(rs.getDouble(2)).as("opened before the answer").isLessThan(answered);
+            }
+        } finally {
+            removeAndExpectNothingLeft(instance, "dev-proving");
+        }
+    }
+
     private void removeAndExpectNothingLeft(ServiceInstance instance, String agent) {
         provisioner.removeQuietly(instance.containerId());
         assertThat(runtime.list(SandboxLabels.ofAgent(INSTANCE, agent))).isEmpty();

@@ -227,19 +227,13 @@ public final class StubEngine implements Engine {
             }
 
             @Override
-            public ClaimSession openClaimSession(ProbeTarget seeder) {
-                return new ClaimSession() {
-                    @Override
-                    public void claim(ProbeTarget target) {
-                        if (dead.contains(target.endpoint())) {
-                            throw new IllegalStateException("connection refused");
-                        }
-                        handovers.add(target.credentials());
+            public ClaimSession openClaimSession(ProbeTarget seeder, Credentials claim) {
+                return ClaimSession.holdingNothing(claim, target -> {
+                    if (dead.contains(target.endpoint())) {
+                        throw new IllegalStateException("connection refused");
                     }
-
-                    @Override
-                    public void close() {}
-                };
+                    handovers.add(target.credentials());
+                });
             }
         });
     }

@@ -121,13 +121,19 @@ public final class MongoEngine implements Engine {
      */
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {
+        prepareAgentHolding(target).close();
+    }
+
+    /** {@link #prepareAgent}, its proving agent login (a client that pinged as the agent) held as the liveness session. */
+    @Override
+    public LiveSession prepareAgentHolding(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
         Document createUser = new Document("createUser", c.user())
                 .append("pwd", c.password())
                 .append("roles", List.of(new Document("role", "readWrite").append("db", c.database())))
                 .append("mechanisms", List.of("SCRAM-SHA-256"));
         MongoSessions.run(target, Login.ADMIN, c.database(), createUser);
-        MongoSessions.ping(target, Login.AGENT);
+        return MongoSessions.held(target, Login.AGENT);
     }
 
     /** {@code createUser} on the claim's new database, as a cold start does: Mongo creates a database on first write. */

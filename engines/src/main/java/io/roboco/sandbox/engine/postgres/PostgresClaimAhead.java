@@ -5,7 +5,6 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.LiveSession;
 import io.roboco.sandbox.engine.Login;
 import io.roboco.sandbox.engine.ProbeTarget;
-import io.roboco.sandbox.engine.SecretSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,26 +15,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A warm-pool claim with everything but the credential and the ownership done ahead, off the agent's path (issue 21).
- * When the pool container is ready: an admin connection into the database the agent will own (the pool container's
- * own database for an unseeded pool, the seeded one for a seeded pool), the agent's login role made with a provisional
- * password only this object ever held, and that role's first login into the database opened and held: the proving
- * login, done ahead. At claim, one round trip on the admin connection, one implicit transaction: the role's password
- * set to the claim's fresh one (a SCRAM verifier computed here, so the plaintext never reaches the server), the
+ * A warm-pool claim with everything but the ownership done ahead, off the agent's path (issue 21). When the pool
+ * container is ready: an admin connection into the database the agent will own (the pool container's own database for
+ * an unseeded pool, the seeded one for a seeded pool), the agent's login role made with the claim's password (drawn by
+ * the plugin's secret source when this session was opened; its SCRAM verifier computed here, so the plaintext never
+ * reaches the server), and that role's first login into the database opened and held: the proving login of the very
+ * credential the claim hands out. At claim, one round trip on the admin connection, one implicit transaction: the
  * database (and on Postgres 14 and older its {@code public} schema; a seeded pool: every object the seeder made, then
- * the seeder dropped) given to the role. No database is copied and no login is made on the agent's path.
+ * the seeder dropped) given to the role. No database is copied, no password hashed and no login made on the agent's
+ * path.
  *
- * <p>The provisional password lives only in {@link #open} (not kept, logged or handed out) and stops working at claim. A pool
- * container is claimed at most once; a session opened on a container that a crashed process had already prepared
- * drops that process's pending roles first (an unclaimed container has no agent role of anyone's).
+ * <p>Until the claim the role owns nothing, and only this process holds its password (never logged, kept only in the
+ * credentials the claim hands out). A pool container is claimed at most once; a session opened on a container that a
+ * crashed process had already prepared drops that process's pending roles first (an unclaimed container has no agent
+ * role of anyone's).
  */
 final class PostgresClaimAhead implements ClaimSession {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresClaimAhead.class);
-    private static final SecretSource SECRETS = SecretSource.secure();
+    /** The prefix every claim's role has ({@link PostgresEngine#newCredentials}); pending ones are found by it. */
+    private static final String ROLE_PREFIX = "agent_";
 
     private final Connection admin;
-    private final String role;
-    private final String database;
+    private final Credentials credentials;
     /** The agent role's login, opened ahead; null when it could not be (the claim then proves the login itself). */
     private Connection provingLogin;
 
@@ -43,29 +44,30 @@ final class PostgresClaimAhead implements ClaimSession {
     /** A seeded pool's seeder role, whose objects the claim hands over; null for an unseeded pool. */
     private final String seeder;
 
-    private PostgresClaimAhead(Connection admin, String role, String database, Connection provingLogin, String seeder) {
+    private PostgresClaimAhead(Connection admin, Credentials credentials, Connection provingLogin, String seeder) {
         this.admin = admin;
-        this.role = role;
-        this.database = database;
+        this.credentials = credentials;
         this.provingLogin = provingLogin;
         this.seeder = seeder;
     }
 
     /**
-     * Prepares the claim of {@code pooled} (its admin credential; its database the one the agent will own), handing over
-     * {@code seeder}'s objects at claim when not null.
+     * Prepares the claim of {@code pooled} (its admin credential; its database the one the agent will own) for
+     * {@code claim}'s role and password, handing over {@code seeder}'s objects at claim when not null.
      */
-    static ClaimSession open(ProbeTarget pooled, String seeder) throws SQLException {
+    static ClaimSession open(ProbeTarget pooled, Credentials claim, String seeder) throws SQLException {
+        if (!claim.user().startsWith(ROLE_PREFIX)) {
+            throw new IllegalArgumentException("a claim's role is named " + ROLE_PREFIX + "…, not " + claim.user());
+        }
         Credentials c = pooled.credentials();
+        Credentials handed =
+                new Credentials(c.adminUser(), c.adminPassword(), claim.user(), claim.password(), c.database());
         Connection admin = PostgresEngine.connect(pooled, Login.ADMIN, c.database());
-        String role = "agent_" + SECRETS.identifier();
-        String provisional =
-                SECRETS.password(); // used for the login ahead, then forgotten: the claim sets the real one
         try {
             try (Statement s = admin.createStatement()) {
                 dropPendingRoles(s);
-                s.execute("CREATE ROLE " + PostgresEngine.identifier(role) + " LOGIN PASSWORD "
-                        + PostgresEngine.literal(ScramVerifier.of(provisional))
+                s.execute("CREATE ROLE " + PostgresEngine.identifier(handed.user()) + " LOGIN PASSWORD "
+                        + PostgresEngine.literal(ScramVerifier.of(handed.password()))
                         + " NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS");
             }
         } catch (SQLException | RuntimeException e) {
@@ -74,37 +76,32 @@ final class PostgresClaimAhead implements ClaimSession {
         }
         Connection login = null;
         try {
-            login = PostgresEngine.connect(
-                    ProbeTarget.of(
-                            pooled.endpoint(),
-                            new Credentials(c.adminUser(), c.adminPassword(), role, provisional, c.database())),
-                    Login.AGENT);
+            login = PostgresEngine.connect(ProbeTarget.of(pooled.endpoint(), handed), Login.AGENT);
         } catch (SQLException e) {
             // A seed that revoked CONNECT from PUBLIC, say: the claim proves the login itself, after the grant.
             LOG.debug("postgres claim ahead at {}: no login ahead ({})", pooled.endpoint(), e.getMessage());
         }
-        return new PostgresClaimAhead(admin, role, c.database(), login, seeder);
+        return new PostgresClaimAhead(admin, handed, login, seeder);
     }
 
     @Override
-    public Credentials credentials(Credentials proposed) {
-        return new Credentials(proposed.adminUser(), proposed.adminPassword(), role, proposed.password(), database);
+    public Credentials credentials() {
+        return credentials;
     }
 
     @Override
     public void claim(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
-        if (!role.equals(c.user()) || !database.equals(c.database())) {
-            throw new IllegalStateException("the claim's credentials are not this session's (" + role + ")");
+        if (!credentials.user().equals(c.user())
+                || !credentials.database().equals(c.database())
+                || !credentials.password().equals(c.password())) {
+            throw new IllegalStateException(
+                    "the claim's credentials are not this session's (" + credentials.user() + ")");
         }
-        String agent = PostgresEngine.identifier(role);
+        String agent = PostgresEngine.identifier(credentials.user());
         StringBuilder sql = new StringBuilder()
-                .append("ALTER ROLE ")
-                .append(agent)
-                .append(" PASSWORD ")
-                .append(PostgresEngine.literal(ScramVerifier.of(c.password())))
-                .append(";\nALTER DATABASE ")
-                .append(PostgresEngine.identifier(database))
+                .append("ALTER DATABASE ")
+                .append(PostgresEngine.identifier(credentials.database()))
                 .append(" OWNER TO ")
                 .append(agent);
         if (seeder != null) {
@@ -131,12 +128,12 @@ final class PostgresClaimAhead implements ClaimSession {
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug(
-                    "postgres claim at {}: credential and ownership {} us{}",
+                    "postgres claim at {}: ownership {} us{}",
                     target.endpoint(),
                     (handed - t0) / 1000,
                     provingLogin == null
                             ? ", agent login " + (System.nanoTime() - handed) / 1000 + " us"
-                            : " (login proven ahead)");
+                            : " (credential and login made ahead)");
         }
     }
 

@@ -196,10 +196,16 @@ public final class PostgresEngine implements Engine {
     /**
      * One round trip on an admin connection to the agent's database: the role (with a SCRAM verifier
      * computed here, so the plaintext never reaches the server) and the ownership transfers. Then an
-     * agent login proves the credential.
+     * agent login proves the credential (held on as the liveness session by {@link #prepareAgentHolding}).
      */
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {
+        prepareAgentHolding(target).close();
+    }
+
+    /** {@link #prepareAgent}, its proving agent login held as the liveness session. */
+    @Override
+    public LiveSession prepareAgentHolding(ProbeTarget target) throws Exception {
         Credentials c = target.credentials();
         String agent = identifier(c.user());
         String sql = "CREATE ROLE " + agent + " LOGIN PASSWORD " + literal(ScramVerifier.of(c.password()))
@@ -210,7 +216,7 @@ public final class PostgresEngine implements Engine {
                 Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
-        selectOne(target, Login.AGENT);
+        return liveSession(connect(target, Login.AGENT));
     }
 
     /**
@@ -228,13 +234,13 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
-     * The claim prepared when the pool container became ready ({@link PostgresClaimAhead}): the agent's role made, its
-     * login into the pool container's own database proven and held, an admin connection open there; the claim only sets
-     * the credential and the ownership, in one round trip.
+     * The claim prepared when the pool container became ready ({@link PostgresClaimAhead}): the agent's role made with
+     * the claim's password, its login into the pool container's own database proven and held, an admin connection open
+     * there; the claim only hands the database over, in one round trip.
      */
     @Override
-    public ClaimSession openClaimSession(ProbeTarget pooled) throws SQLException {
-        return PostgresClaimAhead.open(pooled, null);
+    public ClaimSession openClaimSession(ProbeTarget pooled, Credentials claim) throws SQLException {
+        return PostgresClaimAhead.open(pooled, claim, null);
     }
 
     private static void claimOn(Connection admin, ProbeTarget target) throws Exception {

@@ -68,11 +68,11 @@ final class PostgresPoolSeeding implements PoolSeeding {
 
     /**
      * The hand-over prepared when the seeded container became ready ({@link PostgresClaimAhead}): the agent's role made
-     * and its login into the seeded database held; the claim sets the credential and hands over the database and
+     * with the claim's password and its login into the seeded database held; the claim hands over the database and
      * everything the seeder made, in one transaction.
      */
     @Override
-    public ClaimSession openClaimSession(ProbeTarget seeder) throws SQLException {
-        return PostgresClaimAhead.open(seeder, seeder.credentials().user());
+    public ClaimSession openClaimSession(ProbeTarget seeder, Credentials claim) throws SQLException {
+        return PostgresClaimAhead.open(seeder, claim, seeder.credentials().user());
     }
 }

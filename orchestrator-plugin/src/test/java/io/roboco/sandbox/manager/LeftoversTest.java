@@ -1,6 +1,7 @@
 package io.roboco.sandbox.manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.runtime.ContainerState;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class SharedListingTest {
+class LeftoversTest {
     private final ExecutorService executor = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -28,11 +30,11 @@ class SharedListingTest {
     }
 
     @Test
-    void setsThatLookWhileAListingRunsShareItAndEachGetsOnlyItsAgentsContainers() throws Exception {
+    void oneListingServesEveryAgentAndEachAgentsLeftoversAreHandedOutOnce() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger calls = new AtomicInteger();
-        SharedListing listing = new SharedListing(
+        Leftovers leftovers = new Leftovers(
                 () -> {
                     calls.incrementAndGet();
                     started.countDown();
@@ -45,22 +47,42 @@ class SharedListingTest {
                 },
                 executor);
 
-        CompletableFuture<List<ContainerState>> alice = listing.of("alice");
+        CompletableFuture<List<ContainerState>> alice = leftovers.of("alice");
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<List<ContainerState>> bob = listing.of("bob");
-        CompletableFuture<List<ContainerState>> carol = listing.of("carol");
+        CompletableFuture<List<ContainerState>> carol = leftovers.of("carol"); // while the listing runs
         release.countDown();
 
         assertThat(alice.get(10, TimeUnit.SECONDS))
                 .extracting(ContainerState::id)
                 .containsExactly("a1", "a2");
-        assertThat(bob.get(10, TimeUnit.SECONDS)).extracting(ContainerState::id).containsExactly("b1");
         assertThat(carol.get(10, TimeUnit.SECONDS)).isEmpty();
+        // after the listing: bob's from the same listing; alice's second new set finds none (handed out once)
+        assertThat(leftovers.of("bob").get(10, TimeUnit.SECONDS))
+                .extracting(ContainerState::id)
+                .containsExactly("b1");
+        assertThat(leftovers.of("alice").get(10, TimeUnit.SECONDS)).isEmpty();
         assertThat(calls).hasValue(1);
-        assertThat(listing.listings()).isEqualTo(1);
+        assertThat(leftovers.listings()).isEqualTo(1);
+    }
 
-        // once it is done, the next set lists again
-        assertThat(listing.of("alice").get(10, TimeUnit.SECONDS)).hasSize(2);
+    @Test
+    void aListingThatFailedIsMadeAgainByTheNextSet() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        Leftovers leftovers = new Leftovers(
+                () -> {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new IllegalStateException("daemon unreachable");
+                    }
+                    return List.of(of("a1", "alice"));
+                },
+                executor);
+
+        assertThatThrownBy(() -> leftovers.of("alice").get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasMessageContaining("daemon unreachable");
+        assertThat(leftovers.of("alice").get(10, TimeUnit.SECONDS))
+                .extracting(ContainerState::id)
+                .containsExactly("a1");
         assertThat(calls).hasValue(2);
     }
 }
