@@ -408,6 +408,9 @@ public final class Bench {
                     Clock.systemUTC());
         }
 
+        /** The prefix of a bench's environment variable that sets a server setting (the rest of its name). */
+        static final String SERVER_SETTING = "ROBOCO_BENCH_SERVER_";
+
         /** The settings every bench server shares: the state dir, the local images, the limits a burst needs. */
         static Map<String, String> env(Path dir, Map<String, String> images) {
             Map<String, String> env = new LinkedHashMap<>();
@@ -428,6 +431,12 @@ public final class Bench {
             // re-adoption (the default at a graceful stop) would be left running with no server to claim it.
             env.put("ROBOCO_SANDBOX_READOPT", "false");
             images.forEach((engine, image) -> env.put(ServerConfig.IMAGE_PREFIX + engine.toUpperCase(), image));
+            // A server setting to try in a run: ROBOCO_BENCH_SERVER_ROBOCO_SANDBOX_CONCURRENT_STARTS=2, say.
+            System.getenv().forEach((name, value) -> {
+                if (name.startsWith(SERVER_SETTING)) {
+                    env.put(name.substring(SERVER_SETTING.length()), value);
+                }
+            });
             return env;
         }
 

@@ -55,11 +55,13 @@ final class Burst {
         try (RunningServer server = pooled.start(POOL_SIZE)) {
             Api api = new Api(server.port(), Bench.API, Bench.ADMIN);
             api.project("pg", List.of("postgres"));
-            // A warm-up burst of claims only, not recorded: the claim path's code compiled as in a serving process
-            // (the rounds claimed a handful of times), so the timed bursts measure claims, not the JIT.
-            awaitPool(server, POOL_SIZE);
-            run("pool_warmup", server, api, "pg", POOL_SIZE, Double.NaN);
-            bursts.remove("pool_warmup");
+            if (options.jitWarmup() > 0) {
+                // A warm-up burst of claims only, not recorded: the claim path's code compiled as in a serving process
+                // (the rounds claimed a handful of times), so the timed bursts measure claims, not the JIT.
+                awaitPool(server, POOL_SIZE);
+                run("pool_warmup", server, api, "pg", POOL_SIZE, Double.NaN);
+                bursts.remove("pool_warmup");
+            }
             for (int n : options.burstPoolSizes()) {
                 awaitPool(server, POOL_SIZE);
                 run("postgres_" + n + "_pool", server, api, "pg", n, n * rawPostgres / cores);

@@ -157,7 +157,7 @@ public final class SandboxPluginBuilder {
     }
 
     /**
-     * Containers starting and becoming ready at once (default twice the host's cores, at least 4); more wait their turn
+     * Containers starting and becoming ready at once (default the host's cores plus one, at least 3); more wait their turn
      * in a queue, first come first served ({@link io.roboco.sandbox.provision.StartQueue}).
      */
     public SandboxPluginBuilder concurrentStarts(int starts) {

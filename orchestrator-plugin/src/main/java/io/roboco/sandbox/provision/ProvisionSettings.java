@@ -28,7 +28,7 @@ import java.util.TreeMap;
  * @param readyTimeout bound on waiting for one service to become ready (default 30 s)
  * @param pollGap     gap between readiness probes (default 25 ms)
  * @param concurrentStarts containers started and becoming ready at once; more wait their turn before they start
- *                    (default twice the cores, at least 4). On a 2-core machine 20 Postgres containers started
+ *                    (default the cores plus one, at least 3). On a 2-core machine 20 Postgres containers started
  *                    together all share the CPU and all finish last; admitted a few at a time, the first are
  *                    ready in a second and the storm of readiness probes does not starve the daemon.
  * @param startQueuePerOwner starts one owner (agent, named sandbox's owner, the warm pool) may have waiting for a turn
@@ -103,9 +103,9 @@ public record ProvisionSettings(
     /** How long a start waits for its turn by default. */
     public static final Duration DEFAULT_START_QUEUE_WAIT = Duration.ofSeconds(120);
 
-    /** Twice this host's cores, at least 4. */
+    /** This host's cores plus one, at least 3. */
     public static int defaultConcurrentStarts() {
-        return Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+        return Math.max(3, Runtime.getRuntime().availableProcessors() + 1);
     }
 
     /** The server's configured default image of {@code engine}. */

@@ -9,7 +9,7 @@ import java.util.Map;
  * Admission at the container-start seam under a burst ({@code provision.StartQueue}), validated at start.
  *
  * <ul>
- *   <li>{@code ROBOCO_SANDBOX_CONCURRENT_STARTS} (derived: twice the host's cores, at least 4): containers starting and
+ *   <li>{@code ROBOCO_SANDBOX_CONCURRENT_STARTS} (derived: the host's cores plus one, at least 3): containers starting and
  *       becoming ready at once; the rest wait in one queue, first come first served across owners;</li>
  *   <li>{@code ROBOCO_SANDBOX_START_QUEUE_PER_OWNER} ({@code 8}): starts one owner may have waiting; one more is a
  *       retryable {@code invalid_state} at once, so one owner cannot fill the queue;</li>
@@ -23,8 +23,8 @@ public record StartQueueSettings(Integer concurrentStarts, int perOwner, Duratio
     public StartQueueSettings {
         if (concurrentStarts != null && (concurrentStarts < 1 || concurrentStarts > 1000)) {
             throw new ConfigException("ROBOCO_SANDBOX_CONCURRENT_STARTS=" + concurrentStarts
-                    + " is out of range; use 1-1000, or unset it to derive it from the host's cores (twice the cores, at"
-                    + " least 4)");
+                    + " is out of range; use 1-1000, or unset it to derive it from the host's cores (the cores plus"
+                    + " one, at least 3)");
         }
         if (perOwner < 1 || perOwner > 1000) {
             throw new ConfigException("ROBOCO_SANDBOX_START_QUEUE_PER_OWNER=" + perOwner
@@ -50,7 +50,7 @@ public record StartQueueSettings(Integer concurrentStarts, int perOwner, Duratio
                 EnvValues.duration(env, "ROBOCO_SANDBOX_START_QUEUE_WAIT", d.maxWait()));
     }
 
-    /** The turns at once this server runs with: the setting, or twice the host's cores (at least 4). */
+    /** The turns at once this server runs with: the setting, or the host's cores plus one (at least 3). */
     public int effectiveConcurrentStarts() {
         return concurrentStarts != null ? concurrentStarts : ProvisionSettings.defaultConcurrentStarts();
     }

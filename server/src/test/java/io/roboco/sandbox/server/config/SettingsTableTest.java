@@ -76,7 +76,7 @@ class SettingsTableTest {
                     "ROBOCO_SANDBOX_MAX_CONTAINERS",
                     "unset means: 3/4 of the Docker host's memory over the per-container memory limit"),
             Map.entry("ROBOCO_SANDBOX_SECRET_KEY_FILE", "unset means: secret.key in the state directory"),
-            Map.entry("ROBOCO_SANDBOX_CONCURRENT_STARTS", "unset means: twice the host's cores, at least 4"));
+            Map.entry("ROBOCO_SANDBOX_CONCURRENT_STARTS", "unset means: the host's cores plus one, at least 3"));
 
     /** What an entry missing from one of ServerConfig's per-engine maps means, by record component. */
     private static final Map<String, Function<String, Object>> ABSENT_ENTRY = Map.of(
