@@ -14,6 +14,7 @@ import io.roboco.sandbox.provision.SandboxLabels;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServiceProvisioner;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.testkit.AgentSessions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -194,20 +195,13 @@ class WarmPoolIT {
         try {
             assertThat(provisioner.isLive(postgres, claimed)).isTrue();
             assertThat(provisioner.isLive(postgres, claimed)).isTrue();
-            try (Connection admin = login(
-                            claimed,
-                            claimed.credentials().adminUser(),
-                            claimed.credentials().adminPassword());
-                    Statement s = admin.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT count(*), max(extract(epoch FROM backend_start))"
-                            + " FROM pg_stat_activity WHERE usename = '"
-                            + claimed.credentials().user() + "'")) {
-                rs.next();
-                assertThat(rs.getInt(1))
-                        .as("the agent's sessions: the login made ahead, now held for liveness")
-                        .isEqualTo(1);
-                assertThat(rs.getDouble(2)).as("opened before the claim").isLessThan(claimStarted);
-            }
+            AgentSessions sessions = AgentSessions.of(claimed);
+            assertThat(sessions.count())
+                    .as("the agent's sessions: the login made ahead, now held for liveness")
+                    .isEqualTo(1);
+            assertThat(sessions.newestStartedEpochSeconds())
+                    .as("opened before the claim")
+                    .isLessThan(claimStarted);
         } finally {
             provisioner.removeQuietly(claimed.containerId());
         }

@@ -10,6 +10,7 @@ import io.roboco.sandbox.engine.Engine;
 import io.roboco.sandbox.engine.EngineRegistry;
 import io.roboco.sandbox.engine.SecretSource;
 import io.roboco.sandbox.runtime.ContainerRuntime;
+import io.roboco.sandbox.testkit.AgentSessions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -83,22 +84,13 @@ class ServiceProvisionerIT {
         try {
             assertThat(provisioner.isLive(postgres, instance)).isTrue();
             assertThat(provisioner.isLive(postgres, instance)).isTrue();
-            try (Connection admin = DriverManager.getConnection(
-                            "jdbc:postgresql://" + instance.endpoint().host() + ":"
-                                    + instance.endpoint().port() + "/"
-                                    + instance.credentials().database() + "?sslmode=disable&connectTimeout=5",
-                            instance.credentials().adminUser(),
-                            instance.credentials().adminPassword());
-                    Statement s = admin.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT count(*), max(extract(epoch FROM backend_start))"
-                            + " FROM pg_stat_activity WHERE usename = '"
-                            + instance.credentials().user() + "'")) {
-                rs.next();
-                assertThat(rs.getInt(1))
-                        .as("the agent's sessions: the proving login, held for liveness")
-                        .isEqualTo(1);
-                assertThat(rs.getDouble(2)).as("opened before the answer").isLessThan(answered);
-            }
+            AgentSessions sessions = AgentSessions.of(instance);
+            assertThat(sessions.count())
+                    .as("the agent's sessions: the proving login, held for liveness")
+                    .isEqualTo(1);
+            assertThat(sessions.newestStartedEpochSeconds())
+                    .as("opened before the answer")
+                    .isLessThan(answered);
         } finally {
             removeAndExpectNothingLeft(instance, "dev-proving");
         }
