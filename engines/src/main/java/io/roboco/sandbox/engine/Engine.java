@@ -119,8 +119,9 @@ public interface Engine {
     }
 
     /**
-     * Fresh credentials for an agent claiming a warm-pool container that was started with {@code pooled}:
-     * the admin pair stays (it never leaves the plugin); user, password and database are new, made now.
+     * Fresh credentials for the agent that will claim a warm-pool container started with {@code pooled}: the admin
+     * pair stays (it never leaves the plugin); user, password and database are new, drawn from {@code secrets} (when
+     * the container's claim session opens, or at claim without one). One container, one claim, one draw.
      */
     default Credentials claimCredentials(Credentials pooled, SecretSource secrets) {
         Credentials fresh = newCredentials(secrets);

@@ -481,9 +481,9 @@ public final class ServiceProvisioner {
     }
 
     /**
-     * Hands a ready warm-pool container to {@code agent}: credentials made now ({@link Engine#claimCredentials}),
-     * the agent's user and database created ({@link Engine#prepareClaim}) on the held claim {@code session} (closed
-     * here; null: without one), the plan's features activated. On failure the container is removed. In the ledger as
+     * Hands a ready warm-pool container to {@code agent}: the credentials the held claim {@code session} was opened with
+     * (drawn then, {@link Engine#claimCredentials}; without a session, drawn now), the agent's user and database made
+     * ({@link Engine#prepareClaim}, or ahead by the session; closed here), the plan's features activated. On failure the container is removed. In the ledger as
      * claimed until its owner moves it.
      */
     public ServiceInstance claim(ServicePlan plan, ServiceInstance pooled, ClaimSession session, String agent)
