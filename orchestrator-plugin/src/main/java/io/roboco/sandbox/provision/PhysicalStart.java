@@ -96,18 +96,8 @@ final class PhysicalStart {
     /** Writes {@code source}'s copy into the held container {@code started} as {@code target}'s names and passwords. */
     void restore(Source source, ColdStart.Started started, Credentials target) throws Exception {
         TemplateInfo t = source.template();
-        if (source.volume() != null) {
-            // the container's first process has copied it in from the mounted volume
-            source.copies()
-                    .restore(
-                            containers.exec(started.container().id()),
-                            source.copy().origin(),
-                            target,
-                            null,
-                            source.copy().sizeBytes());
-            return;
-        }
-        try (InputStream archive = templates.openPhysical(t.project(), t.name())) {
+        // From a mounted volume the container's first process has copied it in already: nothing to stream (null).
+        try (InputStream archive = source.volume() != null ? null : templates.openPhysical(t.project(), t.name())) {
             source.copies()
                     .restore(
                             containers.exec(started.container().id()),

@@ -51,13 +51,7 @@ class WarmPoolIT {
                 SecretSource.secure(),
                 Clock.systemUTC());
         pool = new WarmPool(REGISTRY, provisioner, new PoolSizes(Map.of("postgres", 2))).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-        while (pool.idle("postgres") < 2) {
-            assertThat(System.nanoTime())
-                    .as("two ready pool containers within 150 s")
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        awaitReady(2);
     }
 
     @AfterAll
@@ -181,13 +175,7 @@ class WarmPoolIT {
      */
     @Test
     void theLoginMadeAheadIsTheClaimedSandboxsLivenessSession() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
-        while (pool.idle("postgres") < 1) {
-            assertThat(System.nanoTime())
-                    .as("a ready pool container within 150 s")
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        awaitReady(1);
         Engine postgres = REGISTRY.require("postgres");
         double claimStarted = System.currentTimeMillis() / 1000.0; // the container shares the host's clock
         ServiceInstance claimed =
@@ -195,15 +183,21 @@ class WarmPoolIT {
         try {
             assertThat(provisioner.isLive(postgres, claimed)).isTrue();
             assertThat(provisioner.isLive(postgres, claimed)).isTrue();
-            AgentSessions sessions = AgentSessions.of(claimed);
-            assertThat(sessions.count())
-                    .as("the agent's sessions: the login made ahead, now held for liveness")
-                    .isEqualTo(1);
-            assertThat(sessions.newestStartedEpochSeconds())
-                    .as("opened before the claim")
-                    .isLessThan(claimStarted);
+            AgentSessions.assertOnlyOne(
+                    claimed, "the login made ahead, now held for liveness", claimStarted, "the claim");
         } finally {
             provisioner.removeQuietly(claimed.containerId());
+        }
+    }
+
+    /** Until the pool holds {@code n} ready Postgres containers; at most 150 s. */
+    private static void awaitReady(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+        while (pool.idle("postgres") < n) {
+            assertThat(System.nanoTime())
+                    .as(n + " ready pool container(s) within 150 s")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
         }
     }
 

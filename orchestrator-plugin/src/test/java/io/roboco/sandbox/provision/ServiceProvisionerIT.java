@@ -84,13 +84,7 @@ class ServiceProvisionerIT {
         try {
             assertThat(provisioner.isLive(postgres, instance)).isTrue();
             assertThat(provisioner.isLive(postgres, instance)).isTrue();
-            AgentSessions sessions = AgentSessions.of(instance);
-            assertThat(sessions.count())
-                    .as("the agent's sessions: the proving login, held for liveness")
-                    .isEqualTo(1);
-            assertThat(sessions.newestStartedEpochSeconds())
-                    .as("opened before the answer")
-                    .isLessThan(answered);
+            AgentSessions.assertOnlyOne(instance, "the proving login, held for liveness", answered, "the answer");
         } finally {
             removeAndExpectNothingLeft(instance, "dev-proving");
         }

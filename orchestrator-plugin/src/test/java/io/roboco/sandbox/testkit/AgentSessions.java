@@ -1,5 +1,7 @@
 package io.roboco.sandbox.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.roboco.sandbox.provision.ServiceInstance;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,6 +14,19 @@ import java.sql.Statement;
  * credential): how many, and when the newest began (epoch seconds; the container shares the host's clock).
  */
 public record AgentSessions(int count, double newestStartedEpochSeconds) {
+    /**
+     * Asserts that the agent has exactly one session in {@code sandbox}, {@code which} one (its liveness session),
+     * begun before {@code epochSeconds}, {@code when} that was (the claim, the answer).
+     */
+    public static void assertOnlyOne(ServiceInstance sandbox, String which, double epochSeconds, String when)
+            throws SQLException {
+        AgentSessions sessions = of(sandbox);
+        assertThat(sessions.count()).as("the agent's sessions: " + which).isEqualTo(1);
+        assertThat(sessions.newestStartedEpochSeconds())
+                .as("opened before " + when)
+                .isLessThan(epochSeconds);
+    }
+
     public static AgentSessions of(ServiceInstance sandbox) throws SQLException {
         try (Connection admin = DriverManager.getConnection(
                         "jdbc:postgresql://" + sandbox.endpoint().host() + ":"

@@ -139,14 +139,9 @@ class PhysicalTemplatesIT {
         String originUser = (String) physical.get("user");
         String originDatabase = (String) physical.get("database");
 
-        Map<String, String> seeded;
-        try (LogCapture log = new LogCapture()) {
-            seeded = sandbox("dev-2", "shop", "{\"template\":\"shop-v1\"}");
-            assertThat(log.logged())
-                    .as("the server started dev-2's Postgres from the copy, unpacked into a volume at save")
-                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy")
-                    .contains("bytes, from its unpacked volume)");
-        }
+        Map<String, String> seeded = dev2FromTheCopy(
+                "from its unpacked volume",
+                "the server started dev-2's Postgres from the copy, unpacked into a volume at save");
         assertThat(docker.volumes(Map.of(TEMPLATE_VOLUME, server.server.instanceId())))
                 .as("one volume holds the template's unpacked copy")
                 .hasSize(1);
@@ -178,14 +173,8 @@ class PhysicalTemplatesIT {
         psql(source, SCHEMA);
         assertThat(ok("dev-1", "save_template", "{\"name\":\"shop-v1\"}").get("physical_copy"))
                 .isInstanceOf(Map.class);
-        Map<String, String> seeded;
-        try (LogCapture log = new LogCapture()) {
-            seeded = sandbox("dev-2", "shop", "{\"template\":\"shop-v1\"}");
-            assertThat(log.logged())
-                    .as("as on Kubernetes: the copy is streamed through an exec")
-                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy")
-                    .contains("bytes, streamed in)");
-        }
+        Map<String, String> seeded =
+                dev2FromTheCopy("streamed in", "as on Kubernetes: the copy is streamed through an exec");
         assertThat(docker.volumes(Map.of(TEMPLATE_VOLUME, server.server.instanceId())))
                 .isEmpty();
         assertHoldsTheTemplate(seeded);
@@ -257,6 +246,21 @@ class PhysicalTemplatesIT {
         }
         assertThat(psql(on17, "SHOW server_version_num")).startsWith("17");
         assertHoldsTheTemplate(on17);
+    }
+
+    /**
+     * dev-2's sandbox of {@code shop} from template {@code shop-v1}, its log saying it started from the physical copy and
+     * how the copy got in ({@code how}: "from its unpacked volume", "streamed in").
+     */
+    private Map<String, String> dev2FromTheCopy(String how, String why) throws Exception {
+        try (LogCapture log = new LogCapture()) {
+            Map<String, String> seeded = sandbox("dev-2", "shop", "{\"template\":\"shop-v1\"}");
+            assertThat(log.logged())
+                    .as(why)
+                    .contains("postgres for agent dev-2: started from template 'shop-v1''s physical copy")
+                    .contains("bytes, " + how + ")");
+            return seeded;
+        }
     }
 
     /** The template's rows, its view, its extensions at work, objects the agent owns, and writes that work. */
