@@ -75,7 +75,12 @@ public final class JdbcSettingsStore implements SettingsStore {
             "id, name, services, extensions, data_settings, ttl_default_ms, ttl_max_ms, max_live";
     private static final String AUDIT_COLUMNS = "ts, agent, project, verb, decision, reason, services, duration_ms, id";
 
+    /** The journal file audit records go through ({@link #embedded}); null: they are written straight in. */
+    public static final String AUDIT_JOURNAL = "audit.journal";
+
     private final StoreConnections db;
+    /** Set once, right after opening, by {@link #embedded}; null for a store without a state directory. */
+    private volatile AuditJournal journal;
 
     private JdbcSettingsStore(StoreConnections db) {
         this.db = db;
@@ -125,7 +130,16 @@ public final class JdbcSettingsStore implements SettingsStore {
         // server loses nothing it acknowledged; DB_CLOSE_ON_EXIT=FALSE keeps H2's own JVM shutdown hook from
         // closing the database while the server's shutdown is still releasing sandboxes and writing their
         // audit records (the server closes the store itself, as its last shutdown step).
-        return open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "");
+        JdbcSettingsStore store =
+                open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "");
+        try {
+            store.journal =
+                    AuditJournal.open(dir.resolve(AUDIT_JOURNAL), store::insertAudit, n -> store.newestAudit(n));
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        return store;
     }
 
     // --- projects ---------------------------------------------------------------------------
@@ -376,39 +390,37 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     // --- audit ------------------------------------------------------------------------------
 
+    /**
+     * Durable once it returns: in the audit journal when the store has one (the database gets it soon after, every
+     * read of the trail waits for that), else committed to the database.
+     */
     @Override
     public void append(AuditRecord r) {
-        Objects.requireNonNull(r.time(), "audit record time");
-        OffsetDateTime ts = OffsetDateTime.ofInstant(r.time().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
-        String services = write(r.services());
-        db.transaction(
-                "append an audit record",
-                c -> update(
-                        c,
-                        "INSERT INTO audit"
-                                + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        ts,
-                        r.agent(),
-                        r.project(),
-                        r.verb(),
-                        r.decision(),
-                        r.reason(),
-                        services,
-                        r.durationMillis()));
+        appendAll(List.of(r));
     }
 
-    /** A group commit ({@code AuditTrail}): every record in one transaction, one commit, one flush; all or none. */
+    /** A group commit ({@code AuditTrail}): every record in one journal write, or one transaction; all or none. */
     @Override
     public void appendAll(List<AuditRecord> records) {
         if (records.isEmpty()) {
             return;
         }
-        db.transaction("append " + records.size() + " audit records", c -> {
+        records.forEach(r -> Objects.requireNonNull(r.time(), "audit record time"));
+        AuditJournal j = journal;
+        if (j != null) {
+            j.append(records);
+        } else {
+            insertAudit(records);
+        }
+    }
+
+    /** Every record in one transaction, one commit, one flush; all or none. */
+    private void insertAudit(List<AuditRecord> records) {
+        db.transaction("append " + records.size() + " audit record(s)", c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "INSERT INTO audit"
                             + " (ts, agent, project, verb, decision, reason, services, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (AuditRecord r : records) {
-                    Objects.requireNonNull(r.time(), "audit record time");
                     ps.setObject(1, OffsetDateTime.ofInstant(r.time().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
                     ps.setString(2, r.agent());
                     ps.setString(3, r.project());
@@ -425,11 +437,31 @@ public final class JdbcSettingsStore implements SettingsStore {
         });
     }
 
+    /** Reads of the trail see every record appended before them. */
+    private void caughtUp() {
+        AuditJournal j = journal;
+        if (j != null) {
+            j.drain();
+        }
+    }
+
+    private List<AuditRecord> newestAudit(int limit) {
+        return db.read(
+                "read the audit trail",
+                c -> all(
+                        c,
+                        "SELECT ts, agent, project, verb, decision, reason, services, duration_ms FROM audit"
+                                + " ORDER BY ts DESC, id DESC LIMIT ?",
+                        JdbcSettingsStore::auditRecord,
+                        limit));
+    }
+
     @Override
     public List<AuditRecord> recent(String agent, String decision, int limit) {
         if (limit <= 0) {
             return List.of();
         }
+        caughtUp();
         StringBuilder sql = new StringBuilder(
                 "SELECT ts, agent, project, verb, decision, reason, services, duration_ms" + " FROM audit WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
@@ -449,6 +481,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public AuditPage page(AuditQuery q) {
+        caughtUp();
         AuditCursor after = q.cursor() == null ? null : AuditCursor.parse(q.cursor());
         StringBuilder sql = new StringBuilder("SELECT " + AUDIT_COLUMNS + " FROM audit WHERE 1 = 1");
         List<Object> args = new ArrayList<>();
@@ -485,6 +518,7 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public int pruneAudit(Instant before, int batch) {
+        caughtUp();
         return db.transaction(
                 "prune the audit trail",
                 c -> update(
@@ -632,6 +666,10 @@ public final class JdbcSettingsStore implements SettingsStore {
 
     @Override
     public void close() {
+        AuditJournal j = journal;
+        if (j != null) {
+            j.close(); // what is left goes into the database first
+        }
         db.close();
     }
 
