@@ -51,6 +51,8 @@ public final class SandboxBook implements Admission {
     static final int RENEW_FRACTION = 10;
 
     static final Duration RENEW_SLACK_CAP = Duration.ofMinutes(1);
+    /** A TTL from which on the slack is {@link #RENEW_SLACK_CAP} (a hit then skips the division, BigDecimal inside). */
+    private static final Duration CAPPED_FROM = RENEW_SLACK_CAP.multipliedBy(RENEW_FRACTION);
 
     private final SandboxStore store;
     private final String instance;
@@ -204,7 +206,7 @@ public final class SandboxBook implements Admission {
         Instant now = clock.instant();
         Duration ttl = lifetimes.resolve(request.project()).ttlDefault();
         Instant target = min(now.plus(ttl), record.maxExpires());
-        Duration slack = min(ttl.dividedBy(RENEW_FRACTION), RENEW_SLACK_CAP);
+        Duration slack = ttl.compareTo(CAPPED_FROM) >= 0 ? RENEW_SLACK_CAP : ttl.dividedBy(RENEW_FRACTION);
         boolean renew = Duration.between(entry.expires(), target).compareTo(slack) > 0;
         boolean relabel = labels != null && !labels.equals(record.labels());
         List<ContainerRef> refs = refs(entry.services().values(), record.containers(), null);
