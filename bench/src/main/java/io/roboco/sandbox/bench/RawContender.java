@@ -37,6 +37,9 @@ final class RawContender {
         this.ports = ports;
     }
 
+    /** Log lines a probe sees, as in the provisioner's probe targets (Redis's start probe reads the log). */
+    private static final int LOG_TAIL_LINES = 15;
+
     /** Time to working credentials in ms; the container is removed afterwards (not timed). */
     double once(Engine engine) throws Exception {
         return once(engine, images.get(engine.name()));
@@ -65,9 +68,9 @@ final class RawContender {
                     new Endpoint("127.0.0.1", port),
                     credentials,
                     () -> runtime.isRunning(container.id()),
-                    () -> "",
+                    () -> runtime.logTail(container.id(), LOG_TAIL_LINES),
                     (command, env) -> runtime.exec(container.id(), command, env));
-            Readiness.await(engine.readiness(), target, defaults.readyTimeout(), defaults.pollGap());
+            Readiness.await(engine.accepting(), target, defaults.readyTimeout(), defaults.pollGap());
             engine.prepareAgent(target);
             return (System.nanoTime() - t0) / 1e6;
         } finally {

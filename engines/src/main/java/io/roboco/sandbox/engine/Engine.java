@@ -81,8 +81,19 @@ public interface Engine {
     ReadinessProbe readiness();
 
     /**
+     * What a freshly started container is polled with before its first admin work ({@link #prepareAgent}, a warm-pool
+     * claim's session, a seeder's): the service accepts sessions. That first login proves the admin credential, so an
+     * engine may answer here without one, more cheaply per poll (Postgres: the server's answer to a startup message;
+     * Redis: the container's own log saying it listens). It must send no secret to a port whose listener is not proven
+     * the container's own. By default {@link #readiness()}.
+     */
+    default ReadinessProbe accepting() {
+        return readiness();
+    }
+
+    /**
      * Creates the agent's least-privileged user (and database / keyspace) through the admin
-     * credential, then proves the agent can log in. Called once, after {@link #readiness()} passed.
+     * credential, then proves the agent can log in. Called once, after {@link #accepting()} passed.
      */
     void prepareAgent(ProbeTarget target) throws Exception;
 

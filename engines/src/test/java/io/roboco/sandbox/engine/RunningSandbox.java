@@ -44,7 +44,9 @@ public final class RunningSandbox implements AutoCloseable {
                 () -> DockerCli.logTail(id),
                 exec);
         try {
-            Readiness.await(engine.readiness(), target, Duration.ofSeconds(60), Duration.ofMillis(20));
+            // What a start waits for, then the admin-credential check readiness() makes (both against the real server).
+            Readiness.await(engine.accepting(), target, Duration.ofSeconds(60), Duration.ofMillis(20));
+            engine.readiness().check(target);
         } catch (Exception e) {
             String tail = DockerCli.logTail(id);
             DockerCli.remove(id);

@@ -273,7 +273,7 @@ final class ColdStart {
             if (beforeReady != null) {
                 beforeReady.run(started);
             }
-            Readiness.await(engine.readiness(), target, settings.readyTimeout(), settings.pollGap());
+            Readiness.await(engine.accepting(), target, settings.readyTimeout(), settings.pollGap());
             return started;
         } catch (Readiness.NotReadyException e) {
             if (attempt.hostMode

@@ -194,6 +194,16 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
+     * The server's answer to a startup message, as {@code pg_isready} asks ({@link PostgresAccepting}): no login, no
+     * driver, so a start's polls cost no SCRAM and no failed pgjdbc connect; the admin login that follows proves both
+     * the credential and that the listener is the sandbox's server.
+     */
+    @Override
+    public ReadinessProbe accepting() {
+        return PostgresAccepting::check;
+    }
+
+    /**
      * One round trip on an admin connection to the agent's database: the role (with a SCRAM verifier
      * computed here, so the plaintext never reaches the server) and the ownership transfers. Then an
      * agent login proves the credential (held on as the liveness session by {@link #prepareAgentHolding}).

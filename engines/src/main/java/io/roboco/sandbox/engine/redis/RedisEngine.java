@@ -204,9 +204,31 @@ public final class RedisEngine implements Engine {
     }
 
     /**
+     * What a Redis server logs once it listens on every address it was given ({@code Ready to accept connections}; a
+     * port it cannot bind ends the server instead).
+     */
+    static final String LISTENING = "Ready to accept connections";
+
+    /**
+     * The container's own log says its server listens ({@value #LISTENING}): only the container's processes write that
+     * log, and before the agent gets in the only one is the server, which logs the line after binding its TCP port. So
+     * the port is proven the container's server's before anything is sent to it over TCP, as the exec of
+     * {@link #readiness()} proves it, for a log read (a few ms of the daemon's CPU) instead of an exec (tens of ms of
+     * the daemon's, the runtime's and a {@code redis-cli}'s). {@link #prepareAgent} then proves the admin password.
+     */
+    @Override
+    public ReadinessProbe accepting() {
+        return target -> {
+            if (!target.logTail().get().contains(LISTENING)) {
+                throw new IllegalStateException("the server has not logged \"" + LISTENING + "\" yet");
+            }
+        };
+    }
+
+    /**
      * {@code ACL SETUSER} with the password's SHA-256 ({@code #<hex>}), so the plaintext never reaches the server; then
      * agent AUTH + PING over TCP. The admin logs in over TCP on a loopback endpoint, proven the container's by
-     * {@link #readiness()}; on a network endpoint the command goes through an exec over the unix socket instead.
+     * {@link #accepting()} (or {@link #readiness()}); on a network endpoint the command goes through an exec over the unix socket instead.
      */
     @Override
     public void prepareAgent(ProbeTarget target) throws Exception {

@@ -64,6 +64,19 @@ class RedisEngineTest {
     }
 
     @Test
+    void aStartWaitsForTheContainersOwnLogToSayItListensWithoutAnExecOrATcpConnection() throws Exception {
+        RecordingExec exec = new RecordingExec();
+        String[] log = {"1:M 07 Dec 2026 18:33:53.098 * Server initialized\n"};
+        ProbeTarget target = new ProbeTarget(new Endpoint("127.0.0.1", 1), credentials, () -> true, () -> log[0], exec);
+        assertThatThrownBy(() -> engine.accepting().check(target)).hasMessageContaining("Ready to accept connections");
+        log[0] += "1:M 07 Dec 2026 18:33:53.099 * Ready to accept connections tcp\n";
+        engine.accepting().check(target);
+        assertThat(exec.calls)
+                .as("no exec: the log proves the port is the server's")
+                .isEmpty();
+    }
+
+    @Test
     void adminWorkOnANetworkEndpointStaysInTheExec() {
         RecordingExec exec = new RecordingExec().answer(0, "OK\n", "").answer(0, "OK\n", "");
         ProbeTarget target =
