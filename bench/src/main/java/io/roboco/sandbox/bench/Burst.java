@@ -104,6 +104,8 @@ final class Burst {
         List<Future<?>> futures = new ArrayList<>();
         AtomicReference<String> firstFailure = new AtomicReference<>();
         Machine.CpuTimes cpuBefore = Machine.cpuTimes();
+        long jvmBefore = Machine.processCpuMillis();
+        long jitBefore = Machine.jitCompileMillis();
         String loadBefore = Machine.loadAverage();
         server.startQueue().resetPeak();
         long t0 = System.nanoTime();
@@ -124,7 +126,11 @@ final class Burst {
             f.get();
         }
         double wall = Bench.since(t0).toNanos() / 1e6;
-        double busy = Machine.cpuTimes().busyShareSince(cpuBefore);
+        Machine.CpuTimes cpuAfter = Machine.cpuTimes();
+        double busy = cpuAfter.busyShareSince(cpuBefore);
+        double hostCpuPerAgent = (double) (cpuAfter.busy() - cpuBefore.busy()) * Machine.MS_PER_TICK / n;
+        double jvmCpuPerAgent = (double) (Machine.processCpuMillis() - jvmBefore) / n;
+        long jitMs = Machine.jitCompileMillis() - jitBefore;
         String loadAfter = Machine.loadAverage();
         StartQueue.Snapshot queue = server.startQueue().snapshot();
         List<Future<?>> releases = new ArrayList<>();
@@ -153,6 +159,9 @@ final class Burst {
         json.put("start_queue_timed_out_total", queue.timedOut());
         json.put("mean_start_turn_ms", queue.meanTurnMillis());
         json.put("cpu_busy_share", Samples.round(busy * 100) / 100.0);
+        json.put("host_cpu_ms_per_agent", Samples.round(hostCpuPerAgent));
+        json.put("bench_jvm_cpu_ms_per_agent", Samples.round(jvmCpuPerAgent));
+        json.put("jit_compile_ms", jitMs);
         json.put("load_average_before", loadBefore);
         json.put("load_average_after", loadAfter);
         if (firstFailure.get() != null) {
@@ -162,7 +171,8 @@ final class Burst {
         bursts.put(key, figures);
         System.out.printf(
                 "    served %d/%d; p50 %.0f ms, p95 %.0f ms, max %.0f ms, wall %.0f ms (floor %.0f ms: %.2f x);"
-                        + " queue peak %s; CPU busy %.0f %%; load %s%n",
+                        + " queue peak %s; CPU busy %.0f %%; load %s; host CPU %.0f ms an agent (this JVM's %.0f ms),"
+                        + " JIT compiling %d ms%n",
                 s.count(),
                 n,
                 s.median(),
@@ -173,7 +183,10 @@ final class Burst {
                 wall / floorMs,
                 json.get("start_queue_peak"),
                 busy * 100,
-                loadAfter);
+                loadAfter,
+                hostCpuPerAgent,
+                jvmCpuPerAgent,
+                jitMs);
         if (firstFailure.get() != null) {
             System.out.println("    first not served: " + firstFailure.get());
         }

@@ -1,6 +1,7 @@
 package io.roboco.sandbox.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,6 +34,25 @@ final class Machine {
             return total <= 0 ? Double.NaN : (double) (busy - before.busy) / total;
         }
     }
+
+    /**
+     * This JVM's time in its JIT compilers so far (ms; the compiler threads' elapsed time, which on a saturated host is
+     * their CPU): a burst early in a process's life pays for compiling the paths it runs, a serving process does not.
+     */
+    static long jitCompileMillis() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
+    /** This JVM's CPU time so far (ms, all its threads: the bench's client and its in-process servers). */
+    static long processCpuMillis() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() / 1_000_000
+                : 0;
+    }
+
+    /** {@code /proc/stat} counts in clock ticks of 10 ms (USER_HZ 100 on Linux). */
+    static final long MS_PER_TICK = 10;
 
     static CpuTimes cpuTimes() {
         try {
