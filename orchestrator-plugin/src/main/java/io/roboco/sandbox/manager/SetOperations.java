@@ -7,6 +7,7 @@ import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
+import io.roboco.sandbox.provision.SetStartOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -58,7 +59,8 @@ final class SetOperations implements AutoCloseable {
             SandboxRequest request, List<String> services, Consumer<String> ready, AtomicInteger coldStarts)
             throws ProvisionException, InterruptedException {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
-        for (String service : services) {
+        SetStartOrder order = provisioner.startOrder(services);
+        for (String service : ordered(services, order)) {
             ServicePlan plan = request.plan(service);
             starts.enterAnyway();
             CompletableFuture<ServiceInstance> start;
@@ -72,12 +74,14 @@ final class SetOperations implements AutoCloseable {
                                                 .orElse(null);
                                 if (instance == null) {
                                     coldStarts.incrementAndGet();
-                                    instance = provisioner.provision(plan, request.agent(), request.projectId());
+                                    instance = provisioner.provision(plan, request.agent(), request.projectId(), order);
                                 }
                                 ready.accept(instance.containerId());
                                 return instance;
                             } catch (ProvisionException e) {
                                 throw new CompletionException(e);
+                            } finally {
+                                order.started(service); // claimed, started or failed: its siblings go on
                             }
                         },
                         workers);
@@ -124,6 +128,17 @@ final class SetOperations implements AutoCloseable {
                             .orElse(null));
         }
         return started;
+    }
+
+    /** {@code services} with the set's first (its clearly slowest engine) first, so its task is submitted first. */
+    private static List<String> ordered(List<String> services, SetStartOrder order) {
+        if (order.first() == null || !services.contains(order.first())) {
+            return services;
+        }
+        List<String> ordered = new ArrayList<>(services.size());
+        ordered.add(order.first());
+        services.stream().filter(s -> !s.equals(order.first())).forEach(ordered::add);
+        return ordered;
     }
 
     private void collect(

@@ -19,6 +19,7 @@ import io.roboco.sandbox.runtime.StartedContainer;
 import io.roboco.sandbox.runtime.VolumeMount;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -70,6 +71,8 @@ final class ColdStart {
     private final StartQueue starts;
     /** Claims first: a start waits (bounded) while warm-pool claims run ({@link ClaimTurns}). */
     private final ClaimTurns claims = new ClaimTurns();
+    /** Every start's runtime start to ready, per engine: what a set's start order is decided on ({@link SetStartOrder}). */
+    private final SetStartOrder.StartTimes startTimes = new SetStartOrder.StartTimes();
 
     ColdStart(
             ContainerRuntime runtime,
@@ -121,7 +124,17 @@ final class ColdStart {
             Map<String, String> moreLabels)
             throws ProvisionException {
         return startReady(
-                engine, choice, limits, agent, project, pool, moreLabels, UnaryOperator.identity(), List.of(), null);
+                engine,
+                choice,
+                limits,
+                agent,
+                project,
+                pool,
+                moreLabels,
+                UnaryOperator.identity(),
+                List.of(),
+                null,
+                SetStartOrder.NONE);
     }
 
     /** What runs once the runtime has started the container and before readiness is awaited (a data directory written in). */
@@ -133,7 +146,9 @@ final class ColdStart {
     /**
      * {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean, Map)} with the engine's container spec
      * changed by {@code specOf} (a server held back, or supervised), {@code volumes} mounted, and {@code beforeReady} (null: nothing) run between
-     * the start and readiness; a failure of it is diagnosed as a failed start and the container removed.
+     * the start and readiness; a failure of it is diagnosed as a failed start and the container removed. {@code order}
+     * places the start among its set's ({@link SetStartOrder}): a sibling of the set's slowest engine waits, before its
+     * turn, until that engine's container has been started.
      */
     Started startReady(
             Engine engine,
@@ -145,10 +160,38 @@ final class ColdStart {
             Map<String, String> moreLabels,
             UnaryOperator<ContainerSpec> specOf,
             List<VolumeMount> volumes,
-            BeforeReady beforeReady)
+            BeforeReady beforeReady,
+            SetStartOrder order)
+            throws ProvisionException {
+        try {
+            return startInOrder(
+                    engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes, beforeReady, order);
+        } finally {
+            order.started(engine.name()); // whatever happened, its siblings need not wait for it any longer
+        }
+    }
+
+    /** The set's measured order for {@code engines} ({@link SetStartOrder#of}). */
+    SetStartOrder orderFor(Collection<String> engines) {
+        return SetStartOrder.of(engines, startTimes);
+    }
+
+    private Started startInOrder(
+            Engine engine,
+            ImageChoice choice,
+            Limits limits,
+            String agent,
+            String project,
+            boolean pool,
+            Map<String, String> moreLabels,
+            UnaryOperator<ContainerSpec> specOf,
+            List<VolumeMount> volumes,
+            BeforeReady beforeReady,
+            SetStartOrder order)
             throws ProvisionException {
         StartQueue.Turn turn;
         try {
+            order.awaitTurn(engine.name());
             claims.awaitClaims(ClaimTurns.MAX_DEFER);
             turn = starts.await(agent, StartDiagnosis.what(engine, agent));
         } catch (InterruptedException e) {
@@ -160,7 +203,7 @@ final class ColdStart {
             for (int attempt = 1; ; attempt++) {
                 Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
                 try {
-                    return startAndAwait(engine, agent, next, beforeReady);
+                    return startAndAwait(engine, agent, next, beforeReady, order);
                 } catch (PortTaken taken) {
                     if (attempt == PORT_ATTEMPTS) {
                         ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
@@ -238,10 +281,12 @@ final class ColdStart {
         return new Attempt(request, image, credentials, name, port, created, hostMode, pool ? null : agent);
     }
 
-    private Started startAndAwait(Engine engine, String agent, Attempt attempt, BeforeReady beforeReady)
+    private Started startAndAwait(
+            Engine engine, String agent, Attempt attempt, BeforeReady beforeReady, SetStartOrder order)
             throws ProvisionException, PortTaken {
         StartedContainer container;
         boolean pods = settings.network() instanceof NetworkMode.Pods;
+        long runtimeStart = System.nanoTime();
         try {
             container = attempt.hostMode || pods
                     ? runtime.start(attempt.request)
@@ -249,6 +294,8 @@ final class ColdStart {
         } catch (ContainerRuntimeException e) {
             throw new ProvisionException(
                     StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
+        } finally {
+            order.started(engine.name());
         }
         long startedAt = System.nanoTime();
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);
@@ -274,6 +321,7 @@ final class ColdStart {
                 beforeReady.run(started);
             }
             Readiness.await(engine.accepting(), target, settings.readyTimeout(), settings.pollGap());
+            startTimes.record(engine.name(), System.nanoTime() - runtimeStart);
             return started;
         } catch (Readiness.NotReadyException e) {
             if (attempt.hostMode

@@ -19,12 +19,14 @@ import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.io.OutputStream;
 import java.time.Clock;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -219,12 +221,37 @@ public final class ServiceProvisioner {
      * The container is in the {@linkplain #ledger() ledger} as in flight until the caller moves it.
      */
     public ServiceInstance provision(ServicePlan plan, String agent, String project) throws ProvisionException {
+        return provision(plan, agent, project, SetStartOrder.NONE);
+    }
+
+    /**
+     * The start order of a set of {@code engines} started together ({@link SetStartOrder}): the clearly slowest one's
+     * container first, from the starts measured so far; {@link SetStartOrder#NONE} until there are some.
+     */
+    public SetStartOrder startOrder(Collection<String> engines) {
+        return coldStart.orderFor(engines);
+    }
+
+    /** {@link #provision(ServicePlan, String, String)} as one of a set started in {@code order}. */
+    public ServiceInstance provision(ServicePlan plan, String agent, String project, SetStartOrder order)
+            throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();
         Limits limits = plan.limitsOr(settings.limits());
         Optional<PhysicalStart.Source> copy = physicalStart.usable(plan);
         ColdStart.Started s = copy.isEmpty()
-                ? coldStart.startReady(engine, plan.image(), limits, agent, project, false)
+                ? coldStart.startReady(
+                        engine,
+                        plan.image(),
+                        limits,
+                        agent,
+                        project,
+                        false,
+                        Map.of(),
+                        UnaryOperator.identity(),
+                        List.of(),
+                        null,
+                        order)
                 : coldStart.startReady(
                         engine,
                         plan.image(),
@@ -235,7 +262,8 @@ public final class ServiceProvisioner {
                         Map.of(),
                         copy.get()::held,
                         copy.get().volumes(),
-                        started -> physicalStart.restore(copy.get(), started, started.credentials()));
+                        started -> physicalStart.restore(copy.get(), started, started.credentials()),
+                        order);
         long ready = System.nanoTime();
         LiveSession proving = null; // the agent login that proved the credential, held on for liveness
         try {
@@ -365,7 +393,7 @@ public final class ServiceProvisioner {
                         copy.get().volumes(),
                         started -> {
                             // the copy's role becomes the seeder's, handed over at claim as a seed's is; its database
-                            // is the one the container was started with, which readiness logs in to
+                            // is the one the container was started with
                             Credentials role = seeding.seeder(started.credentials(), secrets);
                             Credentials made = new Credentials(
                                     role.adminUser(),
@@ -375,7 +403,8 @@ public final class ServiceProvisioner {
                                     started.credentials().database());
                             seederOfCopy.set(made);
                             physicalStart.restore(copy.get(), started, made);
-                        });
+                        },
+                        SetStartOrder.NONE);
         String id = s.container().id();
         Credentials seeder = copy.isEmpty() ? seeding.seeder(s.credentials(), secrets) : seederOfCopy.get();
         ProbeTarget target = containers.target(id, s.endpoint(), seeder);
@@ -442,7 +471,8 @@ public final class ServiceProvisioner {
                 Map.of(),
                 copies::supervised,
                 List.of(),
-                null);
+                null,
+                SetStartOrder.NONE);
         String id = s.container().id();
         try {
             engine.prepareAgent(s.target());
