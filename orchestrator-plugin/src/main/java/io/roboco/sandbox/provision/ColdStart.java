@@ -164,8 +164,45 @@ final class ColdStart {
             SetStartOrder order)
             throws ProvisionException {
         try {
-            return startInOrder(
-                    engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes, beforeReady, order);
+            StartQueue.Turn turn;
+            try {
+                order.awaitTurn(engine.name());
+                claims.awaitClaims(ClaimTurns.MAX_DEFER);
+                turn = starts.await(agent, StartDiagnosis.what(engine, agent));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ProvisionException(
+                        StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start",
+                        true,
+                        null);
+            }
+            try {
+                for (int attempt = 1; ; attempt++) {
+                    Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
+                    try {
+                        return startAndAwait(engine, agent, next, beforeReady, order);
+                    } catch (PortTaken taken) {
+                        if (attempt == PORT_ATTEMPTS) {
+                            ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
+                            throw new ProvisionException(
+                                    "every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
+                                            + " container bound it (Address already in use): " + failed.getMessage(),
+                                    failed.retryable(),
+                                    failed);
+                        }
+                        containers.removeQuietly(taken.started.container().id());
+                        log.info(
+                                "{}: port {} was taken by another process before the container bound it; starting again on a new"
+                                        + " port (attempt {} of {})",
+                                StartDiagnosis.what(engine, agent),
+                                next.port,
+                                attempt + 1,
+                                PORT_ATTEMPTS);
+                    }
+                }
+            } finally {
+                turn.close();
+            }
         } finally {
             order.started(engine.name()); // whatever happened, its siblings need not wait for it any longer
         }
@@ -174,58 +211,6 @@ final class ColdStart {
     /** The set's measured order for {@code engines} ({@link SetStartOrder#of}). */
     SetStartOrder orderFor(Collection<String> engines) {
         return SetStartOrder.of(engines, startTimes);
-    }
-
-    private Started startInOrder(
-            Engine engine,
-            ImageChoice choice,
-            Limits limits,
-            String agent,
-            String project,
-            boolean pool,
-            Map<String, String> moreLabels,
-            UnaryOperator<ContainerSpec> specOf,
-            List<VolumeMount> volumes,
-            BeforeReady beforeReady,
-            SetStartOrder order)
-            throws ProvisionException {
-        StartQueue.Turn turn;
-        try {
-            order.awaitTurn(engine.name());
-            claims.awaitClaims(ClaimTurns.MAX_DEFER);
-            turn = starts.await(agent, StartDiagnosis.what(engine, agent));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProvisionException(
-                    StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
-        }
-        try {
-            for (int attempt = 1; ; attempt++) {
-                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
-                try {
-                    return startAndAwait(engine, agent, next, beforeReady, order);
-                } catch (PortTaken taken) {
-                    if (attempt == PORT_ATTEMPTS) {
-                        ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
-                        throw new ProvisionException(
-                                "every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
-                                        + " container bound it (Address already in use): " + failed.getMessage(),
-                                failed.retryable(),
-                                failed);
-                    }
-                    containers.removeQuietly(taken.started.container().id());
-                    log.info(
-                            "{}: port {} was taken by another process before the container bound it; starting again on a new"
-                                    + " port (attempt {} of {})",
-                            StartDiagnosis.what(engine, agent),
-                            next.port,
-                            attempt + 1,
-                            PORT_ATTEMPTS);
-                }
-            }
-        } finally {
-            turn.close();
-        }
     }
 
     /** The claims a start gives way to. */

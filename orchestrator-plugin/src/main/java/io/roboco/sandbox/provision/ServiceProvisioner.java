@@ -3,6 +3,7 @@ package io.roboco.sandbox.provision;
 import io.roboco.sandbox.engine.AllowedFeature;
 import io.roboco.sandbox.engine.ClaimSession;
 import io.roboco.sandbox.engine.ContainerExec;
+import io.roboco.sandbox.engine.ContainerSpec;
 import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.Engine;
@@ -15,6 +16,7 @@ import io.roboco.sandbox.ledger.ContainerLedger;
 import io.roboco.sandbox.runtime.ContainerRuntime;
 import io.roboco.sandbox.runtime.Limits;
 import io.roboco.sandbox.runtime.NetworkMode;
+import io.roboco.sandbox.runtime.VolumeMount;
 import io.roboco.sandbox.template.TemplateInfo;
 import io.roboco.sandbox.template.TemplateStore;
 import java.io.OutputStream;
@@ -239,31 +241,13 @@ public final class ServiceProvisioner {
         long t0 = System.nanoTime();
         Limits limits = plan.limitsOr(settings.limits());
         Optional<PhysicalStart.Source> copy = physicalStart.usable(plan);
-        ColdStart.Started s = copy.isEmpty()
-                ? coldStart.startReady(
-                        engine,
-                        plan.image(),
-                        limits,
-                        agent,
-                        project,
-                        false,
-                        Map.of(),
-                        UnaryOperator.identity(),
-                        List.of(),
-                        null,
-                        order)
-                : coldStart.startReady(
-                        engine,
-                        plan.image(),
-                        limits,
-                        agent,
-                        project,
-                        false,
-                        Map.of(),
-                        copy.get()::held,
-                        copy.get().volumes(),
-                        started -> physicalStart.restore(copy.get(), started, started.credentials()),
-                        order);
+        // From a template's physical copy: the server held back until the copy is written in; else as it comes.
+        UnaryOperator<ContainerSpec> specOf = copy.isEmpty() ? UnaryOperator.identity() : copy.get()::held;
+        List<VolumeMount> volumes = copy.isEmpty() ? List.of() : copy.get().volumes();
+        ColdStart.BeforeReady restore =
+                copy.isEmpty() ? null : started -> physicalStart.restore(copy.get(), started, started.credentials());
+        ColdStart.Started s = coldStart.startReady(
+                engine, plan.image(), limits, agent, project, false, Map.of(), specOf, volumes, restore, order);
         long ready = System.nanoTime();
         LiveSession proving = null; // the agent login that proved the credential, held on for liveness
         try {
