@@ -1,5 +1,6 @@
 package io.roboco.sandbox.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ final class Machine {
 
     /** This JVM's CPU time so far (ms, all its threads: the bench's client and its in-process servers). */
     static long processCpuMillis() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
                 ? os.getProcessCpuTime() / 1_000_000
                 : 0;
     }

@@ -7,16 +7,17 @@ import io.roboco.sandbox.provision.Seed;
 import io.roboco.sandbox.provision.ServiceInstance;
 import io.roboco.sandbox.provision.ServicePlan;
 import io.roboco.sandbox.provision.ServiceProvisioner;
-import io.roboco.sandbox.provision.SetStartOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,8 +60,11 @@ final class SetOperations implements AutoCloseable {
             SandboxRequest request, List<String> services, Consumer<String> ready, AtomicInteger coldStarts)
             throws ProvisionException, InterruptedException {
         Map<String, CompletableFuture<ServiceInstance>> futures = new LinkedHashMap<>();
-        SetStartOrder order = provisioner.startOrder(services);
-        for (String service : ordered(services, order)) {
+        // The set's clearly slowest engine (measured) starts first; the others wait for its runtime start.
+        Optional<String> first = provisioner.firstOf(services);
+        CountDownLatch firstStarted = new CountDownLatch(first.isPresent() ? 1 : 0);
+        for (String service : ordered(services, first)) {
+            boolean isFirst = first.isPresent() && first.get().equals(service);
             ServicePlan plan = request.plan(service);
             starts.enterAnyway();
             CompletableFuture<ServiceInstance> start;
@@ -74,14 +78,17 @@ final class SetOperations implements AutoCloseable {
                                                 .orElse(null);
                                 if (instance == null) {
                                     coldStarts.incrementAndGet();
-                                    instance = provisioner.provision(plan, request.agent(), request.projectId(), order);
+                                    instance = provisioner.provision(
+                                            plan, request.agent(), request.projectId(), firstStarted, isFirst);
                                 }
                                 ready.accept(instance.containerId());
                                 return instance;
                             } catch (ProvisionException e) {
                                 throw new CompletionException(e);
                             } finally {
-                                order.started(service); // claimed, started or failed: its siblings go on
+                                if (isFirst) {
+                                    firstStarted.countDown(); // claimed, started or failed: its siblings go on
+                                }
                             }
                         },
                         workers);
@@ -131,13 +138,13 @@ final class SetOperations implements AutoCloseable {
     }
 
     /** {@code services} with the set's first (its clearly slowest engine) first, so its task is submitted first. */
-    private static List<String> ordered(List<String> services, SetStartOrder order) {
-        if (order.first() == null || !services.contains(order.first())) {
+    private static List<String> ordered(List<String> services, Optional<String> first) {
+        if (first.isEmpty() || !services.contains(first.get())) {
             return services;
         }
         List<String> ordered = new ArrayList<>(services.size());
-        ordered.add(order.first());
-        services.stream().filter(s -> !s.equals(order.first())).forEach(ordered::add);
+        ordered.add(first.get());
+        services.stream().filter(s -> !s.equals(first.get())).forEach(ordered::add);
         return ordered;
     }
 

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -147,7 +148,7 @@ final class ColdStart {
      * {@link #startReady(Engine, ImageChoice, Limits, String, String, boolean, Map)} with the engine's container spec
      * changed by {@code specOf} (a server held back, or supervised), {@code volumes} mounted, and {@code beforeReady} (null: nothing) run between
      * the start and readiness; a failure of it is diagnosed as a failed start and the container removed. {@code order}
-     * places the start among its set's ({@link SetStartOrder}): a sibling of the set's slowest engine waits, before its
+     * places the start among its set's ({@link SetStartOrder}): a sibling of the set's first engine waits, before its
      * turn, until that engine's container has been started.
      */
     Started startReady(
@@ -166,7 +167,7 @@ final class ColdStart {
         try {
             StartQueue.Turn turn;
             try {
-                order.awaitTurn(engine.name());
+                order.awaitTurn();
                 claims.awaitClaims(ClaimTurns.MAX_DEFER);
                 turn = starts.await(agent, StartDiagnosis.what(engine, agent));
             } catch (InterruptedException e) {
@@ -204,13 +205,13 @@ final class ColdStart {
                 turn.close();
             }
         } finally {
-            order.started(engine.name()); // whatever happened, its siblings need not wait for it any longer
+            order.started(); // whatever happened, its siblings need not wait for it any longer
         }
     }
 
-    /** The set's measured order for {@code engines} ({@link SetStartOrder#of}). */
-    SetStartOrder orderFor(Collection<String> engines) {
-        return SetStartOrder.of(engines, startTimes);
+    /** The engine of a set of {@code engines} to start first, from the starts measured so far ({@link SetStartOrder}). */
+    Optional<String> firstOf(Collection<String> engines) {
+        return SetStartOrder.slowest(engines, startTimes);
     }
 
     /** The claims a start gives way to. */
@@ -280,7 +281,7 @@ final class ColdStart {
             throw new ProvisionException(
                     StartDiagnosis.what(engine, agent) + " could not start: " + e.getMessage(), true, e);
         } finally {
-            order.started(engine.name());
+            order.started();
         }
         long startedAt = System.nanoTime();
         ledger.enter(container.id(), ContainerLedger.Reason.IN_FLIGHT, agent);

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -227,15 +228,25 @@ public final class ServiceProvisioner {
     }
 
     /**
-     * The start order of a set of {@code engines} started together ({@link SetStartOrder}): the clearly slowest one's
-     * container first, from the starts measured so far; {@link SetStartOrder#NONE} until there are some.
+     * The engine of a set of {@code engines} started together whose container should start first: the clearly slowest
+     * from the starts measured so far, or none (all at once). See {@code SetStartOrder}.
      */
-    public SetStartOrder startOrder(Collection<String> engines) {
-        return coldStart.orderFor(engines);
+    public Optional<String> firstOf(Collection<String> engines) {
+        return coldStart.firstOf(engines);
     }
 
-    /** {@link #provision(ServicePlan, String, String)} as one of a set started in {@code order}. */
-    public ServiceInstance provision(ServicePlan plan, String agent, String project, SetStartOrder order)
+    /**
+     * {@link #provision(ServicePlan, String, String)} as one of a set started in order: the set's first engine counts
+     * {@code firstStarted} down once the runtime has started its container (or it failed); any other waits for that,
+     * before its start turn, at most a second.
+     */
+    public ServiceInstance provision(
+            ServicePlan plan, String agent, String project, CountDownLatch firstStarted, boolean first)
+            throws ProvisionException {
+        return provision(plan, agent, project, new SetStartOrder(firstStarted, first, SetStartOrder.MAX_WAIT));
+    }
+
+    private ServiceInstance provision(ServicePlan plan, String agent, String project, SetStartOrder order)
             throws ProvisionException {
         Engine engine = plan.engine();
         long t0 = System.nanoTime();

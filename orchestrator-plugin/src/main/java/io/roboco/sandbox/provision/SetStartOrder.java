@@ -3,6 +3,7 @@ package io.roboco.sandbox.provision;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -10,44 +11,45 @@ import java.util.concurrent.TimeUnit;
 /**
  * The slowest first, within one agent's set (issue 21). A set's containers are started together, and its answer waits
  * for the last of them to be ready: the engine that takes longest (measured here: a JVM-based Mongo ≈ 2 × Postgres, 4 ×
- * Redis) decides it. Started at the same moment, the three runtime starts share the daemon and the host's two cores,
- * and the slowest engine's start is slowed by its siblings' work. So when one engine's measured start is clearly the
- * longest, its container is started first and its siblings wait until the runtime has started it (its start call
- * returned or failed; a pool claim or an abandoned start releases them too), at most {@link #MAX_WAIT}: they still
- * finish before it, and it begins its own start-up (the JVM's, the server's) a runtime start earlier.
+ * Redis) decides it. Started at the same moment, the runtime starts share the daemon and the host's cores, and the
+ * slowest engine's start is slowed by its siblings' work. So when one engine's measured start is clearly the longest
+ * ({@link #slowest}), its container is started first and its siblings wait, before their start turn, until the runtime
+ * has started it (its start call returned or failed; a pool claim or an abandoned start releases them too), at most
+ * {@link #MAX_WAIT}: they still finish before it, and it begins its own start-up (the JVM's, the server's) a runtime
+ * start earlier.
  *
- * <p>The measurements are {@link StartTimes}, every start's runtime start to ready. Until each engine of a set has
- * been measured, or when no engine is {@value #CLEARLY_SLOWER}× slower than every other, the set starts all at once
- * ({@link #NONE}).
+ * <p>One start's place in its set: the first counts the set's latch down once started, a sibling awaits it. The
+ * measurements are {@link StartTimes}, every start's runtime start to ready. Until each engine of a set has been
+ * measured, or when no engine is {@value #CLEARLY_SLOWER}× slower than every other, the set starts all at once.
  */
-public final class SetStartOrder {
+final class SetStartOrder {
     /** The longest a sibling waits for the slowest engine's container to be started. */
     static final Duration MAX_WAIT = Duration.ofSeconds(1);
 
     /** How much longer than every sibling an engine's mean start must be to go first. */
     static final double CLEARLY_SLOWER = 1.25;
 
-    /** All at once: nobody waits. */
-    public static final SetStartOrder NONE = new SetStartOrder(null, Duration.ZERO);
+    /** A start outside any ordered set: nobody waits for it, it waits for nobody. */
+    static final SetStartOrder NONE = new SetStartOrder(new CountDownLatch(0), true, Duration.ZERO);
 
-    private final String first;
+    private final CountDownLatch firstStarted;
+    private final boolean first;
     private final Duration maxWait;
-    private final CountDownLatch firstStarted = new CountDownLatch(1);
 
-    private SetStartOrder(String first, Duration maxWait) {
+    /**
+     * @param firstStarted the set's latch, counted down once its first engine's container has been started
+     * @param first        whether this start is that first one
+     */
+    SetStartOrder(CountDownLatch firstStarted, boolean first, Duration maxWait) {
+        this.firstStarted = firstStarted;
         this.first = first;
         this.maxWait = maxWait;
     }
 
-    /** The order for a set of {@code engines}, from {@code times}: the clearly slowest first, or {@link #NONE}. */
-    static SetStartOrder of(Collection<String> engines, StartTimes times) {
-        return of(engines, times, MAX_WAIT);
-    }
-
-    /** {@link #of(Collection, StartTimes)} with siblings waiting at most {@code maxWait}. */
-    static SetStartOrder of(Collection<String> engines, StartTimes times, Duration maxWait) {
+    /** The engine of {@code engines} to start first: the clearly slowest one measured so far, or none. */
+    static Optional<String> slowest(Collection<String> engines, StartTimes times) {
         if (engines.size() < 2) {
-            return NONE;
+            return Optional.empty();
         }
         String slowest = null;
         double slowestMean = -1;
@@ -55,7 +57,7 @@ public final class SetStartOrder {
         for (String engine : engines) {
             double mean = times.meanNanos(engine);
             if (Double.isNaN(mean)) {
-                return NONE; // not measured yet: no basis to order on
+                return Optional.empty(); // not measured yet: no basis to order on
             }
             if (mean > slowestMean) {
                 runnerUp = slowestMean;
@@ -65,30 +67,19 @@ public final class SetStartOrder {
                 runnerUp = mean;
             }
         }
-        return slowestMean >= CLEARLY_SLOWER * runnerUp ? new SetStartOrder(slowest, maxWait) : NONE;
+        return slowestMean >= CLEARLY_SLOWER * runnerUp ? Optional.of(slowest) : Optional.empty();
     }
 
-    /** The engine started first, or null when all start at once. */
-    public String first() {
-        return first;
-    }
-
-    /**
-     * Before {@code engine}'s runtime start: a sibling of the first waits until the first's container has been started,
-     * at most {@link #MAX_WAIT}; the first and an unordered set go at once.
-     */
-    void awaitTurn(String engine) throws InterruptedException {
-        if (first != null && !first.equals(engine)) {
+    /** Before the runtime start: a sibling waits until the first has been started, at most the bound; the first goes. */
+    void awaitTurn() throws InterruptedException {
+        if (!first) {
             firstStarted.await(maxWait.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
-    /**
-     * {@code engine} was started by the runtime, claimed from the pool, or will not be started: if it is the first,
-     * its siblings go. Idempotent; safe to call for any engine.
-     */
-    public void started(String engine) {
-        if (engine.equals(first)) {
+    /** The runtime started this start's container, or it will not start one: the first releases its siblings. */
+    void started() {
+        if (first) {
             firstStarted.countDown();
         }
     }

@@ -18,22 +18,21 @@ class SetStartOrderTest {
         times.record("postgres", 470 * MS);
         times.record("redis", 220 * MS);
         times.record("mongo", 900 * MS);
-        assertThat(SetStartOrder.of(List.of("postgres", "redis", "mongo"), times)
-                        .first())
-                .isEqualTo("mongo");
-        assertThat(SetStartOrder.of(List.of("postgres", "redis"), times).first())
+        assertThat(SetStartOrder.slowest(List.of("postgres", "redis", "mongo"), times))
+                .contains("mongo");
+        assertThat(SetStartOrder.slowest(List.of("postgres", "redis"), times))
                 .as("postgres is over twice redis")
-                .isEqualTo("postgres");
+                .contains("postgres");
     }
 
     @Test
     void allAtOnceUntilEveryEngineIsMeasuredOrWhenNoneIsClearlySlowest() {
         SetStartOrder.StartTimes times = new SetStartOrder.StartTimes();
         times.record("postgres", 470 * MS);
-        assertThat(SetStartOrder.of(List.of("postgres", "mongo"), times)).isSameAs(SetStartOrder.NONE);
+        assertThat(SetStartOrder.slowest(List.of("postgres", "mongo"), times)).isEmpty();
         times.record("mongo", 520 * MS); // not 1.25 x postgres
-        assertThat(SetStartOrder.of(List.of("postgres", "mongo"), times)).isSameAs(SetStartOrder.NONE);
-        assertThat(SetStartOrder.of(List.of("postgres"), times)).isSameAs(SetStartOrder.NONE);
+        assertThat(SetStartOrder.slowest(List.of("postgres", "mongo"), times)).isEmpty();
+        assertThat(SetStartOrder.slowest(List.of("postgres"), times)).isEmpty();
     }
 
     @Test
@@ -49,41 +48,34 @@ class SetStartOrderTest {
 
     @Test
     void aSiblingWaitsUntilTheFirstHasBeenStartedAndTheFirstNeverWaits() throws Exception {
-        SetStartOrder order = ordered("mongo", Duration.ofMinutes(1));
-        order.awaitTurn("mongo"); // returns at once
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        SetStartOrder mongo = new SetStartOrder(firstStarted, true, Duration.ofMinutes(1));
+        SetStartOrder postgres = new SetStartOrder(firstStarted, false, Duration.ofMinutes(1));
+        SetStartOrder redis = new SetStartOrder(firstStarted, false, Duration.ofMinutes(1));
+        mongo.awaitTurn(); // returns at once
         CountDownLatch waiting = new CountDownLatch(1);
         CompletableFuture<Void> sibling = CompletableFuture.runAsync(() -> {
             waiting.countDown();
             try {
-                order.awaitTurn("postgres");
+                postgres.awaitTurn();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
         assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
-        order.started("postgres"); // a sibling's release does not free the others
+        redis.started(); // a sibling's start does not free the others
         assertThat(sibling).isNotDone();
-        order.started("mongo");
+        mongo.started();
         sibling.get(5, TimeUnit.SECONDS);
     }
 
     @Test
     void aSiblingWaitsAtMostTheBoundWhenTheFirstNeverStarts() throws Exception {
-        SetStartOrder order = ordered("mongo", Duration.ofMillis(200));
+        SetStartOrder redis = new SetStartOrder(new CountDownLatch(1), false, Duration.ofMillis(200));
         long t0 = System.nanoTime();
-        order.awaitTurn("redis");
+        redis.awaitTurn();
         long waitedMs = (System.nanoTime() - t0) / MS;
         assertThat(waitedMs).isGreaterThanOrEqualTo(195);
-        SetStartOrder.NONE.awaitTurn("redis"); // never waits
-    }
-
-    private static SetStartOrder ordered(String slowest, Duration maxWait) {
-        SetStartOrder.StartTimes times = new SetStartOrder.StartTimes();
-        times.record(slowest, 900 * MS);
-        times.record("postgres", 400 * MS);
-        times.record("redis", 200 * MS);
-        SetStartOrder order = SetStartOrder.of(List.of(slowest, "postgres", "redis"), times, maxWait);
-        assertThat(order.first()).isEqualTo(slowest);
-        return order;
+        SetStartOrder.NONE.awaitTurn(); // never waits
     }
 }

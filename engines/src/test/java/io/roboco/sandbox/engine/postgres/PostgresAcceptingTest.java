@@ -8,6 +8,7 @@ import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.ProbeTarget;
 import io.roboco.sandbox.engine.SecretSource;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -102,12 +104,12 @@ class PostgresAcceptingTest {
     @Test
     void errorFieldsAreReadByTheirCode() {
         byte[] payload = error("FATAL", "57P03", "starting").clone();
-        byte[] body = java.util.Arrays.copyOfRange(payload, 5, payload.length);
+        byte[] body = Arrays.copyOfRange(payload, 5, payload.length);
         assertThat(PostgresAccepting.field(body, 'C')).isEqualTo("57P03");
         assertThat(PostgresAccepting.field(body, 'M')).isEqualTo("starting");
         assertThat(PostgresAccepting.field(body, 'D')).isNull();
         assertThatCode(() -> PostgresAccepting.answer(
-                        new DataInputStream(new java.io.ByteArrayInputStream(authentication(10, "SCRAM-SHA-256\0\0")))))
+                        new DataInputStream(new ByteArrayInputStream(authentication(10, "SCRAM-SHA-256\0\0")))))
                 .doesNotThrowAnyException();
     }
 
