@@ -5,12 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.roboco.sandbox.settings.AuditRecord;
 import io.roboco.sandbox.settings.SettingsStoreException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -33,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * <p>Reads of the trail {@link #drain() drain} first, so they see every record appended before them. Opening replays
  * whatever a killed server left in the file (skipping the records its database already holds: the ones written in the
  * moment between a batch's commit and the file being emptied; and a torn last line, whose call was never answered).
+ *
+ * <p>The file is written through a {@link RandomAccessFile}, not a {@code FileChannel}: a channel is interruptible, and
+ * one thread interrupted inside (or on its way into) a write closes it for every thread. The janitor is interrupted at
+ * shutdown while it may be auditing its sweep, and the shutdown's own release records then found the journal closed
+ * (ShutdownLeavesNothingIT: "cannot append to the audit journal: ClosedByInterruptException", then
+ * ClosedChannelException, the release's record lost).
  */
 final class AuditJournal implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AuditJournal.class);
@@ -78,7 +82,9 @@ final class AuditJournal implements AutoCloseable {
     }
 
     private final Path file;
-    private final FileChannel channel;
+    /** Written and emptied under {@link #lock} only, so its pointer is always at the end. */
+    private final RandomAccessFile out;
+
     private final Sink sink;
     private final Object lock = new Object();
     /** Appended to the file, not yet in the database, oldest first. */
@@ -89,9 +95,9 @@ final class AuditJournal implements AutoCloseable {
     private long drained;
     private boolean closing;
 
-    private AuditJournal(Path file, FileChannel channel, Sink sink) {
+    private AuditJournal(Path file, RandomAccessFile out, Sink sink) {
         this.file = file;
-        this.channel = channel;
+        this.out = out;
         this.sink = sink;
         this.drainer = new Thread(this::drainLoop, "roboco-audit-journal");
         this.drainer.setDaemon(true);
@@ -104,10 +110,14 @@ final class AuditJournal implements AutoCloseable {
     static AuditJournal open(Path file, Sink sink, IntFunction<List<AuditRecord>> newest) {
         try {
             replay(file, sink, newest);
-            FileChannel channel = FileChannel.open(
-                    file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-            channel.truncate(0);
-            AuditJournal journal = new AuditJournal(file, channel, sink);
+            RandomAccessFile out = new RandomAccessFile(file.toFile(), "rw");
+            try {
+                out.setLength(0);
+            } catch (IOException e) {
+                out.close();
+                throw e;
+            }
+            AuditJournal journal = new AuditJournal(file, out, sink);
             journal.drainer.start();
             return journal;
         } catch (IOException e) {
@@ -185,15 +195,13 @@ final class AuditJournal implements AutoCloseable {
                 throw new SettingsStoreException("cannot write an audit record as JSON: " + e.getMessage(), e);
             }
         }
-        ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
         synchronized (lock) {
             if (closing) {
                 throw new SettingsStoreException("the audit journal " + file + " is closed");
             }
             try {
-                while (bytes.hasRemaining()) {
-                    channel.write(bytes);
-                }
+                out.write(bytes);
             } catch (IOException e) {
                 throw new SettingsStoreException(
                         "cannot append to the audit journal " + file + ": " + e + "; check the state directory's disk",
@@ -286,7 +294,7 @@ final class AuditJournal implements AutoCloseable {
                 drained += batch.size();
                 if (pending.isEmpty()) {
                     try {
-                        channel.truncate(0);
+                        out.setLength(0); // and the pointer with it: the next line is the file's first
                     } catch (IOException e) {
                         LOG.warn("audit journal {}: cannot empty it ({}); a restart replays it", file, e.toString());
                     }
@@ -309,7 +317,7 @@ final class AuditJournal implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try {
-            channel.close();
+            out.close();
         } catch (IOException e) {
             LOG.warn("audit journal {}: close failed: {}", file, e.toString());
         }

@@ -74,6 +74,24 @@ class AuditJournalTest {
     }
 
     @Test
+    void anInterruptedWriterNeitherLosesItsRecordNorClosesTheJournalForOthers() throws Exception {
+        Instant t0 = Instant.parse("2026-12-07T20:03:57Z");
+        try (JdbcSettingsStore store = JdbcSettingsStore.embedded(stateDir)) {
+            // As the janitor, interrupted by the shutdown while it audits its sweep.
+            Thread interrupted = new Thread(() -> {
+                Thread.currentThread().interrupt();
+                store.append(record("janitor", t0));
+            });
+            interrupted.start();
+            interrupted.join(TimeUnit.SECONDS.toMillis(30));
+            store.append(record("released", t0.plusMillis(1))); // the shutdown's release record, on another thread
+            assertThat(store.recent(null, null, 10))
+                    .extracting(AuditRecord::agent)
+                    .containsExactly("released", "janitor");
+        }
+    }
+
+    @Test
     void everyRecordOfConcurrentAppendsReachesTheDatabase() throws Exception {
         int threads = 4;
         int each = 50;
