@@ -55,7 +55,12 @@ class PostgresEngineTest {
                         "fsync=off",
                         "synchronous_commit=off",
                         "full_page_writes=off")
-                .contains("wal_level=minimal", "max_wal_senders=0", "max_wal_size=64MB", "min_wal_size=32MB");
+                .contains(
+                        "wal_level=minimal",
+                        "max_wal_senders=0",
+                        "max_wal_size=64MB",
+                        "min_wal_size=32MB",
+                        "autovacuum_naptime=300");
         assertThat(spec.dataDir()).isEqualTo("/var/lib/postgresql/data");
     }
 
