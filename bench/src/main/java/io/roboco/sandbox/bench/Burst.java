@@ -106,6 +106,8 @@ final class Burst {
         Machine.CpuTimes cpuBefore = Machine.cpuTimes();
         long jvmBefore = Machine.processCpuMillis();
         long jitBefore = Machine.jitCompileMillis();
+        long containersBefore = Machine.containersCpuMillis();
+        long daemonsBefore = Machine.daemonsCpuMillis();
         String loadBefore = Machine.loadAverage();
         server.startQueue().resetPeak();
         long t0 = System.nanoTime();
@@ -131,6 +133,8 @@ final class Burst {
         double hostCpuPerAgent = (double) (cpuAfter.busy() - cpuBefore.busy()) * Machine.MS_PER_TICK / n;
         double jvmCpuPerAgent = (double) (Machine.processCpuMillis() - jvmBefore) / n;
         long jitMs = Machine.jitCompileMillis() - jitBefore;
+        double containersCpuPerAgent = (double) (Machine.containersCpuMillis() - containersBefore) / n;
+        double daemonsCpuPerAgent = (double) (Machine.daemonsCpuMillis() - daemonsBefore) / n;
         String loadAfter = Machine.loadAverage();
         StartQueue.Snapshot queue = server.startQueue().snapshot();
         List<Future<?>> releases = new ArrayList<>();
@@ -161,6 +165,8 @@ final class Burst {
         json.put("cpu_busy_share", Samples.round(busy * 100) / 100.0);
         json.put("host_cpu_ms_per_agent", Samples.round(hostCpuPerAgent));
         json.put("bench_jvm_cpu_ms_per_agent", Samples.round(jvmCpuPerAgent));
+        json.put("containers_cpu_ms_per_agent", Samples.round(containersCpuPerAgent));
+        json.put("daemons_cpu_ms_per_agent", Samples.round(daemonsCpuPerAgent));
         json.put("jit_compile_ms", jitMs);
         json.put("load_average_before", loadBefore);
         json.put("load_average_after", loadAfter);
@@ -171,8 +177,8 @@ final class Burst {
         bursts.put(key, figures);
         System.out.printf(
                 "    served %d/%d; p50 %.0f ms, p95 %.0f ms, max %.0f ms, wall %.0f ms (floor %.0f ms: %.2f x);"
-                        + " queue peak %s; CPU busy %.0f %%; load %s; host CPU %.0f ms an agent (this JVM's %.0f ms),"
-                        + " JIT compiling %d ms%n",
+                        + " queue peak %s; CPU busy %.0f %%; load %s; host CPU %.0f ms an agent (this JVM's %.0f ms,"
+                        + " containers' %.0f ms, daemons' %.0f ms), JIT compiling %d ms%n",
                 s.count(),
                 n,
                 s.median(),
@@ -186,6 +192,8 @@ final class Burst {
                 loadAfter,
                 hostCpuPerAgent,
                 jvmCpuPerAgent,
+                containersCpuPerAgent,
+                daemonsCpuPerAgent,
                 jitMs);
         if (firstFailure.get() != null) {
             System.out.println("    first not served: " + firstFailure.get());

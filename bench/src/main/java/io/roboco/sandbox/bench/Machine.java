@@ -69,6 +69,67 @@ final class Machine {
         }
     }
 
+    /**
+     * CPU time so far (ms) of every container the daemon runs: the cgroup v1 {@code cpuacct/docker} group, or the sum of
+     * cgroup v2's {@code docker-*.scope} groups; 0 when neither is readable.
+     */
+    static long containersCpuMillis() {
+        Path v1 = Path.of("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage");
+        try {
+            if (Files.isReadable(v1)) {
+                return Long.parseLong(Files.readString(v1).trim()) / 1_000_000;
+            }
+            long micros = 0;
+            try (Stream<Path> scopes = Files.list(Path.of("/sys/fs/cgroup/system.slice"))) {
+                for (Path scope : scopes.filter(d -> d.getFileName().toString().startsWith("docker-"))
+                        .toList()) {
+                    for (String line : Files.readAllLines(scope.resolve("cpu.stat"))) {
+                        if (line.startsWith("usage_usec ")) {
+                            micros += Long.parseLong(
+                                    line.substring("usage_usec ".length()).trim());
+                        }
+                    }
+                }
+            }
+            return micros / 1000;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * CPU time so far (ms; user + system, with reaped children's) of the container daemons: {@code dockerd},
+     * {@code containerd} and every {@code containerd-shim*} (which counts the {@code runc} calls it waited for).
+     */
+    static long daemonsCpuMillis() {
+        long ticks = 0;
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : procs.filter(
+                            d -> d.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .toList()) {
+                try {
+                    String stat = Files.readString(proc.resolve("stat"));
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    String comm = stat.substring(open + 1, close);
+                    if (!comm.equals("dockerd") && !comm.startsWith("containerd")) {
+                        continue;
+                    }
+                    String[] f = stat.substring(close + 2).split(" ");
+                    // after the comm: state is field 3, so utime (14) .. cstime (17) are f[11] .. f[14]
+                    for (int i = 11; i <= 14; i++) {
+                        ticks += Long.parseLong(f[i]);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // the process ended while listed
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return ticks * MS_PER_TICK;
+    }
+
     static int cores() {
         return Runtime.getRuntime().availableProcessors();
     }
