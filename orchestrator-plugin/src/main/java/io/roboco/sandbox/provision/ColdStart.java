@@ -164,48 +164,42 @@ final class ColdStart {
             BeforeReady beforeReady,
             SetStartOrder order)
             throws ProvisionException {
+        StartQueue.Turn turn;
         try {
-            StartQueue.Turn turn;
-            try {
-                order.awaitTurn();
-                claims.awaitClaims(ClaimTurns.MAX_DEFER);
-                turn = starts.await(agent, StartDiagnosis.what(engine, agent));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ProvisionException(
-                        StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start",
-                        true,
-                        null);
-            }
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
-                    try {
-                        return startAndAwait(engine, agent, next, beforeReady, order);
-                    } catch (PortTaken taken) {
-                        if (attempt == PORT_ATTEMPTS) {
-                            ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
-                            throw new ProvisionException(
-                                    "every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
-                                            + " container bound it (Address already in use): " + failed.getMessage(),
-                                    failed.retryable(),
-                                    failed);
-                        }
-                        containers.removeQuietly(taken.started.container().id());
-                        log.info(
-                                "{}: port {} was taken by another process before the container bound it; starting again on a new"
-                                        + " port (attempt {} of {})",
-                                StartDiagnosis.what(engine, agent),
-                                next.port,
-                                attempt + 1,
-                                PORT_ATTEMPTS);
+            order.awaitTurn();
+            claims.awaitClaims(ClaimTurns.MAX_DEFER);
+            turn = starts.await(agent, StartDiagnosis.what(engine, agent));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProvisionException(
+                    StartDiagnosis.what(engine, agent) + " interrupted while waiting its turn to start", true, null);
+        }
+        try {
+            for (int attempt = 1; ; attempt++) {
+                Attempt next = attempt(engine, choice, limits, agent, project, pool, moreLabels, specOf, volumes);
+                try {
+                    return startAndAwait(engine, agent, next, beforeReady, order);
+                } catch (PortTaken taken) {
+                    if (attempt == PORT_ATTEMPTS) {
+                        ProvisionException failed = diagnosis.failed(engine, agent, taken.started, taken.notReady);
+                        throw new ProvisionException(
+                                "every port tried (" + PORT_ATTEMPTS + ") was taken by another process before the"
+                                        + " container bound it (Address already in use): " + failed.getMessage(),
+                                failed.retryable(),
+                                failed);
                     }
+                    containers.removeQuietly(taken.started.container().id());
+                    log.info(
+                            "{}: port {} was taken by another process before the container bound it; starting again on a new"
+                                    + " port (attempt {} of {})",
+                            StartDiagnosis.what(engine, agent),
+                            next.port,
+                            attempt + 1,
+                            PORT_ATTEMPTS);
                 }
-            } finally {
-                turn.close();
             }
         } finally {
-            order.started(); // whatever happened, its siblings need not wait for it any longer
+            turn.close();
         }
     }
 

@@ -20,10 +20,12 @@ import io.roboco.sandbox.testkit.StubEngine;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -109,6 +111,57 @@ class SandboxManagerTest {
                 .containsExactlyInAnyOrderElementsOf(after.services().stream()
                         .map(ServiceInstance::containerId)
                         .toList());
+    }
+
+    @Test
+    void aSetsClearlySlowestEngineIsStartedFirstAndItsSiblingsOnlyOnceItsContainerIsStarted() throws Exception {
+        // Measured starts first: postgres and redis alone (each call's wall time bounds its measured start), then mongo
+        // held at readiness for twice the longer of them, so it is measured clearly the slowest, on any machine.
+        long bound = 0;
+        for (String service : List.of("postgres", "redis")) {
+            Project alone = new Project(service + "-only", service, List.of(service), Map.of());
+            long t0 = System.nanoTime();
+            ensure("measure-" + service, alone, service);
+            bound = Math.max(bound, System.nanoTime() - t0);
+        }
+        mongo.holdReadinessWhen(c -> true);
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Project mongoOnly = new Project("mongo-only", "mongo", List.of("mongo"), Map.of());
+            Future<EnsureOutcome.Ready> slow = caller.submit(() -> ensure("measure-mongo", mongoOnly, "mongo"));
+            assertThat(mongo.awaitHeld(Duration.ofSeconds(10))).isTrue();
+            TimeUnit.NANOSECONDS.sleep(2 * bound);
+            mongo.releaseHeld();
+            slow.get(10, TimeUnit.SECONDS);
+        } finally {
+            caller.shutdownNow();
+        }
+        mongo.holdReadinessWhen(c -> false);
+
+        // The set: mongo's runtime start waits (briefly) for a sibling's start; none comes before mongo's returns.
+        List<String> starts = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch siblingStarted = new CountDownLatch(1);
+        runtime.onStart(request -> {
+            String service = request.labels().get(SandboxLabels.SERVICE);
+            if (!service.equals("mongo")) {
+                starts.add(service);
+                siblingStarted.countDown();
+                return;
+            }
+            starts.add("mongo:begin");
+            try {
+                siblingStarted.await(100, TimeUnit.MILLISECONDS); // a sibling started meanwhile is caught here
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            starts.add("mongo:end");
+        });
+
+        ensure("dev-1", shop);
+
+        assertThat(starts).hasSize(4);
+        assertThat(starts.subList(0, 2)).containsExactly("mongo:begin", "mongo:end");
+        assertThat(starts.subList(2, 4)).containsExactlyInAnyOrder("postgres", "redis");
     }
 
     @Test
