@@ -129,9 +129,14 @@ public final class JdbcSettingsStore implements SettingsStore {
         // FILE lock (H2's default) refuses a second process; WRITE_DELAY=0 flushes each commit so a killed
         // server loses nothing it acknowledged; DB_CLOSE_ON_EXIT=FALSE keeps H2's own JVM shutdown hook from
         // closing the database while the server's shutdown is still releasing sandboxes and writing their
-        // audit records (the server closes the store itself, as its last shutdown step).
-        JdbcSettingsStore store =
-                open("jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME) + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "");
+        // audit records (the server closes the store itself, as its last shutdown step). QUERY_CACHE_SIZE=256: the
+        // store runs about 60 distinct statements and H2 keeps 8 parsed per connection by default, so a request's
+        // reads and writes were parsed again on every call (JFR: H2's Parser under the request threads).
+        JdbcSettingsStore store = open(
+                "jdbc:h2:file:" + dir.resolve(EMBEDDED_NAME)
+                        + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;QUERY_CACHE_SIZE=256",
+                "sa",
+                "");
         try {
             store.journal =
                     AuditJournal.open(dir.resolve(AUDIT_JOURNAL), store::insertAudit, n -> store.newestAudit(n));
