@@ -28,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * one transaction each, and empties the file whenever it has caught up. A cache hit so waits for one small append
  * instead of a database commit.
  *
+ * <p>The move waits for a quiet moment: until no record has been appended for {@link #QUIET}, or the oldest waiting
+ * record has waited {@link #MAX_LAG}, or {@link #BATCH} wait, or a read or {@link #close()} asks for them. A burst of
+ * calls so is not slowed by the database work its own records cause (a commit's page serialization, on the same cores
+ * as the calls), and its records reach the database in one transaction after it instead of in many during it.
+ *
  * <p>Reads of the trail {@link #drain() drain} first, so they see every record appended before them. Opening replays
  * whatever a killed server left in the file (skipping the records its database already holds: the ones written in the
  * moment between a batch's commit and the file being emptied; and a torn last line, whose call was never answered).
@@ -47,6 +52,10 @@ final class AuditJournal implements AutoCloseable {
     private static final Duration DRAIN_WAIT = Duration.ofSeconds(10);
 
     private static final Duration RETRY = Duration.ofSeconds(1);
+    /** The move starts once no record has been appended for this long, */
+    static final Duration QUIET = Duration.ofMillis(100);
+    /** or once the oldest record not yet moved has waited this long. */
+    static final Duration MAX_LAG = Duration.ofSeconds(1);
 
     /** Where the batches go: the database, in one transaction per call, all or none. */
     interface Sink {
@@ -91,14 +100,24 @@ final class AuditJournal implements AutoCloseable {
     private final ArrayDeque<AuditRecord> pending = new ArrayDeque<>();
 
     private final Thread drainer;
+    private final long quietNanos;
+    private final long maxLagNanos;
     private long appended;
     private long drained;
     private boolean closing;
+    /** {@link System#nanoTime()} of the last append, and of the first append since {@link #pending} was last empty. */
+    private long lastAppendAt;
 
-    private AuditJournal(Path file, RandomAccessFile out, Sink sink) {
+    private long oldestPendingAt;
+    /** Reads waiting in {@link #drain()}: the move does not wait for a quiet moment while one does. */
+    private int readers;
+
+    private AuditJournal(Path file, RandomAccessFile out, Sink sink, Duration quiet, Duration maxLag) {
         this.file = file;
         this.out = out;
         this.sink = sink;
+        this.quietNanos = quiet.toNanos();
+        this.maxLagNanos = maxLag.toNanos();
         this.drainer = new Thread(this::drainLoop, "roboco-audit-journal");
         this.drainer.setDaemon(true);
     }
@@ -108,6 +127,12 @@ final class AuditJournal implements AutoCloseable {
      * {@code newest} reads the database's newest records (at most the given number) so replay skips those it holds.
      */
     static AuditJournal open(Path file, Sink sink, IntFunction<List<AuditRecord>> newest) {
+        return open(file, sink, newest, QUIET, MAX_LAG);
+    }
+
+    /** {@link #open(Path, Sink, IntFunction)} with the move's {@code quiet} moment and {@code maxLag} given. */
+    static AuditJournal open(
+            Path file, Sink sink, IntFunction<List<AuditRecord>> newest, Duration quiet, Duration maxLag) {
         try {
             replay(file, sink, newest);
             RandomAccessFile out = new RandomAccessFile(file.toFile(), "rw");
@@ -117,7 +142,7 @@ final class AuditJournal implements AutoCloseable {
                 out.close();
                 throw e;
             }
-            AuditJournal journal = new AuditJournal(file, out, sink);
+            AuditJournal journal = new AuditJournal(file, out, sink, quiet, maxLag);
             journal.drainer.start();
             return journal;
         } catch (IOException e) {
@@ -207,9 +232,17 @@ final class AuditJournal implements AutoCloseable {
                         "cannot append to the audit journal " + file + ": " + e + "; check the state directory's disk",
                         e);
             }
+            long now = System.nanoTime();
+            if (pending.isEmpty()) {
+                oldestPendingAt = now;
+                lock.notifyAll(); // the drainer sleeps until there is something; then it waits for a quiet moment
+            }
+            lastAppendAt = now;
             pending.addAll(records);
             appended += records.size();
-            lock.notifyAll();
+            if (pending.size() >= BATCH) {
+                lock.notifyAll();
+            }
         }
     }
 
@@ -221,18 +254,27 @@ final class AuditJournal implements AutoCloseable {
         long deadline = System.nanoTime() + DRAIN_WAIT.toNanos();
         synchronized (lock) {
             long target = appended;
-            while (drained < target && drainer.isAlive()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    LOG.warn("audit journal {}: the store has not taken {} record(s) yet", file, target - drained);
-                    return;
+            if (drained >= target) {
+                return;
+            }
+            readers++;
+            lock.notifyAll(); // the drainer stops waiting for a quiet moment
+            try {
+                while (drained < target && drainer.isAlive()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        LOG.warn("audit journal {}: the store has not taken {} record(s) yet", file, target - drained);
+                        return;
+                    }
+                    try {
+                        lock.wait(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
                 }
-                try {
-                    lock.wait(Math.max(1, left / 1_000_000));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
+            } finally {
+                readers--;
             }
         }
     }
@@ -251,6 +293,9 @@ final class AuditJournal implements AutoCloseable {
                 }
                 if (pending.isEmpty()) {
                     return; // closing, all moved
+                }
+                if (!awaitQuietMoment()) {
+                    return; // interrupted
                 }
                 batch = new ArrayList<>(Math.min(BATCH, pending.size()));
                 for (AuditRecord r : pending) {
@@ -302,6 +347,26 @@ final class AuditJournal implements AutoCloseable {
                 lock.notifyAll();
             }
         }
+    }
+
+    /**
+     * Under {@link #lock}, with records pending: waits until no record has been appended for the quiet time, the oldest
+     * has waited the longest lag, a batch is full, a read waits or the journal closes. False when interrupted.
+     */
+    private boolean awaitQuietMoment() {
+        while (!closing && readers == 0 && pending.size() < BATCH) {
+            long now = System.nanoTime();
+            long left = Math.min(lastAppendAt + quietNanos - now, oldestPendingAt + maxLagNanos - now);
+            if (left <= 0) {
+                return true;
+            }
+            try {
+                lock.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Moves what is left into the database (unless it refuses), then closes the file. */

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -126,5 +127,63 @@ class AuditJournalTest {
                     .extracting(AuditRecord::agent)
                     .containsExactlyInAnyOrderElementsOf(written);
         }
+    }
+
+    /** A sink that records each batch it is given, and tells when one arrives. */
+    private static final class Batches implements AuditJournal.Sink {
+        final List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+        final CountDownLatch first = new CountDownLatch(1);
+
+        @Override
+        public void write(List<AuditRecord> batch) {
+            batches.add(batch.stream().map(AuditRecord::agent).toList());
+            first.countDown();
+        }
+    }
+
+    @Test
+    void theMoveToTheDatabaseWaitsForAQuietMomentAndAReadDoesNotWaitForIt() throws Exception {
+        Batches sink = new Batches();
+        Instant t0 = Instant.parse("2026-12-07T22:00:00Z");
+        // A quiet moment that never comes within the test: only the read moves the records.
+        try (AuditJournal journal = AuditJournal.open(
+                stateDir.resolve("audit.journal"), sink, n -> List.of(), Duration.ofHours(1), Duration.ofHours(1))) {
+            for (int i = 0; i < 16; i++) {
+                journal.append(List.of(record("burst-" + i, t0.plusMillis(i))));
+            }
+            assertThat(Files.readAllLines(stateDir.resolve("audit.journal"))).hasSize(16); // durable before any move
+            assertThat(sink.batches).isEmpty();
+
+            journal.drain();
+
+            assertThat(sink.batches).hasSize(1); // the burst's records in one transaction
+            assertThat(sink.batches.get(0)).hasSize(16).startsWith("burst-0").endsWith("burst-15");
+            assertThat(Files.size(stateDir.resolve("audit.journal"))).isZero();
+        }
+    }
+
+    @Test
+    void recordsReachTheDatabaseWithoutAReadOnceTheOldestHasWaitedTheLongestLag() throws Exception {
+        Batches sink = new Batches();
+        // Appends that never stop being recent (quiet: an hour): the lag bound alone moves them.
+        try (AuditJournal journal = AuditJournal.open(
+                stateDir.resolve("audit.journal"), sink, n -> List.of(), Duration.ofHours(1), Duration.ofMillis(20))) {
+            journal.append(List.of(record("a1", Instant.parse("2026-12-07T22:00:00Z"))));
+
+            assertThat(sink.first.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(sink.batches.get(0)).containsExactly("a1");
+        }
+    }
+
+    @Test
+    void closingMovesWhatIsWaitingAtOnce() throws Exception {
+        Batches sink = new Batches();
+        AuditJournal journal = AuditJournal.open(
+                stateDir.resolve("audit.journal"), sink, n -> List.of(), Duration.ofHours(1), Duration.ofHours(1));
+        journal.append(List.of(record("a1", Instant.parse("2026-12-07T22:00:00Z"))));
+
+        journal.close();
+
+        assertThat(sink.batches).containsExactly(List.of("a1"));
     }
 }
