@@ -107,6 +107,15 @@ public final class MongoEngine implements Engine {
         return new ContainerSpec(request.image(), env, command, DATA_DIR, request.port());
     }
 
+    /**
+     * The admin user exists and may log in with SCRAM-SHA-256, asked without a login ({@link MongoAccepting}): the
+     * admin login that follows ({@link #prepareAgent}'s, a claim's) proves the credential.
+     */
+    @Override
+    public ReadinessProbe accepting() {
+        return MongoAccepting::check;
+    }
+
     @Override
     public ReadinessProbe readiness() {
         // The port check keeps each not-yet-ready poll at a refused connect instead of a driver client that
