@@ -34,7 +34,11 @@ class MongoEngineTest {
                         "43000",
                         "--quiet",
                         "--setParameter",
-                        "maxLogSizeKB=4");
+                        "maxLogSizeKB=4",
+                        "--setParameter",
+                        "scramIterationCount=5000",
+                        "--setParameter",
+                        "scramSHA256IterationCount=4096");
         assertThat(spec.dataDir()).isEqualTo("/data/db");
     }
 

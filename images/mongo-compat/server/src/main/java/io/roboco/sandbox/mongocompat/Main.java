@@ -2,6 +2,7 @@ package io.roboco.sandbox.mongocompat;
 
 import de.bwaldvogel.mongo.MongoServer;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
+import io.roboco.sandbox.mongocompat.scram.ScramIterations;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -26,6 +27,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code --auth} turns it on without one. Without either, every client may do everything (mongod's default,
  * with mongod's startup warning). Data lives in memory only. On readiness it prints a line shaped like
  * mongod's {@code "Waiting for connections"} log entry, so log-based wait strategies work unchanged.
+ * {@code --setParameter scramIterationCount=N} / {@code scramSHA256IterationCount=N} set the PBKDF2 iterations of new
+ * credentials as in mongod ({@link ScramIterations}); other parameters are accepted and ignored.
  *
  * <p>{@code --cds-training} starts on an ephemeral loopback port, talks to itself once (SCRAM included) and
  * exits: the image build runs it to record an AppCDS archive for a faster JVM start.
@@ -43,6 +46,7 @@ public final class Main {
         boolean training = false;
         boolean authFlag = false;
         long ttlSeconds = 60;
+        ScramIterations iterations = ScramIterations.DEFAULTS;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--bind_ip") && i + 1 < args.length) {
@@ -55,8 +59,18 @@ public final class Main {
                 port = Integer.parseInt(args[++i]);
             } else if (a.startsWith("--port=")) {
                 port = Integer.parseInt(a.substring("--port=".length()));
-            } else if (a.equals("--setParameter") && i + 1 < args.length && args[i + 1].startsWith("ttlMonitorSleepSecs=")) {
-                ttlSeconds = Long.parseLong(args[++i].substring("ttlMonitorSleepSecs=".length()));
+            } else if (a.equals("--setParameter") && i + 1 < args.length) {
+                String parameter = args[++i];
+                if (parameter.startsWith("ttlMonitorSleepSecs=")) {
+                    ttlSeconds = Long.parseLong(parameter.substring("ttlMonitorSleepSecs=".length()));
+                } else {
+                    try {
+                        iterations = iterations.with(parameter).orElse(iterations); // others: accepted, ignored
+                    } catch (IllegalArgumentException e) {
+                        System.err.println("error: bad --setParameter " + parameter + ": " + e.getMessage());
+                        System.exit(2);
+                    }
+                }
             } else if (a.equals("--auth")) {
                 authFlag = true;
             } else if (a.equals("--cds-training")) {
@@ -66,7 +80,7 @@ public final class Main {
             }
         }
 
-        UserStore users = new UserStore();
+        UserStore users = new UserStore(iterations);
         Optional<String> rootUser = training ? Optional.of("cds") : setting("MONGO_INITDB_ROOT_USERNAME");
         Optional<String> rootPassword = training ? Optional.of("cds-training") : setting("MONGO_INITDB_ROOT_PASSWORD");
         if (rootUser.isPresent() != rootPassword.isPresent()) {
@@ -74,7 +88,7 @@ public final class Main {
             System.exit(1);
         }
         if (rootUser.isPresent()) {
-            users.add(RootUser.of(rootUser.get(), rootPassword.get()));
+            users.add(RootUser.of(rootUser.get(), rootPassword.get(), iterations));
         }
         boolean accessControl = authFlag || rootUser.isPresent();
 

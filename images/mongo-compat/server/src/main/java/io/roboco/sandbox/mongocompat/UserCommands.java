@@ -8,6 +8,7 @@ import io.roboco.sandbox.mongocompat.auth.RoleGrant;
 import io.roboco.sandbox.mongocompat.auth.User;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
 import io.roboco.sandbox.mongocompat.scram.ScramCredential;
+import io.roboco.sandbox.mongocompat.scram.ScramIterations;
 import io.roboco.sandbox.mongocompat.scram.ScramMechanism;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -39,7 +40,7 @@ final class UserCommands {
         List<RoleGrant> roles = rolesField(command, db, true);
         roles.forEach(grant -> requireUserAdmin(caller, grant.db(), "createUser"));
         Set<ScramMechanism> mechanisms = mechanismsField(command, Set.of(ScramMechanism.values()));
-        User user = new User(UUID.randomUUID(), name, db, roles, credentials(mechanisms, name, password), customData(command));
+        User user = new User(UUID.randomUUID(), name, db, roles, credentials(mechanisms, name, password, users.iterations()), customData(command));
         if (!users.add(user)) {
             throw MongoErrors.error(MongoErrors.USER_EXISTS, "Location51003", "User \"" + name + "@" + db + "\" already exists");
         }
@@ -64,7 +65,7 @@ final class UserCommands {
         }
         Map<ScramMechanism, ScramCredential> credentials = new EnumMap<>(ScramMechanism.class);
         if (password != null) {
-            credentials.putAll(credentials(mechanisms, name, password));
+            credentials.putAll(credentials(mechanisms, name, password, users.iterations()));
         } else {
             existing.credentials().forEach((m, c) -> {
                 if (mechanisms.contains(m)) {
@@ -231,11 +232,12 @@ final class UserCommands {
         return new Document(d);
     }
 
-    private static Map<ScramMechanism, ScramCredential> credentials(Set<ScramMechanism> mechanisms, String name, String password) {
+    private static Map<ScramMechanism, ScramCredential> credentials(
+            Set<ScramMechanism> mechanisms, String name, String password, ScramIterations iterations) {
         Map<ScramMechanism, ScramCredential> credentials = new EnumMap<>(ScramMechanism.class);
         for (ScramMechanism m : mechanisms) {
             try {
-                credentials.put(m, ScramCredential.forMongoUser(m, name, password));
+                credentials.put(m, ScramCredential.forMongoUser(m, name, password, iterations.of(m)));
             } catch (IllegalArgumentException e) {   // SASLprep refused a character; the message names no content
                 throw MongoErrors.badValue(e.getMessage());
             }

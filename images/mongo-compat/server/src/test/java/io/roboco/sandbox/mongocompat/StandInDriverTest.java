@@ -15,6 +15,7 @@ import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Indexes;
 import de.bwaldvogel.mongo.MongoServer;
 import io.roboco.sandbox.mongocompat.auth.UserStore;
+import io.roboco.sandbox.mongocompat.scram.ScramIterations;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,8 +39,9 @@ class StandInDriverTest {
 
     @BeforeAll
     static void start() {
-        UserStore users = new UserStore();
-        users.add(RootUser.of("roboco_admin", ROOT_PASSWORD));
+        // mongod's lowest iteration counts (what the sandboxes run with): every login below derives its key with them
+        UserStore users = new UserStore(new ScramIterations(5_000, 4_096));
+        users.add(RootUser.of("roboco_admin", ROOT_PASSWORD, users.iterations()));
         server = new MongoServer(new AuthenticatingBackend(StandInBackend.create(), users, true));
         InetSocketAddress address = server.bind();
         port = address.getPort();

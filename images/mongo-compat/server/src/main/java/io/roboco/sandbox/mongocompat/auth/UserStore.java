@@ -1,5 +1,6 @@
 package io.roboco.sandbox.mongocompat.auth;
 
+import io.roboco.sandbox.mongocompat.scram.ScramIterations;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,21 @@ import java.util.function.UnaryOperator;
 /** The server's users, in memory like its data (mongod keeps them in {@code admin.system.users}). Thread-safe. */
 public final class UserStore {
     private final Map<String, User> users = new ConcurrentHashMap<>();
+    private final ScramIterations iterations;
+
+    /** A store whose new credentials get mongod's default iteration counts. */
+    public UserStore() {
+        this(ScramIterations.DEFAULTS);
+    }
+
+    public UserStore(ScramIterations iterations) {
+        this.iterations = iterations;
+    }
+
+    /** The iteration counts new credentials get ({@code createUser}, {@code updateUser} with a password). */
+    public ScramIterations iterations() {
+        return iterations;
+    }
 
     public Optional<User> find(String db, String name) {
         return Optional.ofNullable(users.get(User.key(db, name)));

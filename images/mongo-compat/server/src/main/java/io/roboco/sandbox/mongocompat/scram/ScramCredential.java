@@ -30,9 +30,14 @@ public record ScramCredential(ScramMechanism mechanism, byte[] salt, int iterati
 
     /** A new credential for a MongoDB user: random salt, the mechanism's default iterations, MongoDB's password transform. */
     public static ScramCredential forMongoUser(ScramMechanism mechanism, String user, String password) {
+        return forMongoUser(mechanism, user, password, mechanism.defaultIterations());
+    }
+
+    /** {@link #forMongoUser(ScramMechanism, String, String)} with {@code iterations} PBKDF2 iterations. */
+    public static ScramCredential forMongoUser(ScramMechanism mechanism, String user, String password, int iterations) {
         byte[] salt = new byte[mechanism.saltBytes()];
         RANDOM.nextBytes(salt);
-        return derive(mechanism, mechanism.mongoPassword(user, password), salt, mechanism.defaultIterations());
+        return derive(mechanism, mechanism.mongoPassword(user, password), salt, iterations);
     }
 
     /** RFC 5802: from the already normalised SCRAM password, the salt and the iteration count. */
