@@ -107,7 +107,7 @@ final class Burst {
         long jvmBefore = Machine.processCpuMillis();
         long jitBefore = Machine.jitCompileMillis();
         long containersBefore = Machine.containersCpuMillis();
-        long daemonsBefore = Machine.daemonsCpuMillis();
+        Map<Long, Long> daemonsBefore = Machine.daemonsCpuMillis();
         String loadBefore = Machine.loadAverage();
         server.startQueue().resetPeak();
         long t0 = System.nanoTime();
@@ -134,7 +134,8 @@ final class Burst {
         double jvmCpuPerAgent = (double) (Machine.processCpuMillis() - jvmBefore) / n;
         long jitMs = Machine.jitCompileMillis() - jitBefore;
         double containersCpuPerAgent = (double) (Machine.containersCpuMillis() - containersBefore) / n;
-        double daemonsCpuPerAgent = (double) (Machine.daemonsCpuMillis() - daemonsBefore) / n;
+        double daemonsCpuPerAgent =
+                (double) Machine.daemonsCpuMillisSince(daemonsBefore, Machine.daemonsCpuMillis()) / n;
         String loadAfter = Machine.loadAverage();
         StartQueue.Snapshot queue = server.startQueue().snapshot();
         List<Future<?>> releases = new ArrayList<>();

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,11 +99,12 @@ final class Machine {
     }
 
     /**
-     * CPU time so far (ms; user + system, with reaped children's) of the container daemons: {@code dockerd},
-     * {@code containerd} and every {@code containerd-shim*} (which counts the {@code runc} calls it waited for).
+     * CPU time so far (ms; user + system, with reaped children's) of each container daemon process, by pid:
+     * {@code dockerd}, {@code containerd} and every {@code containerd-shim*} (which counts the {@code runc} calls it
+     * waited for). Compare two with {@link #daemonsCpuMillisSince}.
      */
-    static long daemonsCpuMillis() {
-        long ticks = 0;
+    static Map<Long, Long> daemonsCpuMillis() {
+        Map<Long, Long> byPid = new HashMap<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path proc : procs.filter(
                             d -> d.getFileName().toString().chars().allMatch(Character::isDigit))
@@ -117,17 +119,33 @@ final class Machine {
                     }
                     String[] f = stat.substring(close + 2).split(" ");
                     // after the comm: state is field 3, so utime (14) .. cstime (17) are f[11] .. f[14]
+                    long ticks = 0;
                     for (int i = 11; i <= 14; i++) {
                         ticks += Long.parseLong(f[i]);
                     }
+                    byPid.put(Long.parseLong(proc.getFileName().toString()), ticks * MS_PER_TICK);
                 } catch (IOException | RuntimeException gone) {
                     // the process ended while listed
                 }
             }
         } catch (IOException e) {
-            return 0;
+            return Map.of();
         }
-        return ticks * MS_PER_TICK;
+        return byPid;
+    }
+
+    /**
+     * The daemons' CPU between two {@link #daemonsCpuMillis} readings: each process alive at the second counts what it
+     * used since the first (all of it when it started in between). A shim that exited in between is not counted (its
+     * container was removed: not a start's work), so this never goes below zero, as a sum over whichever processes
+     * were alive at each reading did.
+     */
+    static long daemonsCpuMillisSince(Map<Long, Long> before, Map<Long, Long> after) {
+        long ms = 0;
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            ms += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
+        }
+        return ms;
     }
 
     static int cores() {
