@@ -147,8 +147,18 @@ example_against_server() {
   [[ "$reply" == *'quota of 2'* ]] || die "a third create of $job was not refused by its quota of 2: $reply"
   [[ "$(example_api "$port" GET /api/flags "$token")" == 403* ]] || die "the client token reached /api/flags"
   info "quota 2 refused the third create of $job; its client token gets 403 on /api/flags"
+  # Named sandboxes outlive a graceful stop (re-adoption keeps them for the next start), and the state
+  # directory goes with the cleanup: the two quota probes are deleted here, or every run leaves their
+  # containers on the host.
+  local id
+  for id in $(example_api "$port" GET "/api/sandboxes?owner=$job" "$admin" \
+    | python3 -c 'import json, sys; print(" ".join(s["id"] for s in json.loads(sys.stdin.read().split(" ", 1)[1])["sandboxes"]))'); do
+    [[ "$(example_api "$port" DELETE "/api/sandboxes/$id" "$token" | example_json ok)" == True ]] \
+      || die "the client token could not delete its sandbox $id"
+  done
+  live="$(example_api "$port" GET "/api/sandboxes?owner=$job" "$admin" | example_json sandboxes)"
+  [[ "$live" == 0 ]] || die "$live sandbox(es) of $job still live after deleting the quota probes"
   ROBOCO_SANDBOX_URL="http://127.0.0.1:$port" ROBOCO_SANDBOX_ADMIN_TOKEN="$admin" java -jar "$jar" client-token --revoke "$job" >/dev/null
-  # Stopping the server removes its live sandboxes (the two quota probes).
   example_cleanup
 }
 
