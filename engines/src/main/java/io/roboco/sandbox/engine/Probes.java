@@ -1,5 +1,8 @@
 package io.roboco.sandbox.engine;
 
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
@@ -13,6 +16,8 @@ import java.util.List;
  * closes it again; none of them retries (the {@link Readiness} poller does).
  */
 public final class Probes {
+    private static final int TIMEOUT_MS = 1000;
+
     private Probes() {}
 
     /** Passes while the container runs; fails fast (no network) once it has stopped. */
@@ -35,9 +40,31 @@ public final class Probes {
                 socket.connect(
                         new InetSocketAddress(
                                 target.endpoint().host(), target.endpoint().port()),
-                        1000);
+                        TIMEOUT_MS);
             }
         };
+    }
+
+    /** Reads a server's reply from its stream: returns when it is the reply wanted, throws saying why otherwise. */
+    @FunctionalInterface
+    public interface Reply {
+        void read(DataInputStream in) throws IOException;
+    }
+
+    /**
+     * One question and its reply on a fresh connection to {@code endpoint} (connect and each read time out after a
+     * second), closed after: how an engine asks whether a server accepts sessions without logging in.
+     */
+    public static void ask(Endpoint endpoint, byte[] question, Reply reply) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            socket.setTcpNoDelay(true);
+            OutputStream out = socket.getOutputStream();
+            out.write(question);
+            out.flush();
+            reply.read(new DataInputStream(socket.getInputStream()));
+        }
     }
 
     /** Passes when every probe passes, checked in order; the first failure is the probe's failure. */

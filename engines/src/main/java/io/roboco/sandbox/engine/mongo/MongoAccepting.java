@@ -1,13 +1,10 @@
 package io.roboco.sandbox.engine.mongo;
 
-import io.roboco.sandbox.engine.Endpoint;
 import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.Probes;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,24 +37,15 @@ final class MongoAccepting {
     /** An answer longer than this is not an {@code isMaster} reply. */
     private static final int MAX_ANSWER = 64 * 1024;
 
-    private static final int TIMEOUT_MS = 1000;
     private static final AtomicInteger REQUEST_IDS = new AtomicInteger();
 
     private MongoAccepting() {}
 
     /** Returns when the server at {@code target} offers SCRAM-SHA-256 for its admin user; throws saying why not. */
     static void check(ProbeTarget target) throws IOException {
-        Endpoint e = target.endpoint();
         int requestId = REQUEST_IDS.incrementAndGet();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(e.host(), e.port()), TIMEOUT_MS);
-            socket.setSoTimeout(TIMEOUT_MS);
-            socket.setTcpNoDelay(true);
-            OutputStream out = socket.getOutputStream();
-            out.write(request(requestId, target.credentials().adminUser()));
-            out.flush();
-            answer(new DataInputStream(socket.getInputStream()), requestId);
-        }
+        Probes.ask(
+                target.endpoint(), request(requestId, target.credentials().adminUser()), in -> answer(in, requestId));
     }
 
     /** The {@code OP_MSG}: header (length, request id, 0, opcode), no flags, one body section with the command. */

@@ -1,14 +1,12 @@
 package io.roboco.sandbox.engine.postgres;
 
-import io.roboco.sandbox.engine.Endpoint;
+import io.roboco.sandbox.engine.Credentials;
 import io.roboco.sandbox.engine.ProbeTarget;
+import io.roboco.sandbox.engine.Probes;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -36,23 +34,12 @@ final class PostgresAccepting {
     /** A first answer longer than this is not a server's. */
     private static final int MAX_ANSWER = 8192;
 
-    private static final int TIMEOUT_MS = 1000;
-
     private PostgresAccepting() {}
 
     /** Returns when the server at {@code target} asks for SCRAM-SHA-256; throws saying why not otherwise. */
     static void check(ProbeTarget target) throws IOException {
-        Endpoint e = target.endpoint();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(e.host(), e.port()), TIMEOUT_MS);
-            socket.setSoTimeout(TIMEOUT_MS);
-            socket.setTcpNoDelay(true);
-            OutputStream out = socket.getOutputStream();
-            out.write(startupMessage(
-                    target.credentials().adminUser(), target.credentials().database()));
-            out.flush();
-            answer(new DataInputStream(socket.getInputStream()));
-        }
+        Credentials c = target.credentials();
+        Probes.ask(target.endpoint(), startupMessage(c.adminUser(), c.database()), PostgresAccepting::answer);
     }
 
     /** The startup message: length, protocol 3.0, user and database, application name. */

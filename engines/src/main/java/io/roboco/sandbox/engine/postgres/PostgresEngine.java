@@ -131,6 +131,16 @@ public final class PostgresEngine implements Engine {
     }
 
     /**
+     * How often autovacuum visits each database, in seconds (Postgres's default is 60). Every visit is a new worker
+     * process (a fork, a backend's start-up, a catalog scan) whether or not anything needs vacuuming, for each of a
+     * sandbox's three databases: measured here, 100 idle Postgres sandboxes used 286 ms of CPU a second at the default
+     * and 25 ms at 300 s (8 s windows of the containers' cgroup, 8 s after they started), so a host full of waiting
+     * sandboxes, and the burst that fills it, was paying a seventh of two cores for it. Tables are still vacuumed and
+     * analysed, within five minutes; an agent that wants statistics at once runs {@code ANALYZE} (it owns its tables).
+     */
+    static final int AUTOVACUUM_NAPTIME_SECONDS = 300;
+
+    /**
      * Durability is off (tmpfs data, throwaway database), and WAL is kept small, because it shares the tmpfs
      * with the data: {@code wal_level=minimal} (a table created or truncated in the same transaction, as
      * {@code pgbench -i}, {@code COPY} loads and index builds do, writes no WAL), {@code max_wal_senders=0}
@@ -150,16 +160,6 @@ public final class PostgresEngine implements Engine {
      * {@code RAISE WARNING} / {@code RAISE EXCEPTION} of any size, or a statement carrying a password, writes nothing
      * to the log. Both are superuser settings, so the agent cannot lower them for its session or database.
      */
-    /**
-     * How often autovacuum visits each database, in seconds (Postgres's default is 60). Every visit is a new worker
-     * process (a fork, a backend's start-up, a catalog scan) whether or not anything needs vacuuming, for each of a
-     * sandbox's three databases: measured here, 100 idle Postgres sandboxes used 286 ms of CPU a second at the default
-     * and 25 ms at 300 s (8 s windows of the containers' cgroup, 8 s after they started), so a host full of waiting
-     * sandboxes, and the burst that fills it, was paying a seventh of two cores for it. Tables are still vacuumed and
-     * analysed, within five minutes; an agent that wants statistics at once runs {@code ANALYZE} (it owns its tables).
-     */
-    static final int AUTOVACUUM_NAPTIME_SECONDS = 300;
-
     @Override
     public ContainerSpec containerSpec(SpecRequest request) {
         Credentials c = request.credentials();
