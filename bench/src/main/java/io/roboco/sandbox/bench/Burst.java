@@ -108,6 +108,7 @@ final class Burst {
         long jitBefore = Machine.jitCompileMillis();
         long containersBefore = Machine.containersCpuMillis();
         Map<Long, Long> daemonsBefore = Machine.daemonsCpuMillis();
+        Map<String, Long> threadsBefore = Machine.threadGroupsCpuMillis();
         String loadBefore = Machine.loadAverage();
         server.startQueue().resetPeak();
         long t0 = System.nanoTime();
@@ -136,6 +137,7 @@ final class Burst {
         double containersCpuPerAgent = (double) (Machine.containersCpuMillis() - containersBefore) / n;
         double daemonsCpuPerAgent =
                 (double) Machine.daemonsCpuMillisSince(daemonsBefore, Machine.daemonsCpuMillis()) / n;
+        String byThread = Machine.threadGroupsSince(threadsBefore, Machine.threadGroupsCpuMillis(), 8);
         String loadAfter = Machine.loadAverage();
         StartQueue.Snapshot queue = server.startQueue().snapshot();
         List<Future<?>> releases = new ArrayList<>();
@@ -169,6 +171,8 @@ final class Burst {
         json.put("containers_cpu_ms_per_agent", Samples.round(containersCpuPerAgent));
         json.put("daemons_cpu_ms_per_agent", Samples.round(daemonsCpuPerAgent));
         json.put("jit_compile_ms", jitMs);
+        json.put("bench_jvm_threads_cpu_ms", byThread);
+        json.put("latencies_ms", s.sorted().stream().map(Samples::round).toList());
         json.put("load_average_before", loadBefore);
         json.put("load_average_after", loadAfter);
         if (firstFailure.get() != null) {
@@ -196,6 +200,7 @@ final class Burst {
                 containersCpuPerAgent,
                 daemonsCpuPerAgent,
                 jitMs);
+        System.out.println("    this JVM's CPU by thread (ms): " + byThread);
         if (firstFailure.get() != null) {
             System.out.println("    first not served: " + firstFailure.get());
         }

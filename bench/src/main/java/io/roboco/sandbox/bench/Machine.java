@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** What the bench reads from the machine: load, images, container memory. Through the docker CLI where the runtime SPI has no call. */
@@ -96,6 +97,47 @@ final class Machine {
         } catch (IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /**
+     * This JVM's CPU time so far (ms, user + system) by thread group: each thread's name ({@code /proc/self/task}, so
+     * the JIT compilers and the collector count too) with its digits dropped, so a pool's threads are one group.
+     * Compare two with {@link #threadGroupsSince}.
+     */
+    static Map<String, Long> threadGroupsCpuMillis() {
+        Map<String, Long> byGroup = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    String group = stat.substring(open + 1, close).replaceAll("[0-9]+", "N");
+                    String[] f = stat.substring(close + 2).split(" ");
+                    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                    byGroup.merge(group, ticks * MS_PER_TICK, Long::sum);
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended while listed
+                }
+            }
+        } catch (IOException e) {
+            return Map.of();
+        }
+        return byGroup;
+    }
+
+    /**
+     * The groups that used the most CPU between two {@link #threadGroupsCpuMillis} readings, most first, at most
+     * {@code top} ({@code name ms}, comma-separated). A group whose threads ended in between can read low.
+     */
+    static String threadGroupsSince(Map<String, Long> before, Map<String, Long> after, int top) {
+        return after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(top)
+                .map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 
     /**
