@@ -67,6 +67,38 @@ class ClaimTurnsTest {
         assertThat(turns.claims()).isZero();
     }
 
+    @Test
+    void aStartRightAfterAClaimEndedWaitsOutTheQuietTimeButNotOnceItHasPassed() throws Exception {
+        Duration quiet = Duration.ofMillis(200);
+        ClaimTurns turns = new ClaimTurns(quiet);
+        turns.claim().close();
+        long t0 = System.nanoTime();
+
+        assertThat(turns.awaitClaims(Duration.ofMinutes(1))).as("it waited").isTrue();
+
+        // A lower bound only: the start may not go before the quiet time is out, however fast the machine.
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(quiet.minusMillis(1));
+        assertThat(turns.awaitClaims(Duration.ofMinutes(1)))
+                .as("the quiet time has passed")
+                .isFalse();
+    }
+
+    @Test
+    void aClaimBegunWhileAStartWaitsOutTheQuietTimeHoldsItUntilThatClaimEnds() throws Exception {
+        Duration quiet = Duration.ofMillis(100);
+        ClaimTurns turns = new ClaimTurns(quiet);
+        turns.claim().close();
+        Future<Boolean> start = threads.submit(() -> turns.awaitClaims(Duration.ofMinutes(1)));
+        awaitDeferred(turns, 1);
+        ClaimTurns.Turn next = turns.claim();
+
+        Thread.sleep(quiet.multipliedBy(3).toMillis()); // the first quiet time is long out: only the claim holds it
+        assertThat(start.isDone()).as("a claim runs").isFalse();
+
+        next.close();
+        assertThat(start.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
     private static void awaitDeferred(ClaimTurns turns, long n) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (turns.deferredStarts() < n) {
