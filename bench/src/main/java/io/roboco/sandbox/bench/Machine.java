@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -68,6 +69,37 @@ final class Machine {
             return new CpuTimes(total - idle, total);
         } catch (IOException | RuntimeException e) {
             return new CpuTimes(0, 0);
+        }
+    }
+
+    /** What {@link #awaitQuiet} saw: how long it waited, and the host's busy share in its last window. */
+    record Quiet(long waitedMs, double busyShare, boolean quiet) {}
+
+    /** The busy share of the host's CPU below which it counts as quiet (the idle sandboxes and daemons stay above 0). */
+    static final double QUIET_BUSY_SHARE = 0.25;
+
+    /**
+     * Waits, at most {@code max}, until the host is quiet: one window of {@code window} with its CPU busy below
+     * {@link #QUIET_BUSY_SHARE} and this JVM's JIT compilers (nearly) idle. A timed measurement started right after other
+     * work (the pool's refill: its containers' first seconds, their claim sessions, the compiles they queued) would
+     * otherwise measure that work's tail; what a burst then measures is the burst.
+     */
+    static Quiet awaitQuiet(Duration window, Duration max) throws InterruptedException {
+        long t0 = System.nanoTime();
+        double busy = Double.NaN;
+        while (true) {
+            CpuTimes before = cpuTimes();
+            long jitBefore = jitCompileMillis();
+            Thread.sleep(window.toMillis());
+            busy = cpuTimes().busyShareSince(before);
+            boolean jitIdle = jitCompileMillis() - jitBefore <= window.toMillis() / 20;
+            long waited = (System.nanoTime() - t0) / 1_000_000;
+            if (busy < QUIET_BUSY_SHARE && jitIdle) {
+                return new Quiet(waited, busy, true);
+            }
+            if (waited >= max.toMillis()) {
+                return new Quiet(waited, busy, false);
+            }
         }
     }
 
