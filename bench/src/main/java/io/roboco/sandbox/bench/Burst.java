@@ -99,6 +99,11 @@ final class Burst {
         return new Figures(middle.key(), json, middle.wallMs(), middle.p50Ms());
     }
 
+    /** Until the host is quiet ({@link Machine#awaitQuiet}), before every timed burst and every timed pool claim. */
+    static Machine.Quiet awaitQuietHost() throws InterruptedException {
+        return Machine.awaitQuiet(QUIET_WINDOW, QUIET_MAX);
+    }
+
     /** Starts a server like the bench's others keeping {@code size} ready Postgres containers. */
     @FunctionalInterface
     interface ServerFactory {
@@ -129,7 +134,13 @@ final class Burst {
             names.add(agent);
         }
         Samples s = new Samples("burst_" + key);
-        Machine.Quiet quiet = Machine.awaitQuiet(QUIET_WINDOW, QUIET_MAX);
+        Machine.Quiet quiet = awaitQuietHost();
+        System.out.printf(
+                "    started after %d ms on a %s host (busy %.0f %% over the last %d ms)%n",
+                quiet.waitedMs(),
+                quiet.quiet() ? "quiet" : "still busy",
+                quiet.busyShare() * 100,
+                QUIET_WINDOW.toMillis());
         ExecutorService threads = Executors.newFixedThreadPool(n);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> futures = new ArrayList<>();
@@ -236,12 +247,6 @@ final class Burst {
                 daemonsCpuPerAgent,
                 jitMs);
         System.out.println("    this JVM's CPU by thread (ms): " + byThread);
-        System.out.printf(
-                "    started after %d ms on a %s host (busy %.0f %% over the last %d ms)%n",
-                quiet.waitedMs(),
-                quiet.quiet() ? "quiet" : "still busy",
-                quiet.busyShare() * 100,
-                QUIET_WINDOW.toMillis());
         if (firstFailure.get() != null) {
             System.out.println("    first not served: " + firstFailure.get());
         }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -86,12 +87,11 @@ final class Machine {
      */
     static Quiet awaitQuiet(Duration window, Duration max) throws InterruptedException {
         long t0 = System.nanoTime();
-        double busy = Double.NaN;
         while (true) {
             CpuTimes before = cpuTimes();
             long jitBefore = jitCompileMillis();
             Thread.sleep(window.toMillis());
-            busy = cpuTimes().busyShareSince(before);
+            double busy = cpuTimes().busyShareSince(before);
             boolean jitIdle = jitCompileMillis() - jitBefore <= window.toMillis() / 20;
             long waited = (System.nanoTime() - t0) / 1_000_000;
             if (busy < QUIET_BUSY_SHARE && jitIdle) {
@@ -140,17 +140,9 @@ final class Machine {
         Map<String, Long> byGroup = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
-                try {
-                    String stat = Files.readString(task.resolve("stat"));
-                    int open = stat.indexOf('(');
-                    int close = stat.lastIndexOf(')');
-                    String group = stat.substring(open + 1, close).replaceAll("[0-9]+", "N");
-                    String[] f = stat.substring(close + 2).split(" ");
-                    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
-                    byGroup.merge(group, ticks * MS_PER_TICK, Long::sum);
-                } catch (IOException | RuntimeException gone) {
-                    // the thread ended while listed
-                }
+                ProcStat.of(task)
+                        .ifPresent(
+                                t -> byGroup.merge(t.comm().replaceAll("[0-9]+", "N"), t.cpuMillis(false), Long::sum));
             }
         } catch (IOException e) {
             return Map.of();
@@ -183,29 +175,43 @@ final class Machine {
             for (Path proc : procs.filter(
                             d -> d.getFileName().toString().chars().allMatch(Character::isDigit))
                     .toList()) {
-                try {
-                    String stat = Files.readString(proc.resolve("stat"));
-                    int open = stat.indexOf('(');
-                    int close = stat.lastIndexOf(')');
-                    String comm = stat.substring(open + 1, close);
-                    if (!comm.equals("dockerd") && !comm.startsWith("containerd")) {
-                        continue;
-                    }
-                    String[] f = stat.substring(close + 2).split(" ");
-                    // after the comm: state is field 3, so utime (14) .. cstime (17) are f[11] .. f[14]
-                    long ticks = 0;
-                    for (int i = 11; i <= 14; i++) {
-                        ticks += Long.parseLong(f[i]);
-                    }
-                    byPid.put(Long.parseLong(proc.getFileName().toString()), ticks * MS_PER_TICK);
-                } catch (IOException | RuntimeException gone) {
-                    // the process ended while listed
-                }
+                ProcStat.of(proc)
+                        .filter(p -> p.comm().equals("dockerd") || p.comm().startsWith("containerd"))
+                        .ifPresent(
+                                p -> byPid.put(Long.parseLong(proc.getFileName().toString()), p.cpuMillis(true)));
             }
         } catch (IOException e) {
             return Map.of();
         }
         return byPid;
+    }
+
+    /** A process's or thread's {@code stat} file ({@code /proc/<pid>} or {@code /proc/self/task/<tid>}): its name and the fields after it. */
+    private record ProcStat(String comm, String[] fields) {
+        /** Empty when it ended while listed (or its file does not parse). */
+        static Optional<ProcStat> of(Path dir) {
+            try {
+                String stat = Files.readString(dir.resolve("stat"));
+                int close = stat.lastIndexOf(')');
+                return Optional.of(new ProcStat(
+                        stat.substring(stat.indexOf('(') + 1, close),
+                        stat.substring(close + 2).split(" ")));
+            } catch (IOException | RuntimeException gone) {
+                return Optional.empty();
+            }
+        }
+
+        /**
+         * Its CPU time (ms): user + system, and with {@code children} the reaped children's too. After the name the
+         * state is field 3, so utime (14) .. cstime (17) are {@code fields[11]} .. {@code fields[14]}.
+         */
+        long cpuMillis(boolean children) {
+            long ticks = 0;
+            for (int i = 11; i <= (children ? 14 : 12); i++) {
+                ticks += Long.parseLong(fields[i]);
+            }
+            return ticks * MS_PER_TICK;
+        }
     }
 
     /**

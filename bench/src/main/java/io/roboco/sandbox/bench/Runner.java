@@ -260,8 +260,7 @@ final class Runner {
         String agent = "bench-pool-" + agents.incrementAndGet();
         api.working(agent, "pg");
         try {
-            Machine.awaitQuiet(
-                    Burst.QUIET_WINDOW, Burst.QUIET_MAX); // as every burst (the refill's tail is not the claim's)
+            Burst.awaitQuietHost(); // as every burst: the refill's tail is not the claim's
             double ms = Bench.time(() -> api.requestSandbox(agent));
             int idleAfter = servers.pooled.poolIdle().getOrDefault("postgres", 0);
             if (idleAfter != 0) {
@@ -314,7 +313,7 @@ final class Runner {
         String agent = "bench-seeded-pool-" + agents.incrementAndGet();
         api.working(agent, "seeded");
         try {
-            Machine.awaitQuiet(Burst.QUIET_WINDOW, Burst.QUIET_MAX);
+            Burst.awaitQuietHost();
             double ms = Bench.time(() -> api.requestSandbox(agent));
             if (servers.pooled.poolIdle().getOrDefault("seeded", 0) != 0) {
                 throw new IllegalStateException("the request did not claim from the seeded pool");
